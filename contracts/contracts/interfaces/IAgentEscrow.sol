@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title IAgentEscrow
+/// @notice USDC escrow for the agent marketplace. A buyer funds an escrow for a seller (or, for a
+/// bounty, for a seller assigned later); the seller delivers; the buyer releases, or anyone releases
+/// once the dispute window after delivery has passed; an undelivered escrow is refunded to the buyer
+/// once its deadline has passed; a dispute is settled by the arbiter with any split.
+///
+/// Storage holds one word per escrow: the hash of its terms with the status in the low byte. The
+/// terms themselves travel in calldata (every call takes them back, as emitted in {Funded}) and in
+/// events, which keeps funding at one new storage slot.
+///
+/// Every party action has a signed form (EIP-712) that anyone may submit, so agents without ETH can
+/// act through a relayer. Signed forms use unordered per-signer nonces (a bitmap, as Permit2) and a
+/// signature deadline.
+///
+/// Payouts that the token refuses (a blacklisted address) are credited to the payee instead of
+/// reverting, so one party's blacklisting never locks the other party's funds.
+interface IAgentEscrow {
+    /*//////////////////////////////////////////////////////////////
+                                 TYPES
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Lifecycle of an escrow. Released, Refunded and Resolved are terminal.
+    enum Status {
+        None,
+        Funded,
+        Delivered,
+        Disputed,
+        Released,
+        Refunded,
+        Resolved
+    }
+
+    /// @notice The terms of an escrow. Only their hash is stored; callers pass them back.
+    /// @param buyer Who funded the escrow and receives refunds.
+    /// @param seller Who delivers and is paid; zero while a bounty is unclaimed.
+    /// @param amount Escrowed token amount (USDC has 6 decimals).
+    /// @param deadline Unix time by which the seller must deliver; after it an undelivered escrow may
+    /// be refunded by anyone.
+    /// @param disputeWindow Seconds after delivery during which either party may dispute; after it
+    /// anyone may release.
+    /// @param deliveredAt Unix time of delivery; zero until delivered.
+    /// @param feeBps Fee on the seller's share in basis points, fixed when the escrow was funded.
+    struct Escrow {
+        address buyer;
+        address seller;
+        uint256 amount;
+        uint40 deadline;
+        uint32 disputeWindow;
+        uint40 deliveredAt;
+        uint16 feeBps;
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 EVENTS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice An escrow was funded. Carries the full terms (deliveredAt is zero).
+    event Funded(
+        bytes32 indexed escrowId,
+        address indexed buyer,
+        address indexed seller,
+        uint256 amount,
+        uint40 deadline,
+        uint32 disputeWindow,
+        uint16 feeBps
+    );
+
+    /// @notice A seller was assigned to a bounty (first claim, or a re-opened claim), with the new
+    /// delivery deadline.
+    event SellerAssigned(bytes32 indexed escrowId, address indexed seller, uint40 deadline);
+
+    /// @notice The seller delivered. The delivery time is the block's timestamp.
+    event Delivered(bytes32 indexed escrowId, bytes32 deliverableHash);
+
+    /// @notice A party disputed the escrow.
+    event Disputed(bytes32 indexed escrowId, address indexed disputant, bytes32 reasonHash);
+
+    /// @notice The escrow was released to the seller. `actor` is the buyer, or whoever triggered the
+    /// release after the dispute window.
+    event Released(bytes32 indexed escrowId, address indexed actor, uint256 sellerAmount, uint256 fee);
+
+    /// @notice The escrow was refunded in full to the buyer.
+    event Refunded(bytes32 indexed escrowId, address indexed actor, uint256 amount);
+
+    /// @notice The arbiter settled a dispute: `sellerBps` of the amount went to the seller (less the
+    /// fee), the rest back to the buyer.
+    event Resolved(bytes32 indexed escrowId, uint16 sellerBps, uint256 sellerAmount, uint256 buyerAmount, uint256 fee);
+
+    /// @notice A payout the token refused was credited to `account` instead.
+    event Credited(address indexed account, uint256 amount);
+
+    /// @notice Credited funds were paid out to their owner.
+    event CreditWithdrawn(address indexed account, uint256 amount);
+
+    /// @notice Signed-action nonces were cancelled by their signer.
+    event NoncesInvalidated(address indexed signer, uint256 wordPos, uint256 mask);
+
+    event FeeUpdated(uint16 feeBps);
+    event FeeRecipientUpdated(address indexed feeRecipient);
+    event ArbiterUpdated(address indexed arbiter);
+    event OperatorUpdated(address indexed operator);
+
+    /*//////////////////////////////////////////////////////////////
+                                 ERRORS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice An escrow with this id exists already (ids are never reused).
+    error Escrow_AlreadyExists(bytes32 escrowId);
+    /// @notice No escrow has this id.
+    error Escrow_NotFound(bytes32 escrowId);
+    /// @notice The terms passed do not hash to the stored terms of this escrow.
+    error Escrow_TermsMismatch(bytes32 escrowId);
+    /// @notice The move is not allowed from the escrow's current status.
+    error Escrow_InvalidStatus(bytes32 escrowId, Status status);
+    /// @notice Amount is zero or above 2^128 - 1.
+    error Escrow_InvalidAmount(uint256 amount);
+    /// @notice Deadline is not in the future, or further than the maximum duration.
+    error Escrow_InvalidDeadline(uint40 deadline);
+    /// @notice Dispute window above the maximum.
+    error Escrow_InvalidDisputeWindow(uint32 disputeWindow);
+    /// @notice Seller is the buyer, or zero where a seller is required.
+    error Escrow_InvalidSeller(address seller);
+    /// @notice The move needs an assigned seller and this bounty has none.
+    error Escrow_SellerNotAssigned(bytes32 escrowId);
+    /// @notice The bounty's seller is assigned and its deadline has not passed.
+    error Escrow_SellerAlreadyAssigned(bytes32 escrowId, address seller);
+    /// @notice Delivery after the deadline.
+    error Escrow_DeadlinePassed(bytes32 escrowId, uint40 deadline);
+    /// @notice Dispute after the dispute window closed.
+    error Escrow_DisputeWindowClosed(bytes32 escrowId, uint256 closedAt);
+    /// @notice Caller must be the buyer.
+    error Escrow_CallerNotBuyer(bytes32 escrowId, address caller);
+    /// @notice Caller must be the seller.
+    error Escrow_CallerNotSeller(bytes32 escrowId, address caller);
+    /// @notice Caller must be the buyer or the seller.
+    error Escrow_CallerNotParty(bytes32 escrowId, address caller);
+    /// @notice Caller must be the buyer or the operator.
+    error Escrow_CallerNotBuyerOrOperator(bytes32 escrowId, address caller);
+    /// @notice Caller must be the arbiter.
+    error Escrow_CallerNotArbiter(address caller);
+    /// @notice Only the buyer may release before the dispute window has passed.
+    error Escrow_ReleaseNotAllowed(bytes32 escrowId, address caller);
+    /// @notice Only the buyer (before delivery), the seller, or anyone after the deadline may refund.
+    error Escrow_RefundNotAllowed(bytes32 escrowId, address caller);
+    /// @notice Seller share above 10,000 basis points.
+    error Escrow_InvalidSellerBps(uint16 sellerBps);
+    /// @notice Fee above the immutable cap.
+    error Escrow_FeeAboveCap(uint16 feeBps, uint16 maxFeeBps);
+    /// @notice A zero address where one is required.
+    error Escrow_ZeroAddress();
+    /// @notice The signature's deadline has passed.
+    error Escrow_SignatureExpired(uint256 sigDeadline);
+    /// @notice The signature is not the named signer's.
+    error Escrow_InvalidSignature(address signer);
+    /// @notice The signer has used or cancelled this nonce.
+    error Escrow_NonceUsed(address signer, uint256 nonce);
+    /// @notice The account has no credit to withdraw.
+    error Escrow_NoCredit(address account);
+
+    /*//////////////////////////////////////////////////////////////
+                                 FUNDING
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Funds a new escrow from the caller's token balance (needs an allowance).
+    /// @dev Requirements:
+    /// - `escrowId` is unused.
+    /// - `0 < amount <= 2^128 - 1`.
+    /// - `block.timestamp < deadline <= block.timestamp + MAX_DURATION`.
+    /// - `disputeWindow <= MAX_DISPUTE_WINDOW`.
+    /// - `seller` is not the caller; zero makes an unclaimed bounty.
+    /// Emits a {Funded} event.
+    function fund(bytes32 escrowId, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)
+        external;
+
+    /// @notice Funds a new escrow with the buyer's EIP-3009 `receiveWithAuthorization` signature, so
+    /// anyone (a relayer) may submit it for a buyer who holds no ETH.
+    /// @dev The authorization's nonce must be `fundingNonce(escrowId, seller, deadline, disputeWindow)`:
+    /// it binds the signature to these terms, so a submitter cannot redirect the funds.
+    /// Requirements: as {fund}, with `buyer` in place of the caller.
+    /// Emits a {Funded} event.
+    function fundWithAuthorization(
+        bytes32 escrowId,
+        address buyer,
+        address seller,
+        uint256 amount,
+        uint40 deadline,
+        uint32 disputeWindow,
+        uint256 validAfter,
+        uint256 validBefore,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+
+    /*//////////////////////////////////////////////////////////////
+                              PARTY ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Assigns the seller of a bounty and sets its delivery deadline.
+    /// @dev Requirements:
+    /// - status is Funded, and the escrow has no seller or its deadline has passed (a lapsed claim
+    ///   re-opens).
+    /// - caller is the operator or the buyer.
+    /// - `seller` is neither zero nor the buyer; the deadline rules of {fund} hold.
+    /// Emits a {SellerAssigned} event.
+    function assignSeller(bytes32 escrowId, Escrow calldata escrow, address seller, uint40 deadline) external;
+
+    /// @notice Records delivery, committing to the deliverable's hash.
+    /// @dev Requirements: status is Funded; caller is the seller; `block.timestamp <= deadline`.
+    /// Emits a {Delivered} event.
+    function deliver(bytes32 escrowId, Escrow calldata escrow, bytes32 deliverableHash) external;
+
+    /// @notice Pays the seller (less the fee, which goes to the fee recipient).
+    /// @dev Requirements: the buyer may release from Funded (seller assigned), Delivered or Disputed;
+    /// anyone may release from Delivered once `deliveredAt + disputeWindow` has passed.
+    /// Emits a {Released} event.
+    function release(bytes32 escrowId, Escrow calldata escrow) external;
+
+    /// @notice Returns the whole amount to the buyer.
+    /// @dev Requirements: from Funded, the buyer, the seller, or anyone once the deadline has passed;
+    /// from Delivered or Disputed, the seller only.
+    /// Emits a {Refunded} event.
+    function refund(bytes32 escrowId, Escrow calldata escrow) external;
+
+    /// @notice Opens a dispute, to be settled by the arbiter.
+    /// @dev Requirements: caller is the buyer or the seller; status is Funded with a seller assigned,
+    /// or Delivered with the dispute window still open.
+    /// Emits a {Disputed} event.
+    function dispute(bytes32 escrowId, Escrow calldata escrow, bytes32 reasonHash) external;
+
+    /// @notice Settles a dispute: `sellerBps` of the amount to the seller (less the fee), the rest to
+    /// the buyer.
+    /// @dev Requirements: status is Disputed; caller is the arbiter; `sellerBps <= 10_000`.
+    /// Emits a {Resolved} event.
+    function resolve(bytes32 escrowId, Escrow calldata escrow, uint16 sellerBps) external;
+
+    /*//////////////////////////////////////////////////////////////
+                             SIGNED ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice {assignSeller} signed by the buyer (EIP-712 `AssignSeller`).
+    function assignSellerWithSig(
+        bytes32 escrowId,
+        Escrow calldata escrow,
+        address seller,
+        uint40 deadline,
+        address signer,
+        uint256 nonce,
+        uint256 sigDeadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice {deliver} signed by the seller (EIP-712 `Deliver`).
+    function deliverWithSig(
+        bytes32 escrowId,
+        Escrow calldata escrow,
+        bytes32 deliverableHash,
+        address signer,
+        uint256 nonce,
+        uint256 sigDeadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice {release} signed by the buyer (EIP-712 `Release`).
+    function releaseWithSig(
+        bytes32 escrowId,
+        Escrow calldata escrow,
+        address signer,
+        uint256 nonce,
+        uint256 sigDeadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice {refund} signed by the buyer or the seller (EIP-712 `Refund`).
+    function refundWithSig(
+        bytes32 escrowId,
+        Escrow calldata escrow,
+        address signer,
+        uint256 nonce,
+        uint256 sigDeadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice {dispute} signed by the buyer or the seller (EIP-712 `Dispute`).
+    function disputeWithSig(
+        bytes32 escrowId,
+        Escrow calldata escrow,
+        bytes32 reasonHash,
+        address signer,
+        uint256 nonce,
+        uint256 sigDeadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice Cancels the caller's unused nonces: the bits of `mask` in word `wordPos`.
+    /// Emits a {NoncesInvalidated} event.
+    function invalidateNonces(uint256 wordPos, uint256 mask) external;
+
+    /*//////////////////////////////////////////////////////////////
+                                 CREDITS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Pays `account` its credited payouts. Anyone may call; funds go to `account` only.
+    /// @dev Requirements: `account` has credit, and the token accepts the transfer now.
+    /// Emits a {CreditWithdrawn} event.
+    function withdrawCredit(address account) external;
+
+    /*//////////////////////////////////////////////////////////////
+                                 ADMIN
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Sets the fee charged on sellers' shares of escrows funded from now on. Owner only.
+    /// @dev Requirements: `feeBps <= MAX_FEE_BPS`. Emits a {FeeUpdated} event.
+    function setFeeBps(uint16 feeBps) external;
+
+    /// @notice Sets who receives fees. Owner only; not zero. Emits a {FeeRecipientUpdated} event.
+    function setFeeRecipient(address feeRecipient) external;
+
+    /// @notice Sets who settles disputes. Owner only; not zero. Emits an {ArbiterUpdated} event.
+    function setArbiter(address arbiter) external;
+
+    /// @notice Sets who may assign bounty sellers. Owner only; zero disables. Emits an {OperatorUpdated} event.
+    function setOperator(address operator) external;
+
+    /*//////////////////////////////////////////////////////////////
+                                 VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice The escrowed token (USDC).
+    function token() external view returns (address);
+
+    /// @notice Upper bound of the fee, fixed at deployment.
+    function MAX_FEE_BPS() external view returns (uint16);
+
+    /// @notice Longest time from now to a delivery deadline.
+    function MAX_DURATION() external view returns (uint40);
+
+    /// @notice Longest dispute window.
+    function MAX_DISPUTE_WINDOW() external view returns (uint32);
+
+    function feeBps() external view returns (uint16);
+
+    function feeRecipient() external view returns (address);
+
+    function arbiter() external view returns (address);
+
+    function operator() external view returns (address);
+
+    /// @notice The escrow's status and the hash of its current terms (zero once terminal).
+    function escrowState(bytes32 escrowId) external view returns (Status status, bytes32 termsHash);
+
+    /// @notice The hash stored for these terms, status byte cleared. Compare with {escrowState}.
+    function hashTerms(Escrow calldata escrow) external pure returns (bytes32);
+
+    /// @notice The EIP-3009 nonce a buyer signs to fund these terms with {fundWithAuthorization}.
+    function fundingNonce(bytes32 escrowId, address seller, uint40 deadline, uint32 disputeWindow)
+        external
+        pure
+        returns (bytes32);
+
+    /// @notice Whether `signer` has used or cancelled `nonce`.
+    function isNonceUsed(address signer, uint256 nonce) external view returns (bool);
+
+    /// @notice Payouts credited to `account` and not yet withdrawn.
+    function creditOf(address account) external view returns (uint256);
+
+    /// @notice Sum of all unwithdrawn credits.
+    function totalCredits() external view returns (uint256);
+
+    /// @notice The EIP-712 domain separator of the signed actions.
+    function DOMAIN_SEPARATOR() external view returns (bytes32);
+}
