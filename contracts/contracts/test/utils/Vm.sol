@@ -33,4 +33,6 @@ interface Vm {
     function revertToState(uint256 snapshotId) external returns (bool success);
     function store(address target, bytes32 slot, bytes32 value) external;
     function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function record() external;
+    function accesses(address target) external returns (bytes32[] memory readSlots, bytes32[] memory writeSlots);
 }
