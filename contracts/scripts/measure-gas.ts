@@ -1,0 +1,206 @@
+/**
+ * Measures the gas of every escrow transaction on Hardhat's in-process chain, as a user pays it:
+ * receipt `gasUsed`, including the 21,000 base cost, with every token holder (buyer, seller, fee
+ * recipient, the escrow itself) already holding a balance, as on a live chain.
+ *
+ * Used by `pnpm bench` (prints the table, `--update` rewrites the snapshot) and by the gas test
+ * (compares against the snapshot and the targets).
+ */
+import type { Address, Hex } from "viem";
+import { keccak256, maxUint256, parseSignature, stringToHex } from "viem";
+import { network } from "hardhat";
+import {
+  escrowActionTypes,
+  escrowDomain,
+  escrowIdToBytes32,
+  fundingNonce,
+  receiveWithAuthorizationTypes,
+  type EscrowTerms,
+} from "../src/escrow.ts";
+
+/** Issue targets with MockUSDC, in gas per transaction. */
+export const GAS_TARGETS: Record<string, number> = {
+  fund: 85_000,
+  fundWithAuthorization: 115_000,
+  deliver: 35_000,
+  release: 70_000,
+  "fund + deliver + release": 185_000,
+};
+
+export type GasTable = Record<string, number>;
+
+const DAY = 86_400;
+const USDC = 1_000_000n;
+
+export async function measureGas(): Promise<GasTable> {
+  const connection = await network.create();
+  const { viem, networkHelpers } = connection;
+  const publicClient = await viem.getPublicClient();
+  const [owner, buyer, seller, feeRecipient, arbiter, operator, relayer] = await viem.getWalletClients();
+  if (!owner || !buyer || !seller || !feeRecipient || !arbiter || !operator || !relayer) {
+    throw new Error("need 7 accounts");
+  }
+  const usdc = await viem.deployContract("MockUSDC", [owner.account.address]);
+  const escrow = await viem.deployContract("AgentEscrow", [
+    usdc.address,
+    1_000,
+    100,
+    feeRecipient.account.address,
+    arbiter.account.address,
+    operator.account.address,
+    owner.account.address,
+  ]);
+  const chainId = await publicClient.getChainId();
+  const as = (client: typeof buyer) => ({ client: { wallet: client } }) as const;
+  const escrowAs = async (client: typeof buyer) =>
+    viem.getContractAt("AgentEscrow", escrow.address, as(client));
+  const byBuyer = await escrowAs(buyer);
+  const bySeller = await escrowAs(seller);
+  const byRelayer = await escrowAs(relayer);
+  const byArbiter = await escrowAs(arbiter);
+  const byOperator = await escrowAs(operator);
+
+  for (const account of [buyer, seller, feeRecipient, relayer]) {
+    await usdc.write.mint([account.account.address, 1_000_000n * USDC]);
+  }
+  const usdcByBuyer = await viem.getContractAt("MockUSDC", usdc.address, as(buyer));
+  await usdcByBuyer.write.approve([escrow.address, maxUint256]);
+
+  const table: GasTable = {};
+  const gasOf = async (label: string, hash: Promise<Hex>) => {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
+    if (receipt.status !== "success") throw new Error(`${label} reverted`);
+    table[label] ??= Number(receipt.gasUsed);
+    return receipt;
+  };
+
+  let counter = 0;
+  const newId = () => escrowIdToBytes32(`00000000-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`);
+  const now = async () => Number((await publicClient.getBlock()).timestamp);
+
+  const fund = async (label: string, sellerAddress: Address = seller.account.address) => {
+    const id = newId();
+    const deadline = (await now()) + 7 * DAY;
+    const receipt = await gasOf(label, byBuyer.write.fund([id, sellerAddress, 25n * USDC, deadline, DAY]));
+    const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    void block;
+    const terms: EscrowTerms = {
+      buyer: buyer.account.address,
+      seller: sellerAddress,
+      amount: 25n * USDC,
+      deadline,
+      disputeWindow: DAY,
+      deliveredAt: 0,
+      feeBps: 100,
+    };
+    return { id, terms };
+  };
+  const deliver = async (label: string, id: Hex, terms: EscrowTerms) => {
+    const receipt = await gasOf(label, bySeller.write.deliver([id, terms, keccak256(stringToHex("work"))]));
+    const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    return { ...terms, deliveredAt: Number(block.timestamp) };
+  };
+
+  // Warm-up: the escrow holds a balance from an open escrow, as it does on a live chain.
+  await fund("warm-up");
+  delete table["warm-up"];
+
+  // FIXED purchase: fund, deliver, release by the buyer.
+  {
+    const { id, terms } = await fund("fund");
+    const delivered = await deliver("deliver", id, terms);
+    await gasOf("release", byBuyer.write.release([id, delivered]));
+  }
+
+  // Gasless funding: the relayer submits the buyer's EIP-3009 authorization.
+  {
+    const id = newId();
+    const deadline = (await now()) + 7 * DAY;
+    const signature = await buyer.signTypedData({
+      domain: { name: "USD Coin", version: "2", chainId, verifyingContract: usdc.address },
+      types: receiveWithAuthorizationTypes,
+      primaryType: "ReceiveWithAuthorization",
+      message: {
+        from: buyer.account.address,
+        to: escrow.address,
+        value: 25n * USDC,
+        validAfter: 0n,
+        validBefore: BigInt(deadline),
+        nonce: fundingNonce(id, seller.account.address, deadline, DAY),
+      },
+    });
+    const { v, r, s } = parseSignature(signature);
+    await gasOf(
+      "fundWithAuthorization",
+      byRelayer.write.fundWithAuthorization([
+        id,
+        buyer.account.address,
+        seller.account.address,
+        25n * USDC,
+        deadline,
+        DAY,
+        0n,
+        BigInt(deadline),
+        Number(v),
+        r,
+        s,
+      ]),
+    );
+  }
+
+  // Bounty: fund without a seller, the operator assigns the claimant, auto-release after the window.
+  {
+    const zero = "0x0000000000000000000000000000000000000000";
+    const { id, terms } = await fund("fund (bounty)", zero);
+    const deadline = terms.deadline;
+    await gasOf("assignSeller", byOperator.write.assignSeller([id, terms, seller.account.address, deadline]));
+    const assigned = { ...terms, seller: seller.account.address };
+    const delivered = await deliver("deliver (bounty)", id, assigned);
+    await networkHelpers.time.increase(DAY);
+    await gasOf("release (auto, after window)", byRelayer.write.release([id, delivered]));
+  }
+
+  // Signed forms, submitted by the relayer.
+  {
+    const { id, terms } = await fund("fund");
+    const domain = escrowDomain(chainId, escrow.address);
+    const sigDeadline = BigInt((await now()) + DAY);
+    const deliverableHash = keccak256(stringToHex("signed work"));
+    const deliverSig = await seller.signTypedData({
+      domain,
+      types: escrowActionTypes,
+      primaryType: "Deliver",
+      message: { escrowId: id, deliverableHash, nonce: 0n, sigDeadline },
+    });
+    const receipt = await gasOf(
+      "deliverWithSig",
+      byRelayer.write.deliverWithSig([id, terms, deliverableHash, seller.account.address, 0n, sigDeadline, deliverSig]),
+    );
+    const deliveredAt = Number((await publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp);
+    const releaseSig = await buyer.signTypedData({
+      domain,
+      types: escrowActionTypes,
+      primaryType: "Release",
+      message: { escrowId: id, nonce: 0n, sigDeadline },
+    });
+    await gasOf(
+      "releaseWithSig",
+      byRelayer.write.releaseWithSig([id, { ...terms, deliveredAt }, buyer.account.address, 0n, sigDeadline, releaseSig]),
+    );
+  }
+
+  // Refund before delivery, and a dispute settled 70/30.
+  {
+    const { id, terms } = await fund("fund");
+    await gasOf("refund", byBuyer.write.refund([id, terms]));
+  }
+  {
+    const { id, terms } = await fund("fund");
+    await gasOf("dispute", byBuyer.write.dispute([id, terms, keccak256(stringToHex("late"))]));
+    await gasOf("resolve (70% to seller)", byArbiter.write.resolve([id, terms, 7_000]));
+  }
+
+  table["fund + deliver + release"] = (table.fund ?? 0) + (table.deliver ?? 0) + (table.release ?? 0);
+  await connection.close();
+  return table;
+}

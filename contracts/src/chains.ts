@@ -1,0 +1,24 @@
+/** Chains the marketplace runs on, and the third-party contracts it uses on each. */
+
+export const BASE_CHAIN_ID = 8453;
+export const BASE_SEPOLIA_CHAIN_ID = 84532;
+export const LOCAL_CHAIN_ID = 31337;
+
+/** Circle's USDC. Local chains use the MockUSDC from their deployments file instead. */
+export const USDC_ADDRESSES: Readonly<Record<number, `0x${string}`>> = {
+  [BASE_CHAIN_ID]: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+  [BASE_SEPOLIA_CHAIN_ID]: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+};
+
+/** The official ERC-8004 registries. Local chains deploy their own (see the deployments file). */
+export const ERC8004_ADDRESSES: Readonly<
+  Record<number, { identityRegistry: `0x${string}`; reputationRegistry: `0x${string}` }>
+> = {
+  [BASE_CHAIN_ID]: {
+    identityRegistry: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432",
+    reputationRegistry: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63",
+  },
+};
+
+/** USDC has 6 decimals: 1 USDC = 1,000,000 wei. */
+export const USDC_DECIMALS = 6;

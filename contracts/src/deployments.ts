@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Where one contract of a deployment lives. `abi` names the ABI export of this package. */
+export interface DeployedContract {
+  address: `0x${string}`;
+  /** Block of the deployment transaction: where an indexer starts. */
+  startBlock: number;
+  abi: "agentEscrowAbi" | "mockUsdcAbi" | "erc20Abi" | "identityRegistryAbi" | "reputationRegistryAbi";
+}
+
+/** One chain's deployments file: `contracts/deployments/<chainId>.json`. */
+export interface Deployment {
+  chainId: number;
+  contracts: {
+    AgentEscrow: DeployedContract;
+    USDC: DeployedContract;
+    IdentityRegistry?: DeployedContract;
+    ReputationRegistry?: DeployedContract;
+  };
+}
+
+/**
+ * Folder of the deployments files. `DEPLOYMENTS_DIR` overrides it, so a test can run its own
+ * chain without touching the developer's files.
+ */
+export function deploymentsDir(): string {
+  return process.env.DEPLOYMENTS_DIR
+    ? path.resolve(process.env.DEPLOYMENTS_DIR)
+    : fileURLToPath(new URL("../deployments", import.meta.url));
+}
+
+export function deploymentFile(chainId: number): string {
+  return path.join(deploymentsDir(), `${chainId}.json`);
+}
+
+/** The deployment recorded for `chainId`, or undefined if none. */
+export function readDeployment(chainId: number): Deployment | undefined {
+  const file = deploymentFile(chainId);
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, "utf8")) as Deployment;
+}
+
+export function writeDeployment(deployment: Deployment): string {
+  const file = deploymentFile(deployment.chainId);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(deployment, null, 2)}\n`);
+  return file;
+}
