@@ -1,26 +1,14 @@
-/// <reference path="../artifacts/contracts/AgentEscrow.sol/artifacts.d.ts" />
-/// <reference path="../artifacts/contracts/mocks/MockUSDC.sol/artifacts.d.ts" />
 /**
  * Shared deployment and client-side helpers of the escrow integration tests.
- *
- * The references above bring in the contract types Hardhat generates at build time (the package's
- * tsconfig does not include `artifacts/`); `hardhat test` builds before it runs the tests.
  *
  * The helpers do what a client (the API, the indexer) does: escrow ids from uuids, terms rebuilt
  * from the escrow's events, token balances read on chain.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { network } from "hardhat";
 import type { ContractReturnType } from "@nomicfoundation/hardhat-viem/types";
-import {
-  type Address,
-  getAddress,
-  type Hex,
-  type Log,
-  parseEventLogs,
-  type TransactionReceipt,
-} from "viem";
+import { network } from "hardhat";
+import { type Address, getAddress, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
 import { type EscrowStatus, type EscrowTerms, escrowIdToBytes32, hashEscrowTerms } from "../src/escrow.ts";
 
 export const connection = await network.create();
@@ -70,8 +58,7 @@ export async function deployEscrowFixture() {
     await usdc.write.mint([wallet.account.address, STARTING_BALANCE]);
   }
 
-  const escrowAs = (wallet: Wallet) =>
-    viem.getContractAt("AgentEscrow", escrow.address, { client: { wallet } });
+  const escrowAs = (wallet: Wallet) => viem.getContractAt("AgentEscrow", escrow.address, { client: { wallet } });
   const usdcAs = (wallet: Wallet) => viem.getContractAt("MockUSDC", usdc.address, { client: { wallet } });
 
   const wallet = { owner, buyer, seller, feeRecipient, arbiter, operator, relayer, stranger };
@@ -243,4 +230,3 @@ export async function balanceTracker(usdc: Usdc, accounts: Record<string, Addres
     },
   };
 }
-

@@ -150,11 +150,7 @@ describe("AgentEscrow flows", () => {
 
     const claimDeadline = (await now()) + 2 * DAY;
     const assignHash = await f.as.operator.write.assignSeller([id, bounty, seller, claimDeadline]);
-    await viem.assertions.emitWithArgs(assignHash, f.escrow, "SellerAssigned", [
-      id,
-      seller,
-      claimDeadline,
-    ]);
+    await viem.assertions.emitWithArgs(assignHash, f.escrow, "SellerAssigned", [id, seller, claimDeadline]);
     const assignReceipt = await mined(assignHash);
     assert.equal(getAddress(assignReceipt.from), operator);
     const assigned = await termsAfter(f.escrow, id, assignReceipt, bounty);
@@ -191,11 +187,7 @@ describe("AgentEscrow flows", () => {
     const { id, terms } = await fundEscrow(f, { amount });
     await balances.assertChanged({ buyer: -amount, escrow: amount });
 
-    await viem.assertions.emitWithArgs(f.as.buyer.write.refund([id, terms]), f.escrow, "Refunded", [
-      id,
-      buyer,
-      amount,
-    ]);
+    await viem.assertions.emitWithArgs(f.as.buyer.write.refund([id, terms]), f.escrow, "Refunded", [id, buyer, amount]);
     assert.equal(await statusOf(f, id), EscrowStatus.Refunded);
     await balances.assertChanged({});
     // Terminal: no second refund, no delivery.
@@ -270,12 +262,11 @@ describe("AgentEscrow flows", () => {
       const { buyer } = f.addr;
       const { id, terms } = await fundEscrow(f, { amount });
       const delivered = await deliver(f, id, terms);
-      await viem.assertions.emitWithArgs(
-        f.as.buyer.write.dispute([id, delivered, reason]),
-        f.escrow,
-        "Disputed",
-        [id, buyer, reason],
-      );
+      await viem.assertions.emitWithArgs(f.as.buyer.write.dispute([id, delivered, reason]), f.escrow, "Disputed", [
+        id,
+        buyer,
+        reason,
+      ]);
       await assertStored(f, id, EscrowStatus.Disputed, delivered);
       return { id, terms: delivered };
     }
@@ -385,12 +376,7 @@ describe("AgentEscrow flows", () => {
     await mined(f.usdcAs.owner.write.blacklist([seller]));
 
     const releaseHash = await f.as.buyer.write.release([id, delivered]);
-    await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Released", [
-      id,
-      buyer,
-      amount - fee,
-      fee,
-    ]);
+    await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Released", [id, buyer, amount - fee, fee]);
     await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Credited", [seller, amount - fee]);
     assert.equal(await statusOf(f, id), EscrowStatus.Released);
     assert.equal(await f.escrow.read.creditOf([seller]), amount - fee);
@@ -407,12 +393,10 @@ describe("AgentEscrow flows", () => {
     );
     await mined(f.usdcAs.owner.write.unBlacklist([seller]));
     // Anyone may trigger the payout; it goes to the seller.
-    await viem.assertions.emitWithArgs(
-      f.as.stranger.write.withdrawCredit([seller]),
-      f.escrow,
-      "CreditWithdrawn",
-      [seller, amount - fee],
-    );
+    await viem.assertions.emitWithArgs(f.as.stranger.write.withdrawCredit([seller]), f.escrow, "CreditWithdrawn", [
+      seller,
+      amount - fee,
+    ]);
     assert.equal(await f.escrow.read.creditOf([seller]), 0n);
     assert.equal(await f.escrow.read.totalCredits(), 0n);
     await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });

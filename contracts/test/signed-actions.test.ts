@@ -105,7 +105,16 @@ const cases: ActionCase[] = [
             message: { escrowId: id, seller, deadline, nonce: p.nonce, sigDeadline: p.sigDeadline },
           }),
         submit: (signer, p, signature) =>
-          f.as.relayer.write.assignSellerWithSig([id, terms, seller, deadline, signer, p.nonce, p.sigDeadline, signature]),
+          f.as.relayer.write.assignSellerWithSig([
+            id,
+            terms,
+            seller,
+            deadline,
+            signer,
+            p.nonce,
+            p.sigDeadline,
+            signature,
+          ]),
         async assertDone(hash) {
           await viem.assertions.emitWithArgs(hash, f.escrow, "SellerAssigned", [id, seller, deadline]);
           await assertStored(f, id, EscrowStatus.Funded, { ...terms, seller, deadline });

@@ -349,7 +349,8 @@ interface IAgentEscrow {
 
     function operator() external view returns (address);
 
-    /// @notice The escrow's status and the hash of its current terms (zero once terminal).
+    /// @notice The escrow's status and the hash of its latest terms (kept once terminal, so an indexer can
+    /// check its record of a finished escrow too).
     function escrowState(bytes32 escrowId) external view returns (Status status, bytes32 termsHash);
 
     /// @notice The hash stored for these terms, status byte cleared. Compare with {escrowState}.
