@@ -178,7 +178,11 @@ interface IAgentEscrow {
     /// @notice Funds a new escrow with the buyer's EIP-3009 `receiveWithAuthorization` signature, so
     /// anyone (a relayer) may submit it for a buyer who holds no ETH.
     /// @dev The authorization's nonce must be `fundingNonce(escrowId, seller, deadline, disputeWindow)`:
-    /// it binds the signature to these terms, so a submitter cannot redirect the funds.
+    /// it binds the signature to these terms, so a submitter cannot redirect the funds. The fee is not
+    /// part of it: it comes out of the seller's share, at the rate in force at funding (at most
+    /// `MAX_FEE_BPS`). Escrow ids are first come, first served: if someone funds the same id first
+    /// (with their own money), the authorization fails with {Escrow_AlreadyExists}, the buyer's funds
+    /// do not move, and the client retries under a new id.
     /// Requirements: as {fund}, with `buyer` in place of the caller.
     /// Emits a {Funded} event.
     function fundWithAuthorization(
