@@ -27,6 +27,9 @@ interface Vm {
     function expectEmit() external;
     function expectEmit(address emitter) external;
     function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData) external;
+    function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData, address emitter)
+        external;
+    function getBlockTimestamp() external view returns (uint256 timestamp);
     function recordLogs() external;
     function getRecordedLogs() external returns (Log[] memory logs);
     function snapshotState() external returns (uint256 snapshotId);

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {AgentEscrow} from "../../../AgentEscrow.sol";
+import {IAgentEscrow} from "../../../interfaces/IAgentEscrow.sol";
+import {MockUSDC} from "../../../mocks/MockUSDC.sol";
+import {Test} from "../../utils/Test.sol";
+
+/// @dev Drives random sequences of escrow moves among four actors (each may be buyer or seller),
+/// with time warps, blacklisting of payees and credit withdrawals. Every move is tried whether or
+/// not the rules allow it; a model of the rules predicts the outcome, and any call whose outcome
+/// differs from the prediction is counted in {ghostUnexpected} (the invariant fuzzer ignores
+/// reverts, so the handler must not assert itself). Ghost state tracks each escrow's terms and
+/// status, the open amounts, and what every address minted, paid in and is owed.
+contract EscrowHandler is Test {
+    uint256 internal constant BPS = 10_000;
+    uint256 internal constant ACTORS = 4;
+    uint256 internal constant MAX_AMOUNT = type(uint128).max;
+
+    MockUSDC public immutable usdc;
+    AgentEscrow public immutable escrow;
+    address public immutable owner;
+    address public immutable feeRecipient;
+    address public immutable arbiter;
+    address public immutable operator;
+
+    address[] internal _actors;
+    uint256[] internal _keys;
+
+    bytes32[] internal _ids;
+    mapping(bytes32 id => IAgentEscrow.Escrow) internal _terms;
+    mapping(bytes32 id => IAgentEscrow.Status) internal _status;
+
+    /// @dev Terminal escrows and the (status, hash) they ended with.
+    bytes32[] internal _closedIds;
+    mapping(bytes32 id => bytes32) public ghostFinalHash;
+
+    uint256 public ghostOpenAmounts;
+    uint256 public ghostMinted;
+    mapping(address account => uint256) public ghostMintedTo;
+    mapping(address account => uint256) public ghostPaidIn;
+    /// @dev Payouts owed to `account` by the escrow's rules: paid out or credited.
+    mapping(address account => uint256) public ghostOwed;
+    mapping(address account => bool) public ghostBlacklisted;
+
+    uint256 public ghostUnexpected;
+    string public ghostUnexpectedLabel;
+    mapping(string move => uint256) public ghostSucceeded;
+
+    uint256 internal _idCounter;
+    uint256 internal _sigNonce;
+
+    constructor() {
+        owner = makeAddr("inv-owner");
+        feeRecipient = makeAddr("inv-feeRecipient");
+        arbiter = makeAddr("inv-arbiter");
+        operator = makeAddr("inv-operator");
+        usdc = new MockUSDC(address(this)); // the handler is the blacklister
+        escrow = new AgentEscrow(address(usdc), 1_000, 100, feeRecipient, arbiter, operator, owner);
+        for (uint256 i; i < ACTORS; ++i) {
+            (address actor, uint256 key) = makeAccount(string.concat("inv-actor-", _digit(i)));
+            _actors.push(actor);
+            _keys.push(key);
+            vm.prank(actor);
+            usdc.approve(address(escrow), type(uint256).max);
+        }
+    }
+
+    /*------------------------------ views for the invariants ------------------------------*/
+
+    function actorCount() external pure returns (uint256) {
+        return ACTORS;
+    }
+
+    function actorAt(uint256 i) external view returns (address) {
+        return _actors[i];
+    }
+
+    function idCount() external view returns (uint256) {
+        return _ids.length;
+    }
+
+    function idAt(uint256 i) external view returns (bytes32) {
+        return _ids[i];
+    }
+
+    function closedCount() external view returns (uint256) {
+        return _closedIds.length;
+    }
+
+    function closedAt(uint256 i) external view returns (bytes32) {
+        return _closedIds[i];
+    }
+
+    function termsOf(bytes32 id) external view returns (IAgentEscrow.Escrow memory) {
+        return _terms[id];
+    }
+
+    function statusOf(bytes32 id) external view returns (IAgentEscrow.Status) {
+        return _status[id];
+    }
+
+    /*------------------------------ funding ------------------------------*/
+
+    function fund(uint256 buyerSeed, uint256 sellerSeed, uint256 amount, uint256 duration, uint256 window, bool bounty)
+        external
+    {
+        (address buyer,) = _actor(buyerSeed);
+        address seller = bounty ? address(0) : _otherActor(buyer, sellerSeed);
+        amount = _amount(amount);
+        uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
+        uint32 disputeWindow = uint32(bound(window, 0, 5 days));
+        bytes32 id = _newId();
+        _mint(buyer, amount);
+
+        vm.prank(buyer);
+        try escrow.fund(id, seller, amount, deadline, disputeWindow) {
+            _expect(!ghostBlacklisted[buyer], "fund succeeded for a blacklisted buyer");
+            _opened(id, buyer, seller, amount, deadline, disputeWindow);
+        } catch {
+            _expect(ghostBlacklisted[buyer], "fund reverted");
+        }
+    }
+
+    function fundWithAuthorization(
+        uint256 buyerSeed,
+        uint256 sellerSeed,
+        uint256 amount,
+        uint256 duration,
+        uint256 window,
+        bool bounty
+    ) external {
+        (address buyer, uint256 key) = _actor(buyerSeed);
+        address seller = bounty ? address(0) : _otherActor(buyer, sellerSeed);
+        amount = _amount(amount);
+        uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
+        uint32 disputeWindow = uint32(bound(window, 0, 5 days));
+        bytes32 id = _newId();
+        _mint(buyer, amount);
+
+        uint256 validAfter = _now() - 1;
+        uint256 validBefore = _now() + 1 hours;
+        bytes32 structHash = keccak256(
+            abi.encode(
+                usdc.RECEIVE_WITH_AUTHORIZATION_TYPEHASH(),
+                buyer,
+                address(escrow),
+                amount,
+                validAfter,
+                validBefore,
+                escrow.fundingNonce(id, seller, deadline, disputeWindow)
+            )
+        );
+        (uint8 v, bytes32 r, bytes32 s) =
+            vm.sign(key, keccak256(abi.encodePacked("\x19\x01", usdc.DOMAIN_SEPARATOR(), structHash)));
+
+        // Submitted by the handler, acting as a relayer.
+        try escrow.fundWithAuthorization(
+            id, buyer, seller, amount, deadline, disputeWindow, validAfter, validBefore, v, r, s
+        ) {
+            _expect(!ghostBlacklisted[buyer], "fundWithAuthorization succeeded for a blacklisted buyer");
+            _opened(id, buyer, seller, amount, deadline, disputeWindow);
+        } catch {
+            _expect(ghostBlacklisted[buyer], "fundWithAuthorization reverted");
+        }
+    }
+
+    /*------------------------------ party actions ------------------------------*/
+
+    function assignSeller(uint256 idSeed, uint256 sellerSeed, uint256 duration, bool byBuyer) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        address seller = _otherActor(t.buyer, sellerSeed);
+        uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
+        bool allowed = _status[id] == IAgentEscrow.Status.Funded && (t.seller == address(0) || _now() > t.deadline);
+
+        vm.prank(byBuyer ? t.buyer : operator);
+        try escrow.assignSeller(id, t, seller, deadline) {
+            _expect(allowed, "assignSeller succeeded against the rules");
+            _terms[id].seller = seller;
+            _terms[id].deadline = deadline;
+            ++ghostSucceeded["assignSeller"];
+        } catch {
+            _expect(!allowed, "assignSeller reverted");
+        }
+    }
+
+    function deliver(uint256 idSeed, uint256 callerSeed, bool bySeller) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        (address caller,) = _actor(callerSeed);
+        if (bySeller && t.seller != address(0)) caller = t.seller;
+        bool allowed = _status[id] == IAgentEscrow.Status.Funded && caller == t.seller && _now() <= t.deadline;
+
+        vm.prank(caller);
+        try escrow.deliver(id, t, keccak256(abi.encode(id))) {
+            _expect(allowed, "deliver succeeded against the rules");
+            _terms[id].deliveredAt = uint40(_now());
+            _status[id] = IAgentEscrow.Status.Delivered;
+            ++ghostSucceeded["deliver"];
+        } catch {
+            _expect(!allowed, "deliver reverted");
+        }
+    }
+
+    function release(uint256 idSeed, uint256 callerSeed, bool byBuyer) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        (address caller,) = _actor(callerSeed);
+        if (byBuyer) caller = t.buyer;
+        IAgentEscrow.Status status = _status[id];
+        bool allowed = (
+            status == IAgentEscrow.Status.Delivered
+                && (caller == t.buyer || _now() >= uint256(t.deliveredAt) + t.disputeWindow)
+        )
+            || (
+                (status == IAgentEscrow.Status.Funded || status == IAgentEscrow.Status.Disputed) && caller == t.buyer
+                    && t.seller != address(0)
+            );
+
+        vm.prank(caller);
+        try escrow.release(id, t) {
+            _expect(allowed, "release succeeded against the rules");
+            uint256 fee = (t.amount * t.feeBps) / BPS;
+            ghostOwed[t.seller] += t.amount - fee;
+            ghostOwed[feeRecipient] += fee;
+            _closed(id, IAgentEscrow.Status.Released);
+        } catch {
+            _expect(!allowed, "release reverted");
+        }
+    }
+
+    function refund(uint256 idSeed, uint256 callerSeed, uint256 role) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        (address caller,) = _actor(callerSeed);
+        role %= 3;
+        if (role == 0) caller = t.buyer;
+        else if (role == 1 && t.seller != address(0)) caller = t.seller;
+        IAgentEscrow.Status status = _status[id];
+        bool allowed = (
+            status == IAgentEscrow.Status.Funded && (caller == t.buyer || caller == t.seller || _now() > t.deadline)
+        ) || ((status == IAgentEscrow.Status.Delivered || status == IAgentEscrow.Status.Disputed) && caller == t.seller);
+
+        vm.prank(caller);
+        try escrow.refund(id, t) {
+            _expect(allowed, "refund succeeded against the rules");
+            ghostOwed[t.buyer] += t.amount;
+            _closed(id, IAgentEscrow.Status.Refunded);
+        } catch {
+            _expect(!allowed, "refund reverted");
+        }
+    }
+
+    function dispute(uint256 idSeed, uint256 callerSeed, uint256 role) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        (address caller,) = _actor(callerSeed);
+        role %= 3;
+        if (role == 0) caller = t.buyer;
+        else if (role == 1 && t.seller != address(0)) caller = t.seller;
+        IAgentEscrow.Status status = _status[id];
+        bool party = caller == t.buyer || caller == t.seller;
+        bool allowed = party
+            && (
+                (status == IAgentEscrow.Status.Funded && t.seller != address(0) && _now() <= t.deadline)
+                    || (
+                        status == IAgentEscrow.Status.Delivered
+                            && _now() < uint256(t.deliveredAt) + t.disputeWindow
+                    )
+            );
+
+        vm.prank(caller);
+        try escrow.dispute(id, t, keccak256("reason")) {
+            _expect(allowed, "dispute succeeded against the rules");
+            _status[id] = IAgentEscrow.Status.Disputed;
+            ++ghostSucceeded["dispute"];
+        } catch {
+            _expect(!allowed, "dispute reverted");
+        }
+    }
+
+    function resolve(uint256 idSeed, uint256 sellerBps) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        sellerBps = bound(sellerBps, 0, BPS);
+        bool allowed = _status[id] == IAgentEscrow.Status.Disputed;
+
+        vm.prank(arbiter);
+        try escrow.resolve(id, t, uint16(sellerBps)) {
+            _expect(allowed, "resolve succeeded against the rules");
+            uint256 share = (t.amount * sellerBps) / BPS;
+            uint256 fee = (share * t.feeBps) / BPS;
+            ghostOwed[t.seller] += share - fee;
+            ghostOwed[feeRecipient] += fee;
+            ghostOwed[t.buyer] += t.amount - share;
+            _closed(id, IAgentEscrow.Status.Resolved);
+        } catch {
+            _expect(!allowed, "resolve reverted");
+        }
+    }
+
+    /// @dev A caller passes the escrow's terms with one field changed: every move must refuse them.
+    function forgeTerms(uint256 idSeed, uint256 field, uint256 move) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        field %= 7;
+        if (field == 0) t.buyer = address(uint160(t.buyer) ^ 1);
+        else if (field == 1) t.seller = address(uint160(t.seller) ^ 1);
+        else if (field == 2) t.amount += 1;
+        else if (field == 3) t.deadline += 1;
+        else if (field == 4) t.disputeWindow += 1;
+        else if (field == 5) t.deliveredAt += 1;
+        else t.feeBps ^= 1;
+
+        bool succeeded;
+        move %= 4;
+        if (move == 0) {
+            vm.prank(t.buyer);
+            try escrow.release(id, t) {
+                succeeded = true;
+            } catch {}
+        } else if (move == 1) {
+            vm.prank(t.seller == address(0) ? t.buyer : t.seller);
+            try escrow.refund(id, t) {
+                succeeded = true;
+            } catch {}
+        } else if (move == 2) {
+            vm.prank(arbiter);
+            try escrow.resolve(id, t, 10_000) {
+                succeeded = true;
+            } catch {}
+        } else {
+            vm.prank(t.buyer);
+            try escrow.dispute(id, t, bytes32(0)) {
+                succeeded = true;
+            } catch {}
+        }
+        _expect(!succeeded, "a move accepted forged terms");
+    }
+
+    /// @dev The buyer releases through a relayer with a signature (covers the signed path).
+    function releaseWithSig(uint256 idSeed) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        IAgentEscrow.Status status = _status[id];
+        bool allowed = t.seller != address(0)
+            && (
+                status == IAgentEscrow.Status.Funded || status == IAgentEscrow.Status.Delivered
+                    || status == IAgentEscrow.Status.Disputed
+            );
+        uint256 nonce = ++_sigNonce;
+        uint256 sigDeadline = _now() + 1 hours;
+        bytes32 structHash = keccak256(abi.encode(escrow.RELEASE_TYPEHASH(), id, nonce, sigDeadline));
+        (uint8 v, bytes32 r, bytes32 s) =
+            vm.sign(_keyOf(t.buyer), keccak256(abi.encodePacked("\x19\x01", escrow.DOMAIN_SEPARATOR(), structHash)));
+
+        try escrow.releaseWithSig(id, t, t.buyer, nonce, sigDeadline, abi.encodePacked(r, s, v)) {
+            _expect(allowed, "releaseWithSig succeeded against the rules");
+            uint256 fee = (t.amount * t.feeBps) / BPS;
+            ghostOwed[t.seller] += t.amount - fee;
+            ghostOwed[feeRecipient] += fee;
+            _closed(id, IAgentEscrow.Status.Released);
+        } catch {
+            _expect(!allowed, "releaseWithSig reverted");
+        }
+    }
+
+    /*------------------------------ environment ------------------------------*/
+
+    function warp(uint256 seconds_) external {
+        vm.warp(_now() + bound(seconds_, 1, 6 days));
+    }
+
+    function blacklist(uint256 seed) external {
+        address account = _payee(seed);
+        usdc.blacklist(account);
+        ghostBlacklisted[account] = true;
+    }
+
+    function unBlacklist(uint256 seed) external {
+        address account = _payee(seed);
+        usdc.unBlacklist(account);
+        ghostBlacklisted[account] = false;
+    }
+
+    function withdrawCredit(uint256 seed, uint256 callerSeed) external {
+        address account = _payee(seed);
+        (address caller,) = _actor(callerSeed);
+        uint256 credit = escrow.creditOf(account);
+        uint256 balance = usdc.balanceOf(account);
+        bool allowed = credit != 0 && !ghostBlacklisted[account];
+
+        vm.prank(caller);
+        try escrow.withdrawCredit(account) {
+            _expect(allowed, "withdrawCredit succeeded against the rules");
+            _expect(usdc.balanceOf(account) == balance + credit, "withdrawCredit paid a wrong amount");
+            _expect(escrow.creditOf(account) == 0, "withdrawCredit left credit");
+            ++ghostSucceeded["withdrawCredit"];
+        } catch {
+            _expect(!allowed, "withdrawCredit reverted");
+            _expect(escrow.creditOf(account) == credit, "failed withdrawCredit changed the credit");
+        }
+    }
+
+    /*------------------------------ internals ------------------------------*/
+
+    function _now() internal view returns (uint256) {
+        return vm.getBlockTimestamp();
+    }
+
+    function _digit(uint256 i) internal pure returns (string memory) {
+        return string(abi.encodePacked(bytes1(uint8(48 + i))));
+    }
+
+    function _actor(uint256 seed) internal view returns (address, uint256) {
+        uint256 i = seed % ACTORS;
+        return (_actors[i], _keys[i]);
+    }
+
+    function _otherActor(address not, uint256 seed) internal view returns (address a) {
+        (a,) = _actor(seed);
+        if (a == not) (a,) = _actor(seed + 1);
+    }
+
+    function _keyOf(address account) internal view returns (uint256) {
+        for (uint256 i; i < ACTORS; ++i) {
+            if (_actors[i] == account) return _keys[i];
+        }
+        revert("not an actor");
+    }
+
+    /// @dev An actor or the fee recipient: the addresses the escrow pays.
+    function _payee(uint256 seed) internal view returns (address) {
+        uint256 i = seed % (ACTORS + 1);
+        return i == ACTORS ? feeRecipient : _actors[i];
+    }
+
+    /// @dev Mostly small amounts, sometimes up to 2^128 - 1.
+    function _amount(uint256 seed) internal pure returns (uint256) {
+        return seed % 4 == 0 ? bound(seed, 1, MAX_AMOUNT) : bound(seed, 1, 1_000_000e6);
+    }
+
+    function _newId() internal returns (bytes32) {
+        return keccak256(abi.encode("inv-escrow", ++_idCounter));
+    }
+
+    function _pick(uint256 seed) internal view returns (bytes32) {
+        return _ids[seed % _ids.length];
+    }
+
+    function _mint(address to, uint256 amount) internal {
+        if (ghostBlacklisted[to]) return;
+        usdc.mint(to, amount);
+        ghostMinted += amount;
+        ghostMintedTo[to] += amount;
+    }
+
+    function _opened(bytes32 id, address buyer, address seller, uint256 amount, uint40 deadline, uint32 window)
+        internal
+    {
+        _ids.push(id);
+        _terms[id] = IAgentEscrow.Escrow({
+            buyer: buyer,
+            seller: seller,
+            amount: amount,
+            deadline: deadline,
+            disputeWindow: window,
+            deliveredAt: 0,
+            feeBps: escrow.feeBps()
+        });
+        _status[id] = IAgentEscrow.Status.Funded;
+        ghostOpenAmounts += amount;
+        ghostPaidIn[buyer] += amount;
+        ++ghostSucceeded["fund"];
+    }
+
+    function _closed(bytes32 id, IAgentEscrow.Status status) internal {
+        _status[id] = status;
+        ghostOpenAmounts -= _terms[id].amount;
+        _closedIds.push(id);
+        (, bytes32 termsHash) = escrow.escrowState(id);
+        ghostFinalHash[id] = termsHash;
+        ++ghostSucceeded["close"];
+    }
+
+    function _expect(bool condition, string memory label) internal {
+        if (!condition) {
+            ++ghostUnexpected;
+            ghostUnexpectedLabel = label;
+        }
+    }
+}
