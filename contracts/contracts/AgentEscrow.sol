@@ -23,8 +23,11 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
 
     uint256 private constant BPS = 10_000;
 
-    /// @dev The low byte of an escrow's storage word holds its status; the rest is the terms hash.
-    uint256 private constant STATUS_MASK = 0xff;
+    /// @dev An escrow's storage word: the terms hash in the high 31 bytes; in the low byte, the
+    /// status (low 7 bits) and whether the escrow was funded as a bounty (high bit).
+    bytes32 private constant HASH_MASK = ~bytes32(uint256(0xff));
+    uint256 private constant STATUS_MASK = 0x7f;
+    bytes32 private constant BOUNTY_FLAG = bytes32(uint256(0x80));
 
     bytes32 public constant ASSIGN_SELLER_TYPEHASH = keccak256(
         "AssignSeller(bytes32 escrowId,address seller,uint40 deadline,uint256 nonce,uint256 sigDeadline)"
@@ -355,7 +358,12 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     /// @inheritdoc IAgentEscrow
     function escrowState(bytes32 escrowId) external view returns (Status status, bytes32 termsHash) {
         bytes32 word = _escrows[escrowId];
-        return (_statusOf(word), word & ~bytes32(STATUS_MASK));
+        return (_statusOf(word), word & HASH_MASK);
+    }
+
+    /// @inheritdoc IAgentEscrow
+    function isBounty(bytes32 escrowId) external view returns (bool) {
+        return _escrows[escrowId] & BOUNTY_FLAG != 0;
     }
 
     /// @inheritdoc IAgentEscrow
@@ -422,7 +430,9 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
             deliveredAt: 0,
             feeBps: fee
         });
-        _escrows[escrowId] = _withStatus(_hashTerms(escrow), Status.Funded);
+        bytes32 word = _hashTerms(escrow);
+        if (seller == address(0)) word |= BOUNTY_FLAG;
+        _escrows[escrowId] = _withStatus(word, Status.Funded);
         emit Funded(escrowId, buyer, seller, amount, deadline, disputeWindow, fee);
     }
 
@@ -431,8 +441,11 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     {
         // Checks:
         if (actor != escrow.buyer && actor != _operator) revert Escrow_CallerNotBuyerOrOperator(escrowId, actor);
-        Status status = _statusOf(_load(escrowId, escrow));
+        bytes32 word = _load(escrowId, escrow);
+        Status status = _statusOf(word);
         if (status != Status.Funded) revert Escrow_InvalidStatus(escrowId, status);
+        // The buyer chose the seller of a FIXED escrow: the operator must never redirect it.
+        if (actor != escrow.buyer && word & BOUNTY_FLAG == 0) revert Escrow_NotBounty(escrowId);
         // A claim that lapsed without delivery re-opens the bounty.
         if (escrow.seller != address(0) && block.timestamp <= escrow.deadline) {
             revert Escrow_SellerAlreadyAssigned(escrowId, escrow.seller);
@@ -444,13 +457,14 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         Escrow memory next = escrow;
         next.seller = seller;
         next.deadline = deadline;
-        _escrows[escrowId] = _withStatus(_hashTerms(next), Status.Funded);
+        _escrows[escrowId] = _rehash(word, next, Status.Funded);
         emit SellerAssigned(escrowId, seller, deadline);
     }
 
     function _deliver(bytes32 escrowId, Escrow calldata escrow, bytes32 deliverableHash, address actor) private {
         // Checks:
-        Status status = _statusOf(_load(escrowId, escrow));
+        bytes32 word = _load(escrowId, escrow);
+        Status status = _statusOf(word);
         if (status != Status.Funded) revert Escrow_InvalidStatus(escrowId, status);
         if (actor != escrow.seller) revert Escrow_CallerNotSeller(escrowId, actor);
         if (block.timestamp > escrow.deadline) revert Escrow_DeadlinePassed(escrowId, escrow.deadline);
@@ -458,7 +472,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         // Effects:
         Escrow memory next = escrow;
         next.deliveredAt = uint40(block.timestamp);
-        _escrows[escrowId] = _withStatus(_hashTerms(next), Status.Delivered);
+        _escrows[escrowId] = _rehash(word, next, Status.Delivered);
         emit Delivered(escrowId, deliverableHash);
     }
 
@@ -543,7 +557,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     function _load(bytes32 escrowId, Escrow calldata escrow) private view returns (bytes32 word) {
         word = _escrows[escrowId];
         if (word == 0) revert Escrow_NotFound(escrowId);
-        if ((word ^ _hashTerms(escrow)) & ~bytes32(STATUS_MASK) != 0) revert Escrow_TermsMismatch(escrowId);
+        if ((word ^ _hashTerms(escrow)) & HASH_MASK != 0) revert Escrow_TermsMismatch(escrowId);
     }
 
     /// @dev Pays `to`, or credits it when the token refuses the transfer (a blacklisted payee), so
@@ -586,14 +600,20 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     }
 
     function _hashTerms(Escrow memory escrow) private pure returns (bytes32) {
-        return keccak256(abi.encode(escrow)) & ~bytes32(STATUS_MASK);
+        return keccak256(abi.encode(escrow)) & HASH_MASK;
     }
 
+    /// @dev The word with its status replaced; the terms hash and the bounty flag stay.
     function _withStatus(bytes32 word, Status status) private pure returns (bytes32) {
         return (word & ~bytes32(STATUS_MASK)) | bytes32(uint256(status));
     }
 
+    /// @dev The word for new terms: their hash, the old word's bounty flag, and `status`.
+    function _rehash(bytes32 word, Escrow memory next, Status status) private pure returns (bytes32) {
+        return _hashTerms(next) | (word & BOUNTY_FLAG) | bytes32(uint256(status));
+    }
+
     function _statusOf(bytes32 word) private pure returns (Status) {
-        return Status(uint8(uint256(word)));
+        return Status(uint8(uint256(word) & STATUS_MASK));
     }
 }

@@ -127,7 +127,9 @@ interface IAgentEscrow {
     error Escrow_SellerNotAssigned(bytes32 escrowId);
     /// @notice The bounty's seller is assigned and its deadline has not passed.
     error Escrow_SellerAlreadyAssigned(bytes32 escrowId, address seller);
-    /// @notice Delivery after the deadline.
+    /// @notice The operator may assign sellers only to escrows funded as bounties (without a seller).
+    error Escrow_NotBounty(bytes32 escrowId);
+    /// @notice Delivery, or a dispute before delivery, after the deadline.
     error Escrow_DeadlinePassed(bytes32 escrowId, uint40 deadline);
     /// @notice Dispute after the dispute window closed.
     error Escrow_DisputeWindowClosed(bytes32 escrowId, uint256 closedAt);
@@ -207,7 +209,8 @@ interface IAgentEscrow {
     /// @dev Requirements:
     /// - status is Funded, and the escrow has no seller or its deadline has passed (a lapsed claim
     ///   re-opens).
-    /// - caller is the operator or the buyer.
+    /// - caller is the buyer, or the operator if the escrow was funded as a bounty (without a seller):
+    ///   the operator never re-assigns an escrow whose seller the buyer chose.
     /// - `seller` is neither zero nor the buyer; the deadline rules of {fund} hold.
     /// Emits a {SellerAssigned} event.
     function assignSeller(bytes32 escrowId, Escrow calldata escrow, address seller, uint40 deadline) external;
@@ -230,8 +233,9 @@ interface IAgentEscrow {
     function refund(bytes32 escrowId, Escrow calldata escrow) external;
 
     /// @notice Opens a dispute, to be settled by the arbiter.
-    /// @dev Requirements: caller is the buyer or the seller; status is Funded with a seller assigned,
-    /// or Delivered with the dispute window still open.
+    /// @dev Requirements: caller is the buyer or the seller; status is Funded with a seller assigned
+    /// and the deadline not passed (after it the buyer is owed a refund), or Delivered with the
+    /// dispute window still open.
     /// Emits a {Disputed} event.
     function dispute(bytes32 escrowId, Escrow calldata escrow, bytes32 reasonHash) external;
 
@@ -365,6 +369,10 @@ interface IAgentEscrow {
         external
         pure
         returns (bytes32);
+
+    /// @notice Whether the escrow was funded as a bounty (without a seller), so the operator may
+    /// assign its seller.
+    function isBounty(bytes32 escrowId) external view returns (bool);
 
     /// @notice Whether `signer` has used or cancelled `nonce`.
     function isNonceUsed(address signer, uint256 nonce) external view returns (bool);

@@ -124,12 +124,84 @@ contract AssignSellerTest is EscrowTestBase {
         escrow.assignSeller(id, t, seller2, deadline);
     }
 
-    function test_RevertGiven_FixedEscrowBeforeDeadline() public {
+    function test_RevertGiven_FixedEscrowBeforeDeadline_WhenBuyerAssigns() public {
         (bytes32 id, IAgentEscrow.Escrow memory t) = _fund();
         uint40 deadline = _deadline();
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_SellerAlreadyAssigned.selector, id, seller));
+        vm.prank(buyer);
+        escrow.assignSeller(id, t, seller2, deadline);
+    }
+
+    /*------------------------------ FIXED escrows ------------------------------*/
+
+    function test_RevertGiven_FixedEscrowBeforeDeadline_WhenOperatorAssigns() public {
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fund();
+        uint40 deadline = _deadline();
+        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_NotBounty.selector, id));
         vm.prank(operator);
         escrow.assignSeller(id, t, seller2, deadline);
+    }
+
+    /// The buyer chose this seller: once the deadline lapses the operator may not hand the escrow
+    /// to someone else (who, with a zero dispute window, could deliver and be paid in one block).
+    function test_RevertGiven_FixedEscrowLapsed_WhenOperatorAssigns() public {
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fundAs(buyer, seller, AMOUNT, _deadline(), 0);
+        vm.warp(uint256(t.deadline) + 1);
+        uint40 deadline = _deadline();
+        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_NotBounty.selector, id));
+        vm.prank(operator);
+        escrow.assignSeller(id, t, stranger, deadline);
+        _assertState(id, IAgentEscrow.Status.Funded, t, "terms unchanged");
+    }
+
+    function test_GivenFixedEscrowLapsed_WhenBuyerReassigns_TheNewSellerTakesOver() public {
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fund();
+        vm.warp(uint256(t.deadline) + 1);
+        uint40 deadline = _deadline();
+        vm.prank(buyer);
+        escrow.assignSeller(id, t, seller2, deadline);
+        IAgentEscrow.Escrow memory next = _copy(t);
+        next.seller = seller2;
+        next.deadline = deadline;
+        _assertState(id, IAgentEscrow.Status.Funded, next, "buyer re-assigned its own escrow");
+        assertFalse(escrow.isBounty(id), "still a FIXED escrow");
+    }
+
+    function test_RevertGiven_FixedEscrowLapsed_WhenOperatorSignsAssign() public {
+        (address op, uint256 opKey) = makeAccount("signing-operator");
+        vm.prank(owner);
+        escrow.setOperator(op);
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fund();
+        vm.warp(uint256(t.deadline) + 1);
+        uint40 deadline = _deadline();
+        uint256 sigDeadline = _now() + 1 hours;
+        bytes memory signature = _signAssignSeller(opKey, id, stranger, deadline, 0, sigDeadline);
+        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_NotBounty.selector, id));
+        escrow.assignSellerWithSig(id, t, stranger, deadline, op, 0, sigDeadline, signature);
+    }
+
+    /*------------------------------ isBounty ------------------------------*/
+
+    function test_IsBounty_GivenFixedEscrow_IsFalse() public {
+        (bytes32 id,) = _fund();
+        assertFalse(escrow.isBounty(id), "FIXED escrow");
+    }
+
+    function test_IsBounty_GivenUnknownEscrow_IsFalse() public view {
+        assertFalse(escrow.isBounty(keccak256("unknown")), "unknown escrow");
+    }
+
+    function test_IsBounty_GivenBounty_StaysTrueThroughItsLife() public {
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fundBounty();
+        assertTrue(escrow.isBounty(id), "funded");
+        t = _assign(id, t, seller, _deadline());
+        assertTrue(escrow.isBounty(id), "assigned");
+        t = _deliver(id, t);
+        assertTrue(escrow.isBounty(id), "delivered");
+        _skip(WINDOW);
+        escrow.release(id, t);
+        assertTrue(escrow.isBounty(id), "released");
+        _assertState(id, IAgentEscrow.Status.Released, t, "status read past the flag");
     }
 
     /*------------------------------ caller ------------------------------*/

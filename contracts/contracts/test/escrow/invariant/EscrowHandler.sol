@@ -30,6 +30,8 @@ contract EscrowHandler is Test {
     bytes32[] internal _ids;
     mapping(bytes32 id => IAgentEscrow.Escrow) internal _terms;
     mapping(bytes32 id => IAgentEscrow.Status) internal _status;
+    /// @dev Funded without a seller: only then may the operator assign one.
+    mapping(bytes32 id => bool) internal _bounty;
 
     /// @dev Terminal escrows and the (status, hash) they ended with.
     bytes32[] internal _closedIds;
@@ -173,7 +175,9 @@ contract EscrowHandler is Test {
         IAgentEscrow.Escrow memory t = _terms[id];
         address seller = _otherActor(t.buyer, sellerSeed);
         uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
-        bool allowed = _status[id] == IAgentEscrow.Status.Funded && (t.seller == address(0) || _now() > t.deadline);
+        bool allowed = _status[id] == IAgentEscrow.Status.Funded && (t.seller == address(0) || _now() > t.deadline)
+            && (byBuyer || _bounty[id]);
+        _expect(escrow.isBounty(id) == _bounty[id], "isBounty disagrees with how the escrow was funded");
 
         vm.prank(byBuyer ? t.buyer : operator);
         try escrow.assignSeller(id, t, seller, deadline) {
@@ -468,6 +472,7 @@ contract EscrowHandler is Test {
         internal
     {
         _ids.push(id);
+        _bounty[id] = seller == address(0);
         _terms[id] = IAgentEscrow.Escrow({
             buyer: buyer,
             seller: seller,
