@@ -10,7 +10,7 @@ const compiler = {
   path: solcPath,
   settings: {
     evmVersion: "cancun",
-    viaIR: true,
+
     optimizer: { enabled: true, runs: 10_000 },
   },
 };

@@ -125,11 +125,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         uint256 amount,
         uint40 deadline,
         uint32 disputeWindow,
-        uint256 validAfter,
-        uint256 validBefore,
-        uint8 v,
-        bytes32 r,
-        bytes32 s
+        FundingAuthorization calldata authorization
     ) external nonReentrant {
         _open(escrowId, buyer, seller, amount, deadline, disputeWindow);
         // The nonce commits the buyer's signature to these terms: a submitter who changes any of them
@@ -138,12 +134,12 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
             buyer,
             address(this),
             amount,
-            validAfter,
-            validBefore,
+            authorization.validAfter,
+            authorization.validBefore,
             fundingNonce(escrowId, seller, deadline, disputeWindow),
-            v,
-            r,
-            s
+            authorization.v,
+            authorization.r,
+            authorization.s
         );
     }
 

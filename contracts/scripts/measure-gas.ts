@@ -148,11 +148,7 @@ export async function measureGas(): Promise<GasTable> {
         25n * USDC,
         deadline,
         DAY,
-        0n,
-        BigInt(deadline),
-        Number(v),
-        r,
-        s,
+        { validAfter: 0n, validBefore: BigInt(deadline), v: Number(v), r, s },
       ]),
     );
   }

@@ -619,11 +619,7 @@ function submitFunding(f: EscrowFixture, terms: FundingTerms, sig: { v: number; 
     terms.amount,
     terms.deadline,
     terms.disputeWindow,
-    terms.validAfter,
-    terms.validBefore,
-    sig.v,
-    sig.r,
-    sig.s,
+    { validAfter: terms.validAfter, validBefore: terms.validBefore, v: sig.v, r: sig.r, s: sig.s },
   ]);
 }
 
@@ -816,11 +812,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
         terms.amount,
         terms.deadline,
         terms.disputeWindow,
-        terms.validAfter,
-        terms.validBefore,
-        auth.v,
-        auth.r,
-        auth.s,
+        { validAfter: terms.validAfter, validBefore: terms.validBefore, v: auth.v, r: auth.r, s: auth.s },
       ]),
       f.otherEscrow,
       "Funded",

@@ -53,6 +53,16 @@ interface IAgentEscrow {
         uint16 feeBps;
     }
 
+    /// @notice A buyer's EIP-3009 `receiveWithAuthorization` signature over the funding, and the
+    /// window in which it is valid (`validAfter < block.timestamp < validBefore`).
+    struct FundingAuthorization {
+        uint256 validAfter;
+        uint256 validBefore;
+        uint8 v;
+        bytes32 r;
+        bytes32 s;
+    }
+
     /*//////////////////////////////////////////////////////////////
                                  EVENTS
     //////////////////////////////////////////////////////////////*/
@@ -194,11 +204,7 @@ interface IAgentEscrow {
         uint256 amount,
         uint40 deadline,
         uint32 disputeWindow,
-        uint256 validAfter,
-        uint256 validBefore,
-        uint8 v,
-        bytes32 r,
-        bytes32 s
+        FundingAuthorization calldata authorization
     ) external;
 
     /*//////////////////////////////////////////////////////////////

@@ -459,8 +459,8 @@ abstract contract EscrowTestBase is Test {
         Auth memory a
     ) internal {
         vm.prank(relayer);
-        escrow.fundWithAuthorization(
-            id, from, seller_, amount, deadline, window, a.validAfter, a.validBefore, a.v, a.r, a.s
-        );
+        IAgentEscrow.FundingAuthorization memory authorization =
+            IAgentEscrow.FundingAuthorization(a.validAfter, a.validBefore, a.v, a.r, a.s);
+        escrow.fundWithAuthorization(id, from, seller_, amount, deadline, window, authorization);
     }
 }

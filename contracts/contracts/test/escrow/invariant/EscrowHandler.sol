@@ -140,31 +140,41 @@ contract EscrowHandler is Test {
         bytes32 id = _newId();
         _mint(buyer, amount);
 
-        uint256 validAfter = _now() - 1;
-        uint256 validBefore = _now() + 1 hours;
-        bytes32 structHash = keccak256(
-            abi.encode(
-                usdc.RECEIVE_WITH_AUTHORIZATION_TYPEHASH(),
-                buyer,
-                address(escrow),
-                amount,
-                validAfter,
-                validBefore,
-                escrow.fundingNonce(id, seller, deadline, disputeWindow)
-            )
-        );
-        (uint8 v, bytes32 r, bytes32 s) =
-            vm.sign(key, keccak256(abi.encodePacked("\x19\x01", usdc.DOMAIN_SEPARATOR(), structHash)));
+        IAgentEscrow.FundingAuthorization memory authorization =
+            _authorize(key, buyer, amount, escrow.fundingNonce(id, seller, deadline, disputeWindow));
 
         // Submitted by the handler, acting as a relayer.
         try escrow.fundWithAuthorization(
-            id, buyer, seller, amount, deadline, disputeWindow, validAfter, validBefore, v, r, s
+            id, buyer, seller, amount, deadline, disputeWindow, authorization
         ) {
             _expect(!ghostBlacklisted[buyer], "fundWithAuthorization succeeded for a blacklisted buyer");
             _opened(id, buyer, seller, amount, deadline, disputeWindow);
         } catch {
             _expect(ghostBlacklisted[buyer], "fundWithAuthorization reverted");
         }
+    }
+
+    /// @dev `key`'s EIP-3009 authorization for the escrow to pull `amount` from `buyer`, valid for an hour.
+    function _authorize(uint256 key, address buyer, uint256 amount, bytes32 nonce)
+        internal
+        view
+        returns (IAgentEscrow.FundingAuthorization memory authorization)
+    {
+        authorization.validAfter = _now() - 1;
+        authorization.validBefore = _now() + 1 hours;
+        bytes32 structHash = keccak256(
+            abi.encode(
+                usdc.RECEIVE_WITH_AUTHORIZATION_TYPEHASH(),
+                buyer,
+                address(escrow),
+                amount,
+                authorization.validAfter,
+                authorization.validBefore,
+                nonce
+            )
+        );
+        (authorization.v, authorization.r, authorization.s) =
+            vm.sign(key, keccak256(abi.encodePacked("\x19\x01", usdc.DOMAIN_SEPARATOR(), structHash)));
     }
 
     /*------------------------------ party actions ------------------------------*/
