@@ -11,8 +11,8 @@ import {Test} from "../utils/Test.sol";
 /// digest is rebuilt here from literal type strings, independently of the contract's constants.
 ///
 /// Tests read the clock with {_now} (the `getBlockTimestamp` cheatcode) rather than
-/// `block.timestamp`: under viaIR the optimizer may reuse a `block.timestamp` read across a
-/// `vm.warp` in the same function.
+/// `block.timestamp`: the optimizer may reuse a `block.timestamp` read across a `vm.warp` in the
+/// same function (it did under the IR pipeline).
 abstract contract EscrowTestBase is Test {
     /*------------------------------ constants ------------------------------*/
 
