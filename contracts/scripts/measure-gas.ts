@@ -43,6 +43,10 @@ const START = 2_004_318_071;
 /** Gas may differ from the snapshot by this much between runs (a zero byte in a timestamp: 12 gas). */
 export const GAS_SNAPSHOT_TOLERANCE = 100;
 const USDC = 1_000_000n;
+const AMOUNT = 25n * USDC;
+const FEE_BPS = 100;
+/** Delivery deadline, and signature validity, of every escrow measured. */
+const DEADLINE = START + 30 * DAY;
 
 export async function measureGas(): Promise<GasTable> {
   const connection = await network.create();
@@ -56,7 +60,7 @@ export async function measureGas(): Promise<GasTable> {
   const escrow = await viem.deployContract("AgentEscrow", [
     usdc.address,
     1_000,
-    100,
+    FEE_BPS,
     feeRecipient.account.address,
     arbiter.account.address,
     operator.account.address,
@@ -79,6 +83,8 @@ export async function measureGas(): Promise<GasTable> {
   await usdcByBuyer.write.approve([escrow.address, maxUint256]);
 
   const table: GasTable = {};
+  const deliveredAt = async (receipt: { blockNumber: bigint }) =>
+    Number((await publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp);
   const gasOf = async (label: string, hash: Promise<Hex>) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
     if (receipt.status !== "success") throw new Error(`${label} reverted`);
@@ -91,23 +97,21 @@ export async function measureGas(): Promise<GasTable> {
 
   const fund = async (label: string, sellerAddress: Address = seller.account.address) => {
     const id = newId();
-    const deadline = START + 30 * DAY;
-    await gasOf(label, byBuyer.write.fund([id, sellerAddress, 25n * USDC, deadline, DAY]));
+    await gasOf(label, byBuyer.write.fund([id, sellerAddress, AMOUNT, DEADLINE, DAY]));
     const terms: EscrowTerms = {
       buyer: buyer.account.address,
       seller: sellerAddress,
-      amount: 25n * USDC,
-      deadline,
+      amount: AMOUNT,
+      deadline: DEADLINE,
       disputeWindow: DAY,
       deliveredAt: 0,
-      feeBps: 100,
+      feeBps: FEE_BPS,
     };
     return { id, terms };
   };
   const deliver = async (label: string, id: Hex, terms: EscrowTerms) => {
     const receipt = await gasOf(label, bySeller.write.deliver([id, terms, keccak256(stringToHex("work"))]));
-    const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber });
-    return { ...terms, deliveredAt: Number(block.timestamp) };
+    return { ...terms, deliveredAt: await deliveredAt(receipt) };
   };
 
   // Warm-up: the escrow holds a balance from an open escrow, as it does on a live chain.
@@ -124,7 +128,6 @@ export async function measureGas(): Promise<GasTable> {
   // Gasless funding: the relayer submits the buyer's EIP-3009 authorization.
   {
     const id = newId();
-    const deadline = START + 30 * DAY;
     const signature = await buyer.signTypedData({
       domain: { name: "USD Coin", version: "2", chainId, verifyingContract: usdc.address },
       types: receiveWithAuthorizationTypes,
@@ -132,10 +135,10 @@ export async function measureGas(): Promise<GasTable> {
       message: {
         from: buyer.account.address,
         to: escrow.address,
-        value: 25n * USDC,
+        value: AMOUNT,
         validAfter: 0n,
-        validBefore: BigInt(deadline),
-        nonce: fundingNonce(id, seller.account.address, deadline, DAY),
+        validBefore: BigInt(DEADLINE),
+        nonce: fundingNonce(id, seller.account.address, DEADLINE, DAY),
       },
     });
     const { v, r, s } = parseSignature(signature);
@@ -145,10 +148,10 @@ export async function measureGas(): Promise<GasTable> {
         id,
         buyer.account.address,
         seller.account.address,
-        25n * USDC,
-        deadline,
+        AMOUNT,
+        DEADLINE,
         DAY,
-        { validAfter: 0n, validBefore: BigInt(deadline), v: Number(v), r, s },
+        { validAfter: 0n, validBefore: BigInt(DEADLINE), v: Number(v), r, s },
       ]),
     );
   }
@@ -157,8 +160,7 @@ export async function measureGas(): Promise<GasTable> {
   {
     const zero = "0x0000000000000000000000000000000000000000";
     const { id, terms } = await fund("fund (bounty)", zero);
-    const deadline = terms.deadline;
-    await gasOf("assignSeller", byOperator.write.assignSeller([id, terms, seller.account.address, deadline]));
+    await gasOf("assignSeller", byOperator.write.assignSeller([id, terms, seller.account.address, DEADLINE]));
     const assigned = { ...terms, seller: seller.account.address };
     const delivered = await deliver("deliver (bounty)", id, assigned);
     await networkHelpers.time.increase(DAY);
@@ -169,7 +171,7 @@ export async function measureGas(): Promise<GasTable> {
   {
     const { id, terms } = await fund("fund");
     const domain = escrowDomain(chainId, escrow.address);
-    const sigDeadline = BigInt(START + 30 * DAY);
+    const sigDeadline = BigInt(DEADLINE);
     const deliverableHash = keccak256(stringToHex("signed work"));
     const deliverSig = await seller.signTypedData({
       domain,
@@ -177,11 +179,10 @@ export async function measureGas(): Promise<GasTable> {
       primaryType: "Deliver",
       message: { escrowId: id, deliverableHash, nonce: 0n, sigDeadline },
     });
-    const receipt = await gasOf(
+    const delivered = await gasOf(
       "deliverWithSig",
       byRelayer.write.deliverWithSig([id, terms, deliverableHash, seller.account.address, 0n, sigDeadline, deliverSig]),
     );
-    const deliveredAt = Number((await publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp);
     const releaseSig = await buyer.signTypedData({
       domain,
       types: escrowActionTypes,
@@ -192,7 +193,7 @@ export async function measureGas(): Promise<GasTable> {
       "releaseWithSig",
       byRelayer.write.releaseWithSig([
         id,
-        { ...terms, deliveredAt },
+        { ...terms, deliveredAt: await deliveredAt(delivered) },
         buyer.account.address,
         0n,
         sigDeadline,

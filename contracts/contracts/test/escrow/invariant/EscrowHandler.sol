@@ -154,6 +154,19 @@ contract EscrowHandler is Test {
         }
     }
 
+    /// @dev The buyer (role 0), the seller if assigned (role 1), or else a random actor: moves that
+    /// either party may make are tried by each of them and by outsiders.
+    function _partyOrActor(IAgentEscrow.Escrow memory t, uint256 callerSeed, uint256 role)
+        internal
+        view
+        returns (address caller)
+    {
+        (caller,) = _actor(callerSeed);
+        role %= 3;
+        if (role == 0) caller = t.buyer;
+        else if (role == 1 && t.seller != address(0)) caller = t.seller;
+    }
+
     /// @dev `key`'s EIP-3009 authorization for the escrow to pull `amount` from `buyer`, valid for an hour.
     function _authorize(uint256 key, address buyer, uint256 amount, bytes32 nonce)
         internal
@@ -251,10 +264,7 @@ contract EscrowHandler is Test {
         if (_ids.length == 0) return;
         bytes32 id = _pick(idSeed);
         IAgentEscrow.Escrow memory t = _terms[id];
-        (address caller,) = _actor(callerSeed);
-        role %= 3;
-        if (role == 0) caller = t.buyer;
-        else if (role == 1 && t.seller != address(0)) caller = t.seller;
+        address caller = _partyOrActor(t, callerSeed, role);
         IAgentEscrow.Status status = _status[id];
         bool allowed = (
             status == IAgentEscrow.Status.Funded && (caller == t.buyer || caller == t.seller || _now() > t.deadline)
@@ -274,10 +284,7 @@ contract EscrowHandler is Test {
         if (_ids.length == 0) return;
         bytes32 id = _pick(idSeed);
         IAgentEscrow.Escrow memory t = _terms[id];
-        (address caller,) = _actor(callerSeed);
-        role %= 3;
-        if (role == 0) caller = t.buyer;
-        else if (role == 1 && t.seller != address(0)) caller = t.seller;
+        address caller = _partyOrActor(t, callerSeed, role);
         IAgentEscrow.Status status = _status[id];
         bool party = caller == t.buyer || caller == t.seller;
         bool allowed = party
