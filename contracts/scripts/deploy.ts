@@ -9,6 +9,7 @@
  * An existing deployment whose escrow still has code on the chain is kept. On a local chain that
  * was restarted (no code at the recorded address) the deployment is redone from scratch.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,13 @@ import { network } from "hardhat";
 import AgentEscrowModule from "../ignition/modules/AgentEscrow.ts";
 import LocalMarketplaceModule from "../ignition/modules/LocalMarketplace.ts";
 import { LOCAL_CHAIN_ID, USDC_ADDRESSES } from "../src/chains.ts";
-import { type Deployment, deploymentFile, readDeployment, writeDeployment } from "../src/deployments.ts";
+import {
+  type Deployment,
+  deploymentFile,
+  deploymentsDir,
+  readDeployment,
+  writeDeployment,
+} from "../src/deployments.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** USDC given to each of the local node's first ten accounts, so developers can trade at once. */
@@ -37,10 +44,16 @@ if (existing && (await publicClient.getCode({ address: existing.contracts.AgentE
 await connection.close();
 
 async function deployLocal(startBlock: number): Promise<Deployment> {
-  // A restarted local node has lost the contracts Ignition recorded: start its journal afresh.
-  rmSync(path.join(root, "ignition/deployments", `chain-${LOCAL_CHAIN_ID}`), { recursive: true, force: true });
-  const { usdc, identityRegistry, reputationRegistry, escrow } =
-    await connection.ignition.deploy(LocalMarketplaceModule);
+  // A restarted local node has lost the contracts Ignition recorded: start its journal afresh. A
+  // deployment with its own DEPLOYMENTS_DIR (a test's chain) keeps a journal of its own.
+  const deploymentId = process.env.DEPLOYMENTS_DIR
+    ? `local-${createHash("sha256").update(deploymentsDir()).digest("hex").slice(0, 12)}`
+    : `chain-${LOCAL_CHAIN_ID}`;
+  rmSync(path.join(root, "ignition/deployments", deploymentId), { recursive: true, force: true });
+  const { usdc, identityRegistry, reputationRegistry, escrow } = await connection.ignition.deploy(
+    LocalMarketplaceModule,
+    { deploymentId },
+  );
   for (const wallet of (await connection.viem.getWalletClients()).slice(0, 10)) {
     await publicClient.waitForTransactionReceipt({
       hash: await usdc.write.mint([wallet.account.address, LOCAL_DEV_BALANCE]),

@@ -10,13 +10,20 @@ export const USDC_ADDRESSES: Readonly<Record<number, `0x${string}`>> = {
   [BASE_SEPOLIA_CHAIN_ID]: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
 };
 
-/** The official ERC-8004 registries. Local chains deploy their own (see the deployments file). */
+/**
+ * The official ERC-8004 registries (the same vanity addresses on every mainnet, and on every
+ * testnet). Local chains deploy their own (see the deployments file).
+ */
 export const ERC8004_ADDRESSES: Readonly<
   Record<number, { identityRegistry: `0x${string}`; reputationRegistry: `0x${string}` }>
 > = {
   [BASE_CHAIN_ID]: {
     identityRegistry: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432",
     reputationRegistry: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63",
+  },
+  [BASE_SEPOLIA_CHAIN_ID]: {
+    identityRegistry: "0x8004A818BFB912233c491871b3d84c89A494BD9e",
+    reputationRegistry: "0x8004B663056A597Dffe9eCcC1965A193B7388713",
   },
 };
 

@@ -1,0 +1,127 @@
+/**
+ * Runs the indexer (`ponder start`) as a child process: for `pnpm start`, the end-to-end tests and
+ * the benchmarks. Node.js only.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { VIEWS_SCHEMA } from "./checkpoint.ts";
+
+const indexerDir = fileURLToPath(new URL("..", import.meta.url));
+
+export interface IndexerOptions {
+  /** Postgres; PGlite (in indexer/.ponder) when absent. */
+  databaseUrl?: string;
+  /** The schema the tables live in; see {@link schemaNameFor}. */
+  schema: string;
+  /** Where the views are published; "chain" by default. */
+  viewsSchema?: string;
+  chainId: number;
+  rpcUrl: string;
+  /** Folder of the deployments file; contracts/deployments by default. */
+  deploymentsDir?: string;
+  /** Port of Ponder's HTTP server (/health, /ready, /status, /metrics). */
+  port: number;
+  pollingIntervalMs?: number;
+  /** Ponder's output is appended here, or dropped. */
+  logFile?: string;
+}
+
+export interface IndexerProcess {
+  process: ChildProcess;
+  url: string;
+  /** Resolves when Ponder answers /ready (backfill done, views published). */
+  ready(timeoutMs?: number): Promise<void>;
+  /** SIGTERM (a clean stop) or SIGKILL (a crash); waits for the exit. */
+  stop(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
+}
+
+/** Ponder's CLI script (its package exports no package.json, so find the package root by hand). */
+function ponderCli(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.resolve("ponder")));
+  while (!existsSync(path.join(dir, "package.json"))) dir = path.dirname(dir);
+  const { bin } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { bin: { ponder: string } };
+  return path.join(dir, bin.ponder);
+}
+
+export function startIndexer(options: IndexerOptions): IndexerProcess {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PONDER_TELEMETRY_DISABLED: "true",
+    CHAIN_ID: String(options.chainId),
+    RPC_URL: options.rpcUrl,
+  };
+  delete env.DATABASE_URL;
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.deploymentsDir) env.DEPLOYMENTS_DIR = path.resolve(options.deploymentsDir);
+  if (options.pollingIntervalMs) env.POLLING_INTERVAL_MS = String(options.pollingIntervalMs);
+  const output = options.logFile ? openSync(options.logFile, "a") : "ignore";
+  const args = [
+    ponderCli(),
+    "start",
+    "--schema",
+    options.schema,
+    "--views-schema",
+    options.viewsSchema ?? VIEWS_SCHEMA,
+    "--port",
+    String(options.port),
+    "--hostname",
+    "127.0.0.1",
+  ];
+  const child = spawn(process.execPath, args, { cwd: indexerDir, env, stdio: ["ignore", output, output] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${options.port}`;
+  return {
+    process: child,
+    url,
+    async ready(timeoutMs = 120_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`the indexer exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+        }
+        const status = await fetch(`${url}/ready`).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 200) return;
+        if (Date.now() > until) throw new Error(`the indexer was not ready within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/**
+ * A schema name for this indexer build on this chain: `indexer_` and a hash of the indexing code
+ * and the deployment it indexes. Ponder refuses to reuse a schema for a different build, so a new
+ * build (or a fresh local chain) indexes into a new schema and the views switch to it once it has
+ * caught up; a restart of the same build resumes where it stopped.
+ *
+ * `chainIdentity` tells one chain instance from another with the same contracts (a restarted
+ * local node): the hash of the deployment's start block is a good one.
+ */
+export function schemaNameFor(deploymentJson: string, chainIdentity: string): string {
+  const hash = createHash("sha256");
+  for (const file of indexingSources()) hash.update(file).update(readFileSync(path.join(indexerDir, file)));
+  hash.update(deploymentJson).update(chainIdentity);
+  return `indexer_${hash.digest("hex").slice(0, 12)}`;
+}
+
+/** Every file Ponder's build depends on, relative to the indexer folder, in a stable order. */
+function indexingSources(): string[] {
+  const files = ["ponder.config.ts", "ponder.schema.ts"];
+  for (const dir of ["src", "lib"]) {
+    for (const entry of readdirSync(path.join(indexerDir, dir), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".test.ts")) continue;
+      files.push(path.relative(indexerDir, path.join(entry.parentPath, entry.name)));
+    }
+  }
+  return files.sort();
+}
