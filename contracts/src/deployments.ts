@@ -25,25 +25,25 @@ export interface Deployment {
  * Folder of the deployments files. `DEPLOYMENTS_DIR` overrides it, so a test can run its own
  * chain without touching the developer's files.
  */
-export function deploymentsDir(): string {
-  return process.env.DEPLOYMENTS_DIR
-    ? path.resolve(process.env.DEPLOYMENTS_DIR)
+export function deploymentsDir(env: Record<string, string | undefined> = process.env): string {
+  return env.DEPLOYMENTS_DIR
+    ? path.resolve(env.DEPLOYMENTS_DIR)
     : fileURLToPath(new URL("../deployments", import.meta.url));
 }
 
-export function deploymentFile(chainId: number): string {
-  return path.join(deploymentsDir(), `${chainId}.json`);
+export function deploymentFile(chainId: number, dir = deploymentsDir()): string {
+  return path.join(dir, `${chainId}.json`);
 }
 
-/** The deployment recorded for `chainId`, or undefined if none. */
-export function readDeployment(chainId: number): Deployment | undefined {
-  const file = deploymentFile(chainId);
+/** The deployment recorded for `chainId` (in `dir`, by default {@link deploymentsDir}), or undefined if none. */
+export function readDeployment(chainId: number, dir = deploymentsDir()): Deployment | undefined {
+  const file = deploymentFile(chainId, dir);
   if (!existsSync(file)) return undefined;
   return JSON.parse(readFileSync(file, "utf8")) as Deployment;
 }
 
-export function writeDeployment(deployment: Deployment): string {
-  const file = deploymentFile(deployment.chainId);
+export function writeDeployment(deployment: Deployment, dir = deploymentsDir()): string {
+  const file = deploymentFile(deployment.chainId, dir);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(deployment, null, 2)}\n`);
   return file;

@@ -7,7 +7,7 @@ import { openSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Deployment, readDeployment } from "./deployments.ts";
+import { type Deployment, deploymentsDir, readDeployment } from "./deployments.ts";
 
 const contractsDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -71,16 +71,10 @@ export async function deployLocalMarketplace(options: {
   if (options.deploymentsDir) env.DEPLOYMENTS_DIR = path.resolve(options.deploymentsDir);
   await run([hardhatCli(), "run", "scripts/deploy.ts", "--network", "localhost"], env);
   const chainId = await chainIdAt(options.rpcUrl);
-  const previous = process.env.DEPLOYMENTS_DIR;
-  if (env.DEPLOYMENTS_DIR) process.env.DEPLOYMENTS_DIR = env.DEPLOYMENTS_DIR;
-  try {
-    const deployment = chainId === undefined ? undefined : readDeployment(chainId);
-    if (!deployment) throw new Error(`no deployment recorded for chain ${chainId}`);
-    return deployment;
-  } finally {
-    if (previous === undefined) delete process.env.DEPLOYMENTS_DIR;
-    else process.env.DEPLOYMENTS_DIR = previous;
-  }
+  const deployment =
+    chainId === undefined ? undefined : readDeployment(chainId, deploymentsDir({ ...process.env, ...env }));
+  if (!deployment) throw new Error(`no deployment recorded for chain ${chainId}`);
+  return deployment;
 }
 
 /** The chain id the node at `url` reports, or undefined if nothing answers. */

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { VIEWS_SCHEMA } from "./checkpoint.ts";
+import { type Query, VIEWS_SCHEMA } from "./checkpoint.ts";
 
 const indexerDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -25,7 +25,7 @@ export interface IndexerOptions {
   /** Port of Ponder's HTTP server (/health, /ready, /status, /metrics). */
   port: number;
   pollingIntervalMs?: number;
-  /** Ponder's output is appended here, or dropped. */
+  /** Ponder's output is appended here; without it, Ponder writes to this process's output. */
   logFile?: string;
 }
 
@@ -57,7 +57,7 @@ export function startIndexer(options: IndexerOptions): IndexerProcess {
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.deploymentsDir) env.DEPLOYMENTS_DIR = path.resolve(options.deploymentsDir);
   if (options.pollingIntervalMs) env.POLLING_INTERVAL_MS = String(options.pollingIntervalMs);
-  const output = options.logFile ? openSync(options.logFile, "a") : "ignore";
+  const output = options.logFile ? openSync(options.logFile, "a") : "inherit";
   const args = [
     ponderCli(),
     "start",
@@ -124,4 +124,30 @@ function indexingSources(): string[] {
     }
   }
   return files.sort();
+}
+
+/** Ponder's lock on a schema counts as live for this long after its last heartbeat. */
+const LIVE_HEARTBEAT_MS = 60_000;
+
+/**
+ * Drops the schemas of earlier indexer builds (`indexer_*` other than `keep`) that no running
+ * indexer holds. For a single machine's database, where each new build or fresh local chain
+ * leaves the previous schema behind; a production database keeps them until the operator says.
+ */
+export async function dropStaleIndexerSchemas(query: Query, keep: string): Promise<string[]> {
+  const { rows } = await query(
+    `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'indexer\\_%' AND nspname <> '${keep.replaceAll("'", "''")}'`,
+  );
+  const dropped: string[] = [];
+  for (const { nspname } of rows as { nspname: string }[]) {
+    const schema = `"${nspname.replaceAll('"', '""')}"`;
+    const meta = await query(`SELECT value FROM ${schema}."_ponder_meta" WHERE key = 'app'`).catch(() => ({
+      rows: [],
+    }));
+    const app = meta.rows[0]?.value as { is_locked?: number; heartbeat_at?: number } | undefined;
+    if (app?.is_locked === 1 && Date.now() - (app.heartbeat_at ?? 0) < LIVE_HEARTBEAT_MS) continue;
+    await query(`DROP SCHEMA ${schema} CASCADE`);
+    dropped.push(nspname);
+  }
+  return dropped;
 }

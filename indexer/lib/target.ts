@@ -3,6 +3,7 @@ import {
   BASE_SEPOLIA_CHAIN_ID,
   type Deployment,
   deploymentFile,
+  deploymentsDir,
   ERC8004_ADDRESSES,
   LOCAL_CHAIN_ID,
   readDeployment,
@@ -64,10 +65,11 @@ export function resolveIndexerTarget(env: Env = process.env): IndexerTarget {
     throw new Error(`POLLING_INTERVAL_MS must be an integer of at least 100, got ${env.POLLING_INTERVAL_MS}`);
   }
 
-  const deployment = readDeployment(chainId);
+  const dir = deploymentsDir(env);
+  const deployment = readDeployment(chainId, dir);
   if (!deployment) {
     throw new Error(
-      `No deployment for chain ${chainId} at ${deploymentFile(chainId)}: deploy first (pnpm --filter @agent-marketplace/contracts run deploy --network <name>)`,
+      `No deployment for chain ${chainId} at ${deploymentFile(chainId, dir)}: deploy first (pnpm --filter @agent-marketplace/contracts run deploy --network <name>)`,
     );
   }
   return {

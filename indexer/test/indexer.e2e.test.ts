@@ -14,6 +14,7 @@ import { type Address, getAddress, type Hex, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexedBlock, waitForIndexedBlock } from "../lib/checkpoint.ts";
 import { CONTRACT_STATUS, type EscrowState, termsOf, ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
+import { dropStaleIndexerSchemas } from "../lib/indexer-process.ts";
 import { DAY, type FundedEscrow, Market, ROLE, USDC } from "./market.ts";
 import { type Stack, startStack } from "./stack.ts";
 
@@ -388,6 +389,27 @@ describe("indexer end to end", () => {
     await expectViewsMatchChain();
     expect(await escrowRow(before.id)).toMatchObject({ status: "RELEASED" });
     expect(await escrowRow(during.id)).toMatchObject({ status: "RESOLVED", resolution_seller_bps: 2_500 });
+  });
+});
+
+describe("schemas of earlier indexer builds", () => {
+  it("are dropped unless an indexer still holds them; the live schema stays", async () => {
+    const app = (locked: number, heartbeat: number) =>
+      JSON.stringify({ is_locked: locked, heartbeat_at: heartbeat, build_id: "old" });
+    for (const [schema, value] of [
+      ["indexer_stale0000000", app(0, Date.now())],
+      ["indexer_crashed00000", app(1, Date.now() - 10 * 60_000)],
+      ["indexer_running00000", app(1, Date.now())],
+    ] as const) {
+      await stack.db.query(`CREATE SCHEMA ${schema}`);
+      await stack.db.query(`CREATE TABLE ${schema}._ponder_meta (key text PRIMARY KEY, value jsonb)`);
+      await stack.db.query(`INSERT INTO ${schema}._ponder_meta VALUES ('app', $1)`, [value]);
+    }
+    const dropped = await dropStaleIndexerSchemas(query, stack.schema);
+    expect(dropped.sort()).toEqual(["indexer_crashed00000", "indexer_stale0000000"]);
+    const left = await stack.db.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'indexer%' ORDER BY 1");
+    expect(left.rows.map((row) => row.nspname)).toEqual(["indexer_running00000", stack.schema].sort());
+    await indexed();
   });
 });
 
