@@ -4,7 +4,8 @@ import { resolveIndexerTarget } from "./lib/target.ts";
 
 /**
  * One chain (CHAIN_ID, RPC_URL; the local Hardhat node by default) and the contracts of its
- * deployments file. Postgres when DATABASE_URL is set, else PGlite in .ponder/pglite.
+ * deployments file. Postgres when DATABASE_URL is set, else PGlite in PGLITE_DIRECTORY
+ * (default .ponder/pglite).
  */
 const target = resolveIndexerTarget();
 const chain = target.chainName;
@@ -12,7 +13,7 @@ const chain = target.chainName;
 export default createConfig({
   database: process.env.DATABASE_URL
     ? { kind: "postgres", connectionString: process.env.DATABASE_URL }
-    : { kind: "pglite" },
+    : { kind: "pglite", directory: process.env.PGLITE_DIRECTORY || undefined },
   chains: {
     [chain]: {
       id: target.chainId,

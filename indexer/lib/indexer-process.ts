@@ -12,8 +12,10 @@ import { type Query, VIEWS_SCHEMA } from "./checkpoint.ts";
 const indexerDir = fileURLToPath(new URL("..", import.meta.url));
 
 export interface IndexerOptions {
-  /** Postgres; PGlite (in indexer/.ponder) when absent. */
+  /** Postgres; PGlite when absent. */
   databaseUrl?: string;
+  /** PGlite's folder when there is no `databaseUrl` (default indexer/.ponder/pglite). */
+  pgliteDirectory?: string;
   /** The schema the tables live in; see {@link schemaNameFor}. */
   schema: string;
   /** Where the views are published; "chain" by default. */
@@ -55,6 +57,7 @@ export function startIndexer(options: IndexerOptions): IndexerProcess {
   };
   delete env.DATABASE_URL;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.pgliteDirectory) env.PGLITE_DIRECTORY = path.resolve(options.pgliteDirectory);
   if (options.deploymentsDir) env.DEPLOYMENTS_DIR = path.resolve(options.deploymentsDir);
   if (options.pollingIntervalMs) env.POLLING_INTERVAL_MS = String(options.pollingIntervalMs);
   const output = options.logFile ? openSync(options.logFile, "a") : "inherit";

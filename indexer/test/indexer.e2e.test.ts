@@ -3,6 +3,8 @@
  * Postgres, and `ponder start --views-schema chain` as a process. Every flow of the escrow runs on
  * chain, then each row of the `chain` views is checked against the contracts' own getters.
  */
+
+import path from "node:path";
 import {
   agentEscrowAbi,
   hashEscrowTerms,
@@ -14,9 +16,9 @@ import { type Address, getAddress, type Hex, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexedBlock, waitForIndexedBlock } from "../lib/checkpoint.ts";
 import { CONTRACT_STATUS, type EscrowState, termsOf, ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
-import { dropStaleIndexerSchemas } from "../lib/indexer-process.ts";
+import { dropStaleIndexerSchemas, startIndexer } from "../lib/indexer-process.ts";
 import { DAY, type FundedEscrow, Market, ROLE, USDC } from "./market.ts";
-import { type Stack, startStack } from "./stack.ts";
+import { freePort, type Stack, startStack } from "./stack.ts";
 
 /** Every local dev account (#0-#9) starts with this much USDC (contracts/scripts/deploy.ts). */
 const DEV_BALANCE = 10_000n * USDC;
@@ -389,6 +391,36 @@ describe("indexer end to end", () => {
     await expectViewsMatchChain();
     expect(await escrowRow(before.id)).toMatchObject({ status: "RELEASED" });
     expect(await escrowRow(during.id)).toMatchObject({ status: "RESOLVED", resolution_seller_bps: 2_500 });
+  });
+});
+
+describe("on PGlite", () => {
+  it("indexes the same chain without a Postgres server", async () => {
+    const indexer = startIndexer({
+      pgliteDirectory: path.join(stack.dir, "pglite"),
+      schema: stack.schema,
+      chainId: market.chainId,
+      rpcUrl: stack.node.rpcUrl,
+      deploymentsDir: stack.deploymentsDir,
+      port: await freePort(),
+      logFile: path.join(stack.dir, "indexer-pglite.log"),
+    });
+    try {
+      await indexer.ready();
+      const { receipt } = await market.fund(BOB, market.address(DAVE), USDC);
+      // PGlite lives inside the indexer's process: ask Ponder's /status for its checkpoint.
+      let indexedTo = 0n;
+      for (let tries = 0; tries < 300 && indexedTo < receipt.blockNumber; tries++) {
+        const status = (await (await fetch(`${indexer.url}/status`)).json()) as {
+          hardhat?: { block?: { number: number } };
+        };
+        indexedTo = BigInt(status.hardhat?.block?.number ?? 0);
+        if (indexedTo < receipt.blockNumber) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(indexedTo).toBeGreaterThanOrEqual(receipt.blockNumber);
+    } finally {
+      await indexer.stop();
+    }
   });
 });
 
