@@ -54,6 +54,9 @@ async function deployLocal(startBlock: number): Promise<Deployment> {
     LocalMarketplaceModule,
     { deploymentId },
   );
+  // A test's chain lives as long as the test: its journal is of no use afterwards.
+  if (process.env.DEPLOYMENTS_DIR)
+    rmSync(path.join(root, "ignition/deployments", deploymentId), { recursive: true, force: true });
   for (const wallet of (await connection.viem.getWalletClients()).slice(0, 10)) {
     await publicClient.waitForTransactionReceipt({
       hash: await usdc.write.mint([wallet.account.address, LOCAL_DEV_BALANCE]),

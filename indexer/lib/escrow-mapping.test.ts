@@ -16,6 +16,7 @@ import {
   fundedEscrowRow,
   isTerminal,
   type LogMeta,
+  settlementStep,
   stateOfContractStatus,
   termsOf,
   totalsDelta,
@@ -135,6 +136,18 @@ describe("termsOf", () => {
       disputeWindow: 60,
       deliveredAt: 1_700_000_100,
       feeBps: 0,
+    });
+  });
+});
+
+describe("settlementStep", () => {
+  it("records who settled the escrow, when, and in which transaction", () => {
+    expect(settlementStep(OTHER, META)).toEqual({
+      settledBy: OTHER.toLowerCase(),
+      settledAt: 1_700_000_000n,
+      settledTxHash: META.txHash,
+      settledBlock: 12n,
+      updatedBlock: 12n,
     });
   });
 });

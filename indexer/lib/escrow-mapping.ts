@@ -126,6 +126,17 @@ export function fundedEscrowRow(chainId: number, args: FundedArgs, meta: LogMeta
   };
 }
 
+/** The chain.escrow columns of the step that settled the escrow (release, refund or ruling). */
+export function settlementStep(actor: Hex, meta: LogMeta) {
+  return {
+    settledBy: lower(actor),
+    settledAt: meta.blockTimestamp,
+    settledTxHash: meta.txHash,
+    settledBlock: meta.blockNumber,
+    updatedBlock: meta.blockNumber,
+  };
+}
+
 /** What a chain.escrow_event row holds beyond its kind and place in the chain. */
 export interface EventData {
   escrowId?: Hex | null;

@@ -16,6 +16,7 @@ import {
   eventRow,
   fundedEscrowRow,
   type LogMeta,
+  settlementStep,
   type TotalFigures,
   totalsDelta,
   ZERO_ACCOUNT_FIGURES,
@@ -164,11 +165,7 @@ ponder.on("AgentEscrow:Released", async ({ event, context }) => {
     sellerPayout: sellerAmount,
     buyerPayout: 0n,
     feePaid: fee,
-    settledBy: actor,
-    settledAt: meta.blockTimestamp,
-    settledTxHash: meta.txHash,
-    settledBlock: meta.blockNumber,
-    updatedBlock: meta.blockNumber,
+    ...settlementStep(actor, meta),
   });
   await recordEvent(context, "RELEASED", { escrowId: before.id, actor, amount: sellerAmount, fee }, meta);
   await addToAccounts(context, accountDeltasOnReleased(before, sellerAmount, fee), meta.blockNumber);
@@ -186,11 +183,7 @@ ponder.on("AgentEscrow:Refunded", async ({ event, context }) => {
     sellerPayout: 0n,
     buyerPayout: amount,
     feePaid: 0n,
-    settledBy: actor,
-    settledAt: meta.blockTimestamp,
-    settledTxHash: meta.txHash,
-    settledBlock: meta.blockNumber,
-    updatedBlock: meta.blockNumber,
+    ...settlementStep(actor, meta),
   });
   await recordEvent(context, "REFUNDED", { escrowId: before.id, actor, amount, buyerAmount: amount }, meta);
   await addToAccounts(context, accountDeltasOnRefunded(before, amount), meta.blockNumber);
@@ -208,11 +201,7 @@ ponder.on("AgentEscrow:Resolved", async ({ event, context }) => {
     sellerPayout: sellerAmount,
     buyerPayout: buyerAmount,
     feePaid: fee,
-    settledBy: meta.txFrom,
-    settledAt: meta.blockTimestamp,
-    settledTxHash: meta.txHash,
-    settledBlock: meta.blockNumber,
-    updatedBlock: meta.blockNumber,
+    ...settlementStep(meta.txFrom, meta),
   });
   await recordEvent(
     context,
