@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Query, VIEWS_SCHEMA } from "./checkpoint.ts";
@@ -40,10 +40,9 @@ export interface IndexerProcess {
   stop(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
 }
 
-/** Ponder's CLI script (its package exports no package.json, so find the package root by hand). */
+/** Ponder's CLI script, from the indexer's own dependency (pnpm links it into indexer/node_modules). */
 function ponderCli(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.resolve("ponder")));
-  while (!existsSync(path.join(dir, "package.json"))) dir = path.dirname(dir);
+  const dir = path.join(indexerDir, "node_modules", "ponder");
   const { bin } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { bin: { ponder: string } };
   return path.join(dir, bin.ponder);
 }

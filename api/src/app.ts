@@ -1,0 +1,44 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { Deps } from "./deps.ts";
+import type { AppEnv } from "./http/env.ts";
+import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { agentRoutes } from "./routes/agents.ts";
+import { platformRoutes } from "./routes/platform.ts";
+
+/** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
+export function createApp(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const logger = deps.logger.child({ request_id: c.get("requestId") });
+    c.set("logger", logger);
+    await next();
+    logger.info(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      "request",
+    );
+  });
+  app.use(
+    bodyLimit({
+      maxSize: deps.config.bodyLimitBytes,
+      onError: () => {
+        throw new ApiError(413, "payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
+      },
+    }),
+  );
+
+  app.route("/api/agents", agentRoutes(deps));
+  app.route("/", platformRoutes(deps, app));
+
+  app.notFound((c) =>
+    c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),
+  );
+  app.onError(errorResponse);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,65 @@
+import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
+import { z } from "zod";
+
+/**
+ * Everything the API reads from the environment, checked once at start. Secrets (the master key)
+ * never leave this object except into the module that needs them.
+ */
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1, "DATABASE_URL is required"),
+  CHAIN_ID: z.coerce.number().int().default(LOCAL_CHAIN_ID),
+  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
+  /** 32 bytes as 64 hex: encrypts the custodial keys of hosted agents (AES-256-GCM). */
+  MASTER_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "MASTER_KEY must be 32 bytes of hex"),
+  HOST: z.string().default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+  /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
+  TRUST_PROXY: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+});
+
+export interface Config {
+  databaseUrl: string;
+  chainId: number;
+  rpcUrl: string;
+  masterKey: Buffer;
+  host: string;
+  port: number;
+  logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
+  rateLimitPerMinute: number;
+  registrationsPerHour: number;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    chainId: e.CHAIN_ID,
+    rpcUrl: e.RPC_URL,
+    masterKey: Buffer.from(e.MASTER_KEY.replace(/^0x/, ""), "hex"),
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: e.TRUST_PROXY,
+  };
+}

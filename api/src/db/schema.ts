@@ -1,0 +1,140 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSchema,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/**
+ * Schema "app": what the API owns. On-chain state is never stored here; it is read from the
+ * indexer's views in schema "chain" (see chain-views.ts). Amounts are numeric(78,0) wei.
+ */
+export const app = pgSchema("app");
+
+const wei = (name: string) => numeric(name, { precision: 78, scale: 0 });
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+export const agents = app.table(
+  "agents",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    /** Checksummed. External agents bring it; hosted agents get a custodial one. */
+    walletAddress: text("wallet_address").notNull(),
+    hosted: boolean("hosted").notNull(),
+    /** Hosted agents only: the wallet's private key, AES-256-GCM with the master key. */
+    encryptedPrivateKey: text("encrypted_private_key"),
+    bio: text("bio"),
+    skills: text("skills").array().notNull().default(sql`'{}'::text[]`),
+    referralSource: text("referral_source"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    isActive: boolean("is_active").notNull().default(true),
+    isPaused: boolean("is_paused").notNull().default(false),
+    webhookUrl: text("webhook_url"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),
+    index("agents_created_at_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/** API keys: only their SHA-256 is kept. Rotation revokes the old key. */
+export const apiKeys = app.table(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    keyHash: text("key_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_agent_id_idx").on(t.agentId)],
+);
+
+/** One-time nonces an external agent signs with its wallet to get a new key. */
+export const keyChallenges = app.table("key_challenges", {
+  nonce: text("nonce").primaryKey(),
+  walletAddress: text("wallet_address").notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  usedAt: timestamp("used_at", { withTimezone: true }),
+});
+
+export const listings = app.table(
+  "listings",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    category: text("category").notNull(),
+    listingType: text("listing_type").notNull(),
+    priceWei: wei("price_wei").notNull(),
+    isNegotiable: boolean("is_negotiable").notNull().default(true),
+    isActive: boolean("is_active").notNull().default(true),
+    timesPurchased: integer("times_purchased").notNull().default(0),
+    ratingSum: integer("rating_sum").notNull().default(0),
+    ratingCount: integer("rating_count").notNull().default(0),
+    /** Title and description as words, for `keyword` (GIN index: no scan). */
+    search: tsvector("search")
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(description, ''))`),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("listings_search_idx").using("gin", t.search),
+    index("listings_active_created_idx").on(t.isActive, t.createdAt, t.id),
+    index("listings_active_price_idx").on(t.isActive, t.priceWei, t.id),
+    index("listings_active_popular_idx").on(t.isActive, t.timesPurchased, t.id),
+    index("listings_agent_id_idx").on(t.agentId),
+  ],
+);
+
+/**
+ * A trade between two agents. Its id is the escrow's id (escrowIdToBytes32(id) on chain); its state
+ * is derived from chain.escrow, never stored.
+ */
+export const transactions = app.table(
+  "transactions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    listingId: uuid("listing_id").references(() => listings.id),
+    buyerAgentId: uuid("buyer_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    /** Null while a bounty is unclaimed. */
+    sellerAgentId: uuid("seller_agent_id").references(() => agents.id),
+    amountWei: wei("amount_wei").notNull(),
+    currency: text("currency").notNull().default("USDC"),
+    description: text("description").notNull().default(""),
+    deadline: timestamp("deadline", { withTimezone: true }).notNull(),
+    disputeWindowSeconds: integer("dispute_window_seconds").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("transactions_buyer_idx").on(t.buyerAgentId, t.createdAt),
+    index("transactions_seller_idx").on(t.sellerAgentId, t.createdAt),
+    index("transactions_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/** Hits of the Postgres rate-limit store: one row per key and window. */
+export const rateLimitWindows = app.table("rate_limit_windows", {
+  key: text("key").primaryKey(),
+  windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+  hits: integer("hits").notNull(),
+});

@@ -1,0 +1,14 @@
+import type { Logger } from "pino";
+import type { ChainReader } from "./chain/reader.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/client.ts";
+import type { RateLimitStore } from "./rate-limit/store.ts";
+
+/** What the app is built from: real parts in production and in tests alike. */
+export interface Deps {
+  config: Config;
+  db: Database;
+  chain: ChainReader;
+  logger: Logger;
+  rateLimitStore: RateLimitStore;
+}

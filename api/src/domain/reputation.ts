@@ -1,0 +1,37 @@
+/**
+ * Reputation tiers, from an agent's indexed on-chain record (chain.account_stats). The thresholds
+ * live here and nowhere else; the README and /skill.md quote them.
+ */
+export const REPUTATION_TIERS = ["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"] as const;
+export type ReputationTier = (typeof REPUTATION_TIERS)[number];
+
+export interface TrackRecord {
+  /** Escrows released or ruled in the seller's favour, in either role. */
+  completed: number;
+  refunded: number;
+  disputed: number;
+  /** Value settled to the seller side, in either role (wei). */
+  volumeWei: bigint;
+}
+
+const USDC = 1_000_000n;
+export const TIER_THRESHOLDS = {
+  VETERAN: { completed: 50, volumeWei: 5_000n * USDC, successRate: 0.95 },
+  TRUSTED: { completed: 10, volumeWei: 500n * USDC, successRate: 0.9 },
+  RELIABLE: { completed: 1, volumeWei: 0n, successRate: 0.75 },
+} as const;
+
+/** Completed over settled (completed + refunded); 0 with no settled escrow. */
+export function successRate(record: TrackRecord): number {
+  const settled = record.completed + record.refunded;
+  return settled === 0 ? 0 : record.completed / settled;
+}
+
+export function reputationTier(record: TrackRecord): ReputationTier {
+  const rate = successRate(record);
+  for (const tier of ["VETERAN", "TRUSTED", "RELIABLE"] as const) {
+    const t = TIER_THRESHOLDS[tier];
+    if (record.completed >= t.completed && record.volumeWei >= t.volumeWei && rate >= t.successRate) return tier;
+  }
+  return "NEWCOMER";
+}

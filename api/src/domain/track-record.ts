@@ -1,0 +1,50 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { chainAccountStats } from "../db/chain-views.ts";
+import type { Database } from "../db/client.ts";
+import { reputationTier, successRate, type TrackRecord } from "./reputation.ts";
+
+/** An agent's on-chain record, as its profile and reputation answer it. */
+export interface AgentRecord extends TrackRecord {
+  transactionCount: number;
+  earnedWei: bigint;
+  spentWei: bigint;
+  successRate: number;
+  tier: ReturnType<typeof reputationTier>;
+}
+
+type StatsRow = typeof chainAccountStats.$inferSelect;
+
+export function recordOf(stats: StatsRow | undefined): AgentRecord {
+  const n = (value: number | undefined) => value ?? 0;
+  const w = (value: string | undefined) => BigInt(value ?? "0");
+  const completed =
+    n(stats?.releasedAsBuyer) + n(stats?.releasedAsSeller) + n(stats?.resolvedAsBuyer) + n(stats?.resolvedAsSeller);
+  const record: TrackRecord = {
+    completed,
+    refunded: n(stats?.refundedAsBuyer) + n(stats?.refundedAsSeller),
+    disputed: n(stats?.disputedAsBuyer) + n(stats?.disputedAsSeller),
+    volumeWei: w(stats?.volumeAsBuyer) + w(stats?.volumeAsSeller),
+  };
+  return {
+    ...record,
+    transactionCount: n(stats?.escrowsAsBuyer) + n(stats?.escrowsAsSeller),
+    earnedWei: w(stats?.earned),
+    spentWei: w(stats?.volumeAsBuyer),
+    successRate: successRate(record),
+    tier: reputationTier(record),
+  };
+}
+
+/** The indexed record of each wallet address (lowercase keys). */
+export async function recordsOf(db: Database, chainId: number, addresses: string[]): Promise<Map<string, AgentRecord>> {
+  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  const rows =
+    lower.length === 0
+      ? []
+      : await db
+          .select()
+          .from(chainAccountStats)
+          .where(and(eq(chainAccountStats.chainId, chainId), inArray(chainAccountStats.address, lower)));
+  const byAddress = new Map(rows.map((row) => [row.address, row]));
+  return new Map(lower.map((address) => [address, recordOf(byAddress.get(address))]));
+}

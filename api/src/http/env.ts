@@ -1,0 +1,16 @@
+import type { Logger } from "pino";
+
+/** What middleware puts on every request's context. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    logger: Logger;
+    /** Set by the auth middleware on routes that need an agent's key. */
+    agent: AuthenticatedAgent;
+  };
+}
+
+export interface AuthenticatedAgent {
+  id: string;
+  keyId: string;
+}

@@ -1,0 +1,56 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import type { AppEnv } from "./env.ts";
+
+/**
+ * The one error type handlers throw. `onError` turns it (and anything else) into the one JSON
+ * shape: `{ error, code, details?, request_id }`.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(400, "bad_request", message, details);
+export const unauthorized = (message = "Missing or invalid API key") => new ApiError(401, "unauthorized", message);
+export const forbidden = (message = "Not allowed for this API key") => new ApiError(403, "forbidden", message);
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(409, "conflict", message, details);
+
+/** The validation hook of every route: a zod failure becomes a 400 that names each bad field. */
+export function validationHook(result: { success: true } | { success: false; error: z.ZodError }) {
+  if (result.success) return;
+  const issues = result.error.issues.map((issue) => ({
+    field: issue.path.join(".") || "(body)",
+    message: issue.message,
+  }));
+  const summary = issues.map((issue) => `${issue.field}: ${issue.message}`).join("; ");
+  throw new ApiError(400, "invalid_request", `Invalid request: ${summary}`, { issues });
+}
+
+/** `app.onError`: the only place an error becomes a response. */
+export function errorResponse(error: Error, c: Context<AppEnv>) {
+  const requestId = c.get("requestId");
+  if (error instanceof ApiError) {
+    return c.json({ error: error.message, code: error.code, ...error.details, request_id: requestId }, error.status);
+  }
+  if (error instanceof HTTPException) {
+    // Hono's own: malformed JSON (400), body too large (413), ...
+    const status = error.status as ContentfulStatusCode;
+    const code = status === 413 ? "payload_too_large" : status === 400 ? "bad_request" : "http_error";
+    return c.json({ error: error.message || "Bad request", code, request_id: requestId }, status);
+  }
+  c.get("logger")?.error({ err: error }, "unhandled error");
+  return c.json({ error: "Internal server error", code: "internal", request_id: requestId }, 500);
+}

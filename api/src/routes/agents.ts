@@ -1,0 +1,577 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { getAddress, verifyMessage } from "viem";
+import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
+import { requireAgent } from "../auth/require-agent.ts";
+import { createCustodialWallet } from "../chain/custodial-wallet.ts";
+import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
+import { formatEth, formatUsdc } from "../domain/money.ts";
+import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
+import type { AppEnv } from "../http/env.ts";
+import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
+import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { rateLimit } from "../rate-limit/middleware.ts";
+import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+
+/*
+ * /api/agents: register, own profile, public view, directory, balance by address, key rotation.
+ */
+
+const HOUR_MS = 60 * 60 * 1000;
+const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
+
+const Name = z.string().trim().min(1).max(100);
+const Skills = z.array(z.string().trim().min(1).max(50)).max(30);
+const Metadata = z.record(z.string(), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_384, {
+  message: "must serialise to at most 16 KB",
+});
+
+const RegisterBody = z
+  .strictObject({
+    agent_name: Name.optional(),
+    name: Name.optional().openapi({ description: "Alias of agent_name" }),
+    wallet_address: Address.optional().openapi({ description: "External (BYOB) agents: their own wallet" }),
+    hosted: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Without wallet_address: the service creates a custodial wallet" }),
+    wallet_provider: z
+      .string()
+      .max(50)
+      .optional()
+      .openapi({ description: "Sent by some clients; same as hosted: true" }),
+    bio: z.string().max(2_000).optional(),
+    skills: Skills.optional(),
+    referral_source: z.string().max(200).optional(),
+  })
+  .openapi("RegisterAgent");
+
+const AgentSummary = z.object({
+  id: Uuid,
+  name: z.string(),
+  wallet_address: z.string(),
+  hosted: z.boolean(),
+  created_at: z.string(),
+});
+
+const RegisterResponse = z
+  .object({ success: z.boolean(), agent: AgentSummary, api_key: z.string(), warning: z.string() })
+  .openapi("RegisterAgentResponse");
+
+const ListingSummary = z.object({
+  id: Uuid,
+  title: z.string(),
+  listing_type: z.string(),
+  category: z.string(),
+  price_wei: z.string(),
+  price_usdc: z.string(),
+  is_active: z.boolean(),
+});
+
+const PublicAgent = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    wallet_address: z.string(),
+    transaction_count: z.number().int(),
+    total_earned_wei: z.string(),
+    reputation_tier: z.string(),
+    bio: z.string().nullable(),
+    skills: z.array(z.string()),
+    created_at: z.string(),
+    recent_transactions: z.array(z.record(z.string(), z.unknown())),
+    listings: z.array(ListingSummary),
+  })
+  .openapi("PublicAgent");
+
+const OwnProfile = PublicAgent.extend({
+  is_active: z.boolean(),
+  is_paused: z.boolean(),
+  hosted: z.boolean(),
+  total_spent_wei: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  webhook_url: z.string().nullable(),
+  reputation: z.object({
+    completed_transactions: z.number().int(),
+    total_volume_wei: z.string(),
+    success_rate: z.number(),
+  }),
+}).openapi("OwnProfile");
+
+const PatchMeBody = z
+  .strictObject({
+    name: Name.optional(),
+    bio: z.string().max(2_000).nullable().optional(),
+    skills: Skills.optional(),
+    is_paused: z.boolean().optional(),
+    metadata: Metadata.optional(),
+    webhook_url: z
+      .string()
+      .url()
+      .max(2_000)
+      .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
+      .nullable()
+      .optional(),
+  })
+  .openapi("PatchOwnProfile");
+
+const Balance = z
+  .object({
+    address: z.string(),
+    eth_wei: z.string(),
+    usdc_wei: z.string(),
+    eth_formatted: z.string(),
+    usdc_formatted: z.string(),
+  })
+  .openapi("Balance");
+
+const DirectoryQuery = z.strictObject({
+  keyword: z.string().trim().min(1).max(100).optional(),
+  skill: z.string().trim().min(1).max(50).optional(),
+  sort: z.enum(["newest", "reputation", "volume"]).default("newest"),
+  limit: Limit,
+  cursor: Cursor,
+});
+
+const RotateKeyBody = z
+  .strictObject({
+    address: Address,
+    nonce: z.string().min(1).max(100),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex"),
+  })
+  .openapi("RotateKeyWithSignature");
+
+/** The message an external agent signs (EIP-191) to prove its wallet. */
+export function keyChallengeMessage(address: string, nonce: string): string {
+  return `Agent marketplace: rotate the API key of the agent with wallet ${address}. Nonce: ${nonce}`;
+}
+
+export function agentRoutes(deps: Deps) {
+  const { db, config, chain } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const auth = requireAgent(db);
+  const registrationLimit = rateLimit(deps.rateLimitStore, {
+    name: "registrations",
+    limit: config.registrationsPerHour,
+    windowMs: HOUR_MS,
+    keyOf: (c) => clientIp(c, config.trustProxy),
+  });
+
+  async function newKey(agentId: string, revokeOthers: boolean) {
+    const apiKey = generateApiKey();
+    await db.transaction(async (tx) => {
+      if (revokeOthers) {
+        await tx
+          .update(apiKeys)
+          .set({ revokedAt: new Date() })
+          .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
+      }
+      await tx.insert(apiKeys).values({ agentId, keyHash: hashApiKey(apiKey) });
+    });
+    return apiKey;
+  }
+
+  async function publicView(agent: typeof agents.$inferSelect, record: AgentRecord) {
+    const own = await db
+      .select()
+      .from(listings)
+      .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
+      .orderBy(desc(listings.createdAt))
+      .limit(20);
+    return {
+      id: agent.id,
+      name: agent.name,
+      wallet_address: agent.walletAddress,
+      transaction_count: record.transactionCount,
+      total_earned_wei: record.earnedWei.toString(),
+      reputation_tier: record.tier,
+      bio: agent.bio,
+      skills: agent.skills,
+      created_at: agent.createdAt.toISOString(),
+      // Filled by the transactions module once trades exist (issue 5).
+      recent_transactions: [] as Record<string, unknown>[],
+      listings: own.map((listing) => ({
+        id: listing.id,
+        title: listing.title,
+        listing_type: listing.listingType,
+        category: listing.category,
+        price_wei: listing.priceWei,
+        price_usdc: formatUsdc(listing.priceWei),
+        is_active: listing.isActive,
+      })),
+    };
+  }
+
+  async function ownProfile(agentId: string) {
+    const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
+    if (!agent) throw notFound("Agent");
+    const record = (await recordsOf(db, chain.chainId, [agent.walletAddress])).get(agent.walletAddress.toLowerCase());
+    if (!record) throw new Error("no record");
+    return {
+      ...(await publicView(agent, record)),
+      is_active: agent.isActive,
+      is_paused: agent.isPaused,
+      hosted: agent.hosted,
+      total_spent_wei: record.spentWei.toString(),
+      metadata: agent.metadata,
+      webhook_url: agent.webhookUrl,
+      reputation: {
+        completed_transactions: record.completed,
+        total_volume_wei: record.volumeWei.toString(),
+        success_rate: record.successRate,
+      },
+    };
+  }
+
+  app.use("/register", registrationLimit);
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/register",
+      tags: ["Agents"],
+      summary: "Register an agent",
+      description:
+        "With `wallet_address` the agent is external (BYOB); without it, `hosted: true` makes a hosted agent with a custodial wallet. The API key is shown once.",
+      request: { body: { required: true, content: { "application/json": { schema: RegisterBody } } } },
+      responses: {
+        201: { description: "Registered", content: { "application/json": { schema: RegisterResponse } } },
+        ...errorResponses(400, 409, 413, 429),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const name = body.agent_name ?? body.name;
+      if (!name) throw badRequest("agent_name is required");
+      const hosted = !body.wallet_address && (body.hosted === true || body.wallet_provider !== undefined);
+      if (!body.wallet_address && !hosted) {
+        throw badRequest("wallet_address is required (or hosted: true for a wallet the service holds)");
+      }
+      if (body.wallet_address && body.hosted) throw badRequest("An agent with its own wallet_address cannot be hosted");
+      const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
+      const walletAddress = body.wallet_address ?? (custodial?.address as string);
+      const [existing] = await db
+        .select({ id: agents.id })
+        .from(agents)
+        .where(sql`lower(${agents.walletAddress}) = ${walletAddress.toLowerCase()}`);
+      if (existing) throw conflict("An agent with this wallet already exists");
+      const apiKey = generateApiKey();
+      const agent = await db
+        .transaction(async (tx) => {
+          const [created] = await tx
+            .insert(agents)
+            .values({
+              name,
+              walletAddress,
+              hosted,
+              encryptedPrivateKey: custodial?.encryptedPrivateKey ?? null,
+              bio: body.bio ?? null,
+              skills: body.skills ?? [],
+              referralSource: body.referral_source ?? null,
+            })
+            .returning();
+          if (!created) throw new Error("insert returned no row");
+          await tx.insert(apiKeys).values({ agentId: created.id, keyHash: hashApiKey(apiKey) });
+          return created;
+        })
+        .catch((error: unknown) => {
+          // Two registrations of one wallet at once: the unique index decides.
+          if ((error as { cause?: { code?: string } }).cause?.code === "23505") {
+            throw conflict("An agent with this wallet already exists");
+          }
+          throw error;
+        });
+      c.get("logger").info({ agent_id: agent.id, hosted }, "agent registered");
+      return c.json(
+        {
+          success: true,
+          agent: {
+            id: agent.id,
+            name: agent.name,
+            wallet_address: agent.walletAddress,
+            hosted: agent.hosted,
+            created_at: agent.createdAt.toISOString(),
+          },
+          api_key: apiKey,
+          warning: KEY_WARNING,
+        },
+        201,
+      );
+    },
+  );
+
+  app.use("/me", auth);
+  app.use("/me/*", auth);
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me",
+      tags: ["Agents"],
+      summary: "Own profile",
+      security: bearerSecurity,
+      responses: {
+        200: { description: "The caller's full profile", content: { "application/json": { schema: OwnProfile } } },
+        ...errorResponses(401, 429),
+      },
+    }),
+    async (c) => c.json(await ownProfile(c.get("agent").id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/me",
+      tags: ["Agents"],
+      summary: "Update own profile",
+      security: bearerSecurity,
+      request: { body: { required: true, content: { "application/json": { schema: PatchMeBody } } } },
+      responses: {
+        200: { description: "The updated profile", content: { "application/json": { schema: OwnProfile } } },
+        ...errorResponses(400, 401, 413, 429),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const changes = {
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.bio !== undefined && { bio: body.bio }),
+        ...(body.skills !== undefined && { skills: body.skills }),
+        ...(body.is_paused !== undefined && { isPaused: body.is_paused }),
+        ...(body.metadata !== undefined && { metadata: body.metadata }),
+        ...(body.webhook_url !== undefined && { webhookUrl: body.webhook_url }),
+      };
+      if (Object.keys(changes).length > 0) {
+        await db
+          .update(agents)
+          .set({ ...changes, updatedAt: new Date() })
+          .where(eq(agents.id, c.get("agent").id));
+      }
+      return c.json(await ownProfile(c.get("agent").id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/key-challenge",
+      tags: ["Agents"],
+      summary: "Nonce to sign for a key rotation without the key",
+      request: { query: z.strictObject({ address: Address }) },
+      responses: {
+        200: {
+          description: "Sign `message` with the wallet (EIP-191) and POST it to /api/agents/rotate-key",
+          content: {
+            "application/json": {
+              schema: z.object({ nonce: z.string(), message: z.string(), expires_at: z.string() }),
+            },
+          },
+        },
+        ...errorResponses(400),
+      },
+    }),
+    async (c) => {
+      const { address } = c.req.valid("query");
+      const nonce = generateApiKey().slice(0, 32);
+      const expiresAt = new Date(Date.now() + CHALLENGE_TTL_MS);
+      await db.insert(keyChallenges).values({ nonce, walletAddress: address, expiresAt });
+      return c.json({ nonce, message: keyChallengeMessage(address, nonce), expires_at: expiresAt.toISOString() }, 200);
+    },
+  );
+
+  const NewKey = z.object({ success: z.boolean(), api_key: z.string(), warning: z.string() }).openapi("NewApiKey");
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/me/rotate-key",
+      tags: ["Agents"],
+      summary: "Rotate the API key (with the current key)",
+      security: bearerSecurity,
+      responses: {
+        200: {
+          description: "The new key; the old one is revoked",
+          content: { "application/json": { schema: NewKey } },
+        },
+        ...errorResponses(401, 429),
+      },
+    }),
+    async (c) => c.json({ success: true, api_key: await newKey(c.get("agent").id, true), warning: KEY_WARNING }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/rotate-key",
+      tags: ["Agents"],
+      summary: "Rotate the API key with a wallet signature (external agents that lost their key)",
+      request: { body: { required: true, content: { "application/json": { schema: RotateKeyBody } } } },
+      responses: {
+        200: {
+          description: "The new key; every old one is revoked",
+          content: { "application/json": { schema: NewKey } },
+        },
+        ...errorResponses(400, 401, 429),
+      },
+    }),
+    async (c) => {
+      const { address, nonce, signature } = c.req.valid("json");
+      // The nonce is spent whether or not the signature is good: no second try with it.
+      const [challenge] = await db
+        .update(keyChallenges)
+        .set({ usedAt: new Date() })
+        .where(and(eq(keyChallenges.nonce, nonce), isNull(keyChallenges.usedAt)))
+        .returning();
+      if (!challenge || challenge.expiresAt < new Date() || getAddress(challenge.walletAddress) !== address) {
+        throw unauthorized("Unknown, used or expired challenge");
+      }
+      const valid = await verifyMessage({
+        address,
+        message: keyChallengeMessage(address, nonce),
+        signature: signature as `0x${string}`,
+      }).catch(() => false);
+      if (!valid) throw unauthorized("The signature is not the wallet's");
+      const [agent] = await db
+        .select()
+        .from(agents)
+        .where(and(sql`lower(${agents.walletAddress}) = ${address.toLowerCase()}`, eq(agents.isActive, true)));
+      if (!agent || agent.hosted) throw unauthorized("No external agent has this wallet");
+      return c.json({ success: true, api_key: await newKey(agent.id, true), warning: KEY_WARNING }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/balance",
+      tags: ["Agents"],
+      summary: "ETH and USDC balance of an address, read from the chain",
+      request: { query: z.strictObject({ address: Address }) },
+      responses: {
+        200: { description: "Balances", content: { "application/json": { schema: Balance } } },
+        ...errorResponses(400),
+      },
+    }),
+    async (c) => {
+      const { address } = c.req.valid("query");
+      const { ethWei, usdcWei } = await chain.balances(address);
+      return c.json(
+        {
+          address,
+          eth_wei: ethWei.toString(),
+          usdc_wei: usdcWei.toString(),
+          eth_formatted: formatEth(ethWei),
+          usdc_formatted: formatUsdc(usdcWei),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags: ["Agents"],
+      summary: "Directory of agents",
+      request: { query: DirectoryQuery },
+      responses: {
+        200: {
+          description: "A page of agents",
+          content: {
+            "application/json": {
+              schema: z.object({
+                agents: z.array(PublicAgent.omit({ recent_transactions: true, listings: true })),
+                next_cursor: z.string().nullable(),
+              }),
+            },
+          },
+        },
+        ...errorResponses(400),
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+      const afterAt = after?.at ? new Date(after.at) : undefined;
+      if (after && (!afterAt || Number.isNaN(afterAt.getTime()))) throw badRequest("Invalid cursor");
+      const conditions = [eq(agents.isActive, true)];
+      if (query.keyword) {
+        const pattern = `%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+        conditions.push(
+          or(sql`${agents.name} ILIKE ${pattern}`, sql`coalesce(${agents.bio}, '') ILIKE ${pattern}`) as never,
+        );
+      }
+      if (query.skill) conditions.push(sql`${query.skill} = ANY(${agents.skills})`);
+      if (after && afterAt) {
+        conditions.push(
+          or(lt(agents.createdAt, afterAt), and(eq(agents.createdAt, afterAt), lt(agents.id, after.id))) as never,
+        );
+      }
+      const rows = await db
+        .select()
+        .from(agents)
+        .where(and(...conditions))
+        .orderBy(desc(agents.createdAt), desc(agents.id))
+        .limit(query.limit + 1);
+      const page = rows.slice(0, query.limit);
+      const records = await recordsOf(
+        db,
+        chain.chainId,
+        page.map((agent) => agent.walletAddress),
+      );
+      const items = page.map((agent) => {
+        const record = records.get(agent.walletAddress.toLowerCase()) as AgentRecord;
+        return {
+          id: agent.id,
+          name: agent.name,
+          wallet_address: agent.walletAddress,
+          transaction_count: record.transactionCount,
+          total_earned_wei: record.earnedWei.toString(),
+          reputation_tier: record.tier,
+          bio: agent.bio,
+          skills: agent.skills,
+          created_at: agent.createdAt.toISOString(),
+        };
+      });
+      const last = page[page.length - 1];
+      return c.json(
+        {
+          agents: items,
+          next_cursor:
+            rows.length > query.limit && last ? encodeCursor({ at: last.createdAt.toISOString(), id: last.id }) : null,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags: ["Agents"],
+      summary: "Public view of an agent",
+      request: { params: z.object({ id: z.string().openapi({ format: "uuid" }) }) },
+      responses: {
+        200: { description: "The agent", content: { "application/json": { schema: PublicAgent } } },
+        ...errorResponses(404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      if (!isUuid(id)) throw notFound("Agent");
+      const [agent] = await db
+        .select()
+        .from(agents)
+        .where(and(eq(agents.id, id), eq(agents.isActive, true)));
+      if (!agent) throw notFound("Agent");
+      const record = (await recordsOf(db, chain.chainId, [agent.walletAddress])).get(agent.walletAddress.toLowerCase());
+      return c.json(await publicView(agent, record as AgentRecord), 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,63 @@
+import { z } from "@hono/zod-openapi";
+import { getAddress, isAddress } from "viem";
+
+/** Shared pieces of request and response schemas. */
+
+/** Largest value a uint256 can hold. */
+const UINT256_MAX = 2n ** 256n - 1n;
+
+export const Uuid = z.uuid().openapi({ example: "0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f" });
+
+/** A wallet address in; answered checksummed. */
+export const Address = z
+  .string()
+  .refine((value) => /^0x[0-9a-fA-F]{40}$/.test(value) && isAddress(value, { strict: false }), {
+    message: "must be 0x followed by 40 hex characters",
+  })
+  .transform((value) => getAddress(value))
+  .openapi({ type: "string", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+
+/** A USDC amount in wei: a string of digits that fits a uint256. */
+export const Wei = z
+  .string()
+  .regex(/^\d{1,78}$/, "must be a string of digits (USDC wei)")
+  .refine((value) => BigInt(value) <= UINT256_MAX, { message: "is larger than a uint256" })
+  .openapi({ example: "1500000" });
+
+/** A positive USDC amount in wei. */
+export const PositiveWei = Wei.refine((value) => BigInt(value) > 0n, { message: "must be greater than 0" });
+
+export const Limit = z.coerce.number().int().min(1).max(100).default(50).openapi({ example: 50 });
+
+export const Cursor = z.string().max(200).optional().openapi({ description: "next_cursor of the previous page" });
+
+export const ErrorBody = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+    request_id: z.string().optional(),
+  })
+  .passthrough()
+  .openapi("Error");
+
+/** The error responses a route documents, by status. */
+export function errorResponses(...statuses: number[]) {
+  const descriptions: Record<number, string> = {
+    400: "Invalid request",
+    401: "Missing or invalid API key",
+    402: "Insufficient balance",
+    403: "Not allowed for this API key",
+    404: "Not found",
+    409: "Conflict",
+    413: "Body too large",
+    429: "Rate limit exceeded",
+  };
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: descriptions[status] ?? "Error", content: { "application/json": { schema: ErrorBody } } },
+    ]),
+  );
+}
+
+export const bearerSecurity = [{ ApiKey: [] }];

@@ -1,0 +1,40 @@
+import { serve } from "@hono/node-server";
+import pino from "pino";
+import { createApp } from "./app.ts";
+import { createChainReader } from "./chain/reader.ts";
+import type { Config } from "./config.ts";
+import { createDatabase } from "./db/client.ts";
+import { migrateDatabase } from "./db/migrate.ts";
+import { PostgresRateLimitStore } from "./rate-limit/store.ts";
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Connects, migrates and listens. The rate limits live in Postgres, shared by every instance. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = pino({ level: config.logLevel, base: { service: "api" } });
+  const db = createDatabase(config.databaseUrl);
+  await migrateDatabase(db);
+  const app = createApp({
+    config,
+    db,
+    chain: createChainReader({ chainId: config.chainId, rpcUrl: config.rpcUrl }),
+    logger,
+    rateLimitStore: new PostgresRateLimitStore(db),
+  });
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url }, "API listening");
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.$client.end();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { inject } from "vitest";
+import { createApp } from "../src/app.ts";
+import { createChainReader } from "../src/chain/reader.ts";
+import { type Config, loadConfig } from "../src/config.ts";
+import { createDatabase, type Database } from "../src/db/client.ts";
+import { migrateDatabase } from "../src/db/migrate.ts";
+import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
+
+/** The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. */
+export async function testApp(overrides: Partial<Config> = {}) {
+  const stack = inject("stack");
+  const config = {
+    ...loadConfig({
+      DATABASE_URL: stack.databaseUrl,
+      RPC_URL: stack.rpcUrl,
+      CHAIN_ID: String(stack.deployment.chainId),
+      MASTER_KEY: randomBytes(32).toString("hex"),
+      LOG_LEVEL: "silent",
+    }),
+    ...overrides,
+  };
+  const db = createDatabase(config.databaseUrl, { max: 5 });
+  await migrateDatabase(db);
+  const app = createApp({
+    config,
+    db,
+    chain: createChainReader({ chainId: config.chainId, rpcUrl: config.rpcUrl, deployment: stack.deployment }),
+    logger: pino({ level: "silent" }),
+    rateLimitStore: new MemoryRateLimitStore(),
+  });
+  return { app, db, config, close: () => db.$client.end() };
+}
+
+export type TestApp = Awaited<ReturnType<typeof testApp>>;
+
+/** A fresh wallet, so tests never collide on the unique wallet index. */
+export function newWallet() {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+/** A response's JSON body, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+export async function json(response: Response): Promise<any> {
+  return response.json();
+}
+
+/** JSON request helpers. */
+export function post(app: TestApp["app"], path: string, body: unknown, key?: string) {
+  return app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify(body),
+  });
+}
+
+export function patch(app: TestApp["app"], path: string, body: unknown, key?: string) {
+  return app.request(path, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify(body),
+  });
+}
+
+export function get(app: TestApp["app"], path: string, key?: string) {
+  return app.request(path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+}
+
+/** Registers an external agent with a fresh wallet; returns its id, key and wallet. */
+export async function registerAgent(app: TestApp["app"], name = "agent") {
+  const wallet = newWallet();
+  const response = await post(app, "/api/agents/register", { agent_name: name, wallet_address: wallet.address });
+  if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as { agent: { id: string }; api_key: string };
+  return { id: body.agent.id, key: body.api_key, wallet };
+}
+
+export type { Database };
