@@ -4,6 +4,8 @@ import { requestId } from "hono/request-id";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { clientIp } from "./http/request.ts";
+import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { platformRoutes } from "./routes/platform.ts";
 
@@ -28,6 +30,15 @@ export function createApp(deps: Deps) {
       onError: () => {
         throw new ApiError(413, "payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
       },
+    }),
+  );
+
+  app.use(
+    "/api/*",
+    requestBudget(deps.rateLimitStore, {
+      perKeyPerMinute: deps.config.rateLimitPerMinute,
+      perIpPerMinute: deps.config.rateLimitPerIpPerMinute,
+      ipOf: (c) => clientIp(c, deps.config.trustProxy),
     }),
   );
 

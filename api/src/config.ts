@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  /** Requests without an API key, per client IP. */
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(600),
   REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -37,6 +39,7 @@ export interface Config {
   port: number;
   logLevel: z.infer<typeof EnvSchema>["LOG_LEVEL"];
   rateLimitPerMinute: number;
+  rateLimitPerIpPerMinute: number;
   registrationsPerHour: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -58,6 +61,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitPerIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
     registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,

@@ -9,7 +9,11 @@ import { createDatabase, type Database } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
 
-/** The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. */
+/**
+ * The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. A
+ * test file registers many agents from one address, so the registration limit is raised unless
+ * the test sets it; the rate-limit tests set their own.
+ */
 export async function testApp(overrides: Partial<Config> = {}) {
   const stack = inject("stack");
   const config = {
@@ -19,6 +23,8 @@ export async function testApp(overrides: Partial<Config> = {}) {
       CHAIN_ID: String(stack.deployment.chainId),
       MASTER_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: "silent",
+      REGISTRATIONS_PER_HOUR: "100000",
+      RATE_LIMIT_PER_IP_PER_MINUTE: "100000",
     }),
     ...overrides,
   };

@@ -1,7 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { apiKeyFromHeader, hashApiKey } from "../auth/api-keys.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RateLimitStore } from "./store.ts";
+
+const MINUTE_MS = 60_000;
 
 export interface RateLimitRule {
   /** Names the limit in its key and its error ("requests", "registrations"). */
@@ -36,4 +39,27 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule): Middlewar
     }
     await next();
   };
+}
+
+/**
+ * The request budget: 100/min per API key (counted by the key's hash, so it holds for valid and
+ * invalid keys alike and needs no database read), and a wider one per IP for requests without a key.
+ */
+export function requestBudget(
+  store: RateLimitStore,
+  options: { perKeyPerMinute: number; perIpPerMinute: number; ipOf: (c: Context<AppEnv>) => string },
+): MiddlewareHandler<AppEnv> {
+  const perKey = rateLimit(store, {
+    name: "requests",
+    limit: options.perKeyPerMinute,
+    windowMs: MINUTE_MS,
+    keyOf: (c) => `key:${hashApiKey(apiKeyFromHeader(c.req.header("authorization")) ?? "")}`,
+  });
+  const perIp = rateLimit(store, {
+    name: "requests",
+    limit: options.perIpPerMinute,
+    windowMs: MINUTE_MS,
+    keyOf: (c) => `ip:${options.ipOf(c)}`,
+  });
+  return (c, next) => (apiKeyFromHeader(c.req.header("authorization")) ? perKey(c, next) : perIp(c, next));
 }
