@@ -1,0 +1,112 @@
+import fc from "fast-check";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+
+/**
+ * Random bodies, query strings, path ids and keys thrown at every route: never a 5xx, always the
+ * one error shape, and a refused request changes nothing in the database.
+ */
+
+let t: TestApp;
+let caller: Awaited<ReturnType<typeof registerAgent>>;
+beforeAll(async () => {
+  t = await testApp();
+  caller = await registerAgent(t.app, "fuzz caller");
+});
+afterAll(() => t.close());
+
+interface RouteUnderTest {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** `{id}` is replaced by a random or real id. */
+  path: string;
+}
+
+/** Every route of the API. A route added to the app belongs here. */
+const ROUTES: RouteUnderTest[] = [
+  { method: "POST", path: "/api/agents/register" },
+  { method: "GET", path: "/api/agents/me" },
+  { method: "PATCH", path: "/api/agents/me" },
+  { method: "POST", path: "/api/agents/me/rotate-key" },
+  { method: "POST", path: "/api/agents/rotate-key" },
+  { method: "GET", path: "/api/agents/key-challenge" },
+  { method: "GET", path: "/api/agents/balance" },
+  { method: "GET", path: "/api/agents" },
+  { method: "GET", path: "/api/agents/{id}" },
+  { method: "GET", path: "/api/health" },
+];
+
+const APP_TABLES = ["agents", "api_keys", "key_challenges", "listings", "transactions"];
+
+/** A fingerprint of every row the API owns. */
+async function snapshot(): Promise<string> {
+  const parts: string[] = [];
+  for (const table of APP_TABLES) {
+    const { rows } = await t.db.execute<{ digest: string | null }>(
+      sql.raw(`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM app.${table} t`),
+    );
+    parts.push(`${table}:${rows[0]?.digest}`);
+  }
+  return parts.join(",");
+}
+
+const anyText = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "binary" }),
+  fc.constantFrom("", " ", "null", "0", "-1", "1e309", "99999999999999999999999999999999999999999999999999999999999999999999999999999999", "<script>", "' OR 1=1 --", "%00", "../../etc"),
+);
+
+const idSegment = fc.oneof(fc.uuid(), anyText, fc.constant("00000000-0000-0000-0000-000000000000"));
+
+const body = fc.oneof(
+  fc.jsonValue(),
+  fc.dictionary(
+    fc.constantFrom("agent_name", "name", "wallet_address", "hosted", "bio", "skills", "metadata", "is_paused", "webhook_url", "address", "nonce", "signature", "price_wei", "agent_id", "title", "description", "category", "listing_type", "limit", "cursor", "state", "__proto__", "constructor"),
+    fc.oneof(fc.jsonValue(), anyText),
+  ),
+);
+
+const query = fc.dictionary(
+  fc.constantFrom("limit", "cursor", "sort", "keyword", "skill", "address", "agent_id", "state", "category", "min_price", "max_price", "starter", "exclude_agent", "listing_type", "x"),
+  anyText,
+  { maxKeys: 4 },
+);
+
+const auth = fc.constantFrom("none", "valid", "unknown", "garbage");
+
+describe("every route under random input", () => {
+  it("answers below 500, in the one error shape, and changes nothing when it refuses", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        idSegment,
+        query,
+        fc.oneof(body.map((value) => JSON.stringify(value)), anyText),
+        auth,
+        async (route, id, params, rawBody, who) => {
+          const path = route.path.replace("{id}", encodeURIComponent(id));
+          const search = new URLSearchParams(params).toString();
+          const headers: Record<string, string> = { "content-type": "application/json" };
+          if (who === "valid") headers.authorization = `Bearer ${caller.key}`;
+          if (who === "unknown") headers.authorization = `Bearer ${"e".repeat(64)}`;
+          // A header cannot carry control characters (the request would not even be sent).
+          if (who === "garbage") headers.authorization = `Bearer ${encodeURIComponent(id)}`;
+          // Rotating the caller's key with its own key is a legitimate change: keep the key valid.
+          if (route.path === "/api/agents/me/rotate-key" && who === "valid") headers.authorization = "Bearer 0";
+          const before = await snapshot();
+          const response = await t.app.request(`${path}${search ? `?${search}` : ""}`, {
+            method: route.method,
+            headers,
+            ...(route.method !== "GET" && { body: rawBody }),
+          });
+          expect(response.status, `${route.method} ${path}?${search}`).toBeLessThan(500);
+          if (response.status >= 400) {
+            expect(await json(response)).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+            expect(await snapshot()).toBe(before);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
