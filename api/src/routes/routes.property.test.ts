@@ -1,5 +1,5 @@
-import fc from "fast-check";
 import { sql } from "drizzle-orm";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
@@ -53,7 +53,19 @@ async function snapshot(): Promise<string> {
 const anyText = fc.oneof(
   fc.string(),
   fc.string({ unit: "binary" }),
-  fc.constantFrom("", " ", "null", "0", "-1", "1e309", "99999999999999999999999999999999999999999999999999999999999999999999999999999999", "<script>", "' OR 1=1 --", "%00", "../../etc"),
+  fc.constantFrom(
+    "",
+    " ",
+    "null",
+    "0",
+    "-1",
+    "1e309",
+    "99999999999999999999999999999999999999999999999999999999999999999999999999999999",
+    "<script>",
+    "' OR 1=1 --",
+    "%00",
+    "../../etc",
+  ),
 );
 
 const idSegment = fc.oneof(fc.uuid(), anyText, fc.constant("00000000-0000-0000-0000-000000000000"));
@@ -61,13 +73,53 @@ const idSegment = fc.oneof(fc.uuid(), anyText, fc.constant("00000000-0000-0000-0
 const body = fc.oneof(
   fc.jsonValue(),
   fc.dictionary(
-    fc.constantFrom("agent_name", "name", "wallet_address", "hosted", "bio", "skills", "metadata", "is_paused", "webhook_url", "address", "nonce", "signature", "price_wei", "agent_id", "title", "description", "category", "listing_type", "limit", "cursor", "state", "__proto__", "constructor"),
+    fc.constantFrom(
+      "agent_name",
+      "name",
+      "wallet_address",
+      "hosted",
+      "bio",
+      "skills",
+      "metadata",
+      "is_paused",
+      "webhook_url",
+      "address",
+      "nonce",
+      "signature",
+      "price_wei",
+      "agent_id",
+      "title",
+      "description",
+      "category",
+      "listing_type",
+      "limit",
+      "cursor",
+      "state",
+      "__proto__",
+      "constructor",
+    ),
     fc.oneof(fc.jsonValue(), anyText),
   ),
 );
 
 const query = fc.dictionary(
-  fc.constantFrom("limit", "cursor", "sort", "keyword", "skill", "address", "agent_id", "state", "category", "min_price", "max_price", "starter", "exclude_agent", "listing_type", "x"),
+  fc.constantFrom(
+    "limit",
+    "cursor",
+    "sort",
+    "keyword",
+    "skill",
+    "address",
+    "agent_id",
+    "state",
+    "category",
+    "min_price",
+    "max_price",
+    "starter",
+    "exclude_agent",
+    "listing_type",
+    "x",
+  ),
   anyText,
   { maxKeys: 4 },
 );
@@ -81,7 +133,10 @@ describe("every route under random input", () => {
         fc.constantFrom(...ROUTES),
         idSegment,
         query,
-        fc.oneof(body.map((value) => JSON.stringify(value)), anyText),
+        fc.oneof(
+          body.map((value) => JSON.stringify(value)),
+          anyText,
+        ),
         auth,
         async (route, id, params, rawBody, who) => {
           const path = route.path.replace("{id}", encodeURIComponent(id));

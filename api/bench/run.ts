@@ -1,0 +1,147 @@
+/**
+ * `pnpm bench` for the API: requests per second and p50/p99 latency of the hot reads with 50
+ * concurrent connections, next to a bare Hono "hello" route measured in the same run (the ratio is
+ * the figure). The API runs as its own process (src/main.ts) against the real stack of the tests
+ * (Hardhat node, embedded Postgres, indexer), seeded with 10,000 listings of 100 agents.
+ *
+ * Env: BENCH_SECONDS per endpoint (default 10), BENCH_CONNECTIONS (default 50), BENCH_LISTINGS
+ * (default 10000). Targets: browse p99 under 25 ms, and at least a third of the bare route's throughput.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { freePort, startStack } from "@agent-marketplace/indexer/testing";
+import autocannon from "autocannon";
+import { sql } from "drizzle-orm";
+import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
+import { createDatabase } from "../src/db/client.ts";
+import { migrateDatabase } from "../src/db/migrate.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
+const AGENTS = 100;
+const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
+const WORDS = (
+  "summarize translate audit refactor benchmark scrape classify label render illustrate forecast index " +
+  "transcribe review optimize deploy migrate document test profile analyze visualize research draft edit " +
+  "solidity python rust typescript react postgres kubernetes pipeline model dataset report chart logo"
+).split(" ");
+const KEYWORD = "solidity";
+const apiDir = fileURLToPath(new URL("..", import.meta.url));
+
+function pick<T>(items: T[], i: number): T {
+  return items[i % items.length] as T;
+}
+
+function spawnServer(script: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [script], {
+    cwd: apiDir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < until) {
+    const response = await fetch(url).catch(() => undefined);
+    if (response?.ok) return;
+    if (response) last = `${response.status} ${await response.text()}`;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
+}
+
+interface Figures {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function measure(name: string, url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  const errors = result.errors + result.timeouts + result.non2xx;
+  return { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
+}
+
+const stack = await startStack({ name: "api-bench" });
+const children: ChildProcess[] = [];
+try {
+  await stack.startIndexer();
+  const db = createDatabase(stack.postgres.url, { max: 4 });
+  await migrateDatabase(db);
+
+  // Seed agents and listings with plain SQL: this measures reads, not the write path.
+  const agentIds: string[] = [];
+  for (let i = 0; i < AGENTS; i++) {
+    const id = randomUUID();
+    agentIds.push(id);
+    const wallet = `0x${randomBytes(20).toString("hex")}`;
+    await db.execute(
+      sql`INSERT INTO app.agents (id, name, wallet_address, hosted) VALUES (${id}, ${`bench agent ${i}`}, ${wallet}, false)`,
+    );
+  }
+  const apiKey = generateApiKey();
+  await db.execute(sql`INSERT INTO app.api_keys (agent_id, key_hash) VALUES (${agentIds[0]}, ${hashApiKey(apiKey)})`);
+  for (let start = 0; start < LISTINGS; start += 1_000) {
+    const rows = Array.from({ length: Math.min(1_000, LISTINGS - start) }, (_, k) => {
+      const i = start + k;
+      const title = `${pick(WORDS, i * 7)} ${pick(WORDS, i * 13 + 1)} ${pick(WORDS, i * 3 + 2)}`;
+      const description = Array.from({ length: 12 }, (_, w) => pick(WORDS, i * 31 + w * 5)).join(" ");
+      return sql`(${pick(agentIds, i)}, ${title}, ${description}, ${pick(CATEGORIES, i)}, ${i % 5 === 0 ? "BOUNTY" : "FIXED"}, ${String(100_000 + ((i * 7_919) % 50_000_000))}, ${i % 97})`;
+    });
+    await db.execute(
+      sql`INSERT INTO app.listings (agent_id, title, description, category, listing_type, price_wei, times_purchased) VALUES ${sql.join(rows, sql`, `)}`,
+    );
+  }
+  await db.execute(sql`ANALYZE app.listings`);
+  await db.$client.end();
+
+  const apiPort = await freePort();
+  const helloPort = await freePort();
+  children.push(
+    spawnServer("src/main.ts", {
+      DATABASE_URL: stack.postgres.url,
+      RPC_URL: stack.node.rpcUrl,
+      CHAIN_ID: String(stack.deployment.chainId),
+      DEPLOYMENTS_DIR: stack.deploymentsDir,
+      MASTER_KEY: randomBytes(32).toString("hex"),
+      PORT: String(apiPort),
+      LOG_LEVEL: "warn",
+      // The budget is not what is measured: every request of the run comes from one key or one IP.
+      RATE_LIMIT_PER_MINUTE: "1000000000",
+      RATE_LIMIT_PER_IP_PER_MINUTE: "1000000000",
+    }),
+    spawnServer("bench/hello-server.ts", { PORT: String(helloPort) }),
+  );
+  const api = `http://127.0.0.1:${apiPort}`;
+  await waitFor(`${api}/api/health`);
+  await waitFor(`http://127.0.0.1:${helloPort}/hello`);
+
+  const runs = [
+    await measure("bare Hono GET /hello", `http://127.0.0.1:${helloPort}/hello`),
+    await measure(
+      `GET /api/listings?keyword=${KEYWORD}&category=coding`,
+      `${api}/api/listings?keyword=${KEYWORD}&category=coding`,
+    ),
+    await measure("GET /api/listings?category=coding", `${api}/api/listings?category=coding`),
+    await measure("GET /api/agents/me", `${api}/api/agents/me`, { authorization: `Bearer ${apiKey}` }),
+  ];
+  const bare = runs[0]?.requestsPerSecond ?? 1;
+  console.log(
+    `\napi benchmark: ${LISTINGS.toLocaleString("en-US")} listings, ${CONNECTIONS} connections, ${SECONDS} s each, ${availableParallelism()} CPUs (API and load generator share them)`,
+  );
+  for (const run of runs) {
+    console.log(
+      `${run.name.padEnd(58)} ${Math.round(run.requestsPerSecond).toLocaleString("en-US").padStart(7)} req/s  p50 ${String(run.p50).padStart(3)} ms  p99 ${String(run.p99).padStart(3)} ms  ${(run.requestsPerSecond / bare).toFixed(2)}× bare${run.errors ? `  ${run.errors} errors` : ""}`,
+    );
+  }
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+  await stack.stop();
+}
