@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
@@ -32,6 +33,7 @@ export function createApp(deps: Deps) {
   );
 
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/listings", listingRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>
