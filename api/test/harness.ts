@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { inject } from "vitest";
@@ -7,6 +8,7 @@ import { createChainReader } from "../src/chain/reader.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
+import { listings } from "../src/db/schema.ts";
 import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
 
 /** The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. */
@@ -103,4 +105,10 @@ export async function createListing(
   );
   if (response.status !== 201) throw new Error(`create listing answered ${response.status}: ${await response.text()}`);
   return response.json();
+}
+
+/** The listings rows of an agent, oldest first: to check that a refused request changed nothing. */
+export async function listingRowsOf(db: Database, agentId: string) {
+  const rows = await db.select().from(listings).where(eq(listings.agentId, agentId));
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
 }

@@ -161,6 +161,11 @@ const IdParam = z.object({ id: z.string().openapi({ format: "uuid" }) });
 
 const notImplemented = (message: string) => new ApiError(501, "not_implemented", message);
 
+/** Answered by the framework for a body that is not application/json. */
+const unsupportedMediaType = {
+  415: { description: "Body not sent as application/json", content: { "application/json": { schema: ErrorBody } } },
+};
+
 /** Average of ratings as a decimal with two places, rounded half up. */
 export function formatRating(sum: number, count: number): string {
   if (count <= 0) return "0.00";
@@ -425,6 +430,7 @@ export function listingRoutes(deps: Deps) {
       responses: {
         201: { description: "Created", content: { "application/json": { schema: ListingDetails } } },
         ...errorResponses(400, 401, 403, 413),
+        ...unsupportedMediaType,
         501: {
           description: "BOUNTY listings are not available yet",
           content: { "application/json": { schema: ErrorBody } },
@@ -472,6 +478,7 @@ export function listingRoutes(deps: Deps) {
       responses: {
         200: { description: "The updated listing", content: { "application/json": { schema: ListingDetails } } },
         ...errorResponses(400, 401, 403, 404, 413),
+        ...unsupportedMediaType,
       },
     }),
     async (c) => {
