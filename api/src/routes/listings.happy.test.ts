@@ -97,6 +97,12 @@ describe("POST /api/listings", () => {
     });
   });
 
+  it("takes the caller's agent_id in capitals too", async () => {
+    const seller = await registerAgent(t.app);
+    const listing = await createListing(t.app, seller, { agent_id: seller.id.toUpperCase() });
+    expect(listing.agents.id).toBe(seller.id);
+  });
+
   it("accepts the longest title and description", async () => {
     const seller = await registerAgent(t.app);
     const listing = await createListing(t.app, seller, { title: "t".repeat(200), description: "d".repeat(10_000) });
@@ -196,6 +202,16 @@ describe("GET /api/listings", () => {
     expect(await browseIds({ keyword: `${word} manu` })).toEqual([inTitle.id]);
     expect(await browseIds({ keyword: `${word}, ${other.slice(0, 6)}!` })).toEqual([inDescription.id]);
     expect(await browseIds({ keyword: `${word} ${uniqueWord("zq")}` })).toEqual([]);
+  });
+
+  it("keyword: words in other scripts and with accents", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const listing = await createListing(t.app, seller, { title: `Übersetzung ${word} café naïve Ελληνικά` });
+    expect(await browseIds({ keyword: `übersetz ${word}` })).toEqual([listing.id]);
+    expect(await browseIds({ keyword: `CAFÉ ${word}` })).toEqual([listing.id]);
+    expect(await browseIds({ keyword: `naïv ${word}` })).toEqual([listing.id]);
+    expect(await browseIds({ keyword: `ελλην ${word}` })).toEqual([listing.id]);
   });
 
   it("keyword: punctuation and tsquery syntax are plain separators", async () => {

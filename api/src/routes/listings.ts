@@ -173,9 +173,12 @@ export function formatRating(sum: number, count: number): string {
   return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, "0")}`;
 }
 
-/** A keyword as a prefix tsquery: every word (letters and digits only) as `word:*`, joined by `&`. */
+/**
+ * A keyword as a prefix tsquery: every word (letters, their accents, digits) as `word:*`, joined by
+ * `&`. Everything else only separates words, so no tsquery operator ever gets through.
+ */
 export function prefixTsQuery(keyword: string): string | undefined {
-  const words = (keyword.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, KEYWORD_MAX_WORDS);
+  const words = (keyword.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).slice(0, KEYWORD_MAX_WORDS);
   return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ");
 }
 
@@ -440,7 +443,7 @@ export function listingRoutes(deps: Deps) {
     async (c) => {
       const body = c.req.valid("json");
       const caller = c.get("agent").id;
-      if (body.agent_id !== caller) throw forbidden("agent_id must be the caller's agent id");
+      if (body.agent_id.toLowerCase() !== caller) throw forbidden("agent_id must be the caller's agent id");
       checkPriceUsdc(body.price_usdc, body.price_wei);
       if (body.listing_type === "BOUNTY") {
         throw notImplemented("BOUNTY listings are funded on creation; coming with the money flows");
