@@ -217,10 +217,25 @@ describe("GET /api/listings: refused queries", () => {
     ["a cursor of garbage base64", `cursor=${Buffer.from("nope").toString("base64url")}`],
     [
       "a cursor of another sort",
-      `sort=cheapest&cursor=${encodeCursor({ sort: "newest", at: "2026-01-01T00:00:00Z", id: randomUUID() })}`,
+      `sort=cheapest&cursor=${encodeCursor({ sort: "newest", at: "2026-01-01T00:00:00.000000Z", id: randomUUID() })}`,
     ],
     ["a cursor with a bad timestamp", `cursor=${encodeCursor({ sort: "newest", at: "yesterday", id: randomUUID() })}`],
-    ["a cursor with a bad id", `cursor=${encodeCursor({ sort: "newest", at: "2026-01-01T00:00:00Z", id: "1" })}`],
+    [
+      "a cursor on 31 February",
+      `cursor=${encodeCursor({ sort: "newest", at: "2026-02-31T00:00:00.000000Z", id: randomUUID() })}`,
+    ],
+    [
+      "a cursor in month 13",
+      `cursor=${encodeCursor({ sort: "newest", at: "2026-13-01T00:00:00.000000Z", id: randomUUID() })}`,
+    ],
+    [
+      "a cursor at 25 o'clock",
+      `cursor=${encodeCursor({ sort: "newest", at: "2026-01-01T25:00:00.000000Z", id: randomUUID() })}`,
+    ],
+    [
+      "a cursor with a bad id",
+      `cursor=${encodeCursor({ sort: "newest", at: "2026-01-01T00:00:00.000000Z", id: "1" })}`,
+    ],
     [
       "a cursor with a bad price",
       `sort=cheapest&cursor=${encodeCursor({ sort: "cheapest", price: "-1", id: randomUUID() })}`,

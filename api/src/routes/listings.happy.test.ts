@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createListing,
@@ -312,6 +312,30 @@ describe("GET /api/listings", () => {
     const first = await browse({ keyword: word, limit: "1" });
     expect(first.next_cursor).toEqual(expect.any(String));
     expect(first.listings).toHaveLength(1);
+  });
+
+  it("pages rows created within one millisecond apart (cursors keep microseconds)", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const rows = await t.db
+      .insert(listings)
+      .values(
+        ["000100", "000200", "000300", "000300"].map((micros) => ({
+          agentId: seller.id,
+          title: word,
+          description: "Same millisecond",
+          category: "other",
+          listingType: "FIXED",
+          priceWei: "1000000",
+          createdAt: sql`${`2021-03-04 05:06:07.${micros}+00`}::timestamptz`,
+        })),
+      )
+      .returning({ id: listings.id });
+    const [a, b, c, d] = rows.map((row) => row.id) as [string, string, string, string];
+    const [newer, older] = c > d ? [c, d] : [d, c];
+    const { ids, pages } = await allPages({ keyword: word, limit: "1" });
+    expect(ids).toEqual([newer, older, b, a]);
+    expect(pages).toBe(4);
   });
 
   it("limit: 50 by default, up to 100", async () => {

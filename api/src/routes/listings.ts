@@ -182,7 +182,16 @@ export function prefixTsQuery(keyword: string): string | undefined {
   return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ");
 }
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+/** created_at in cursors: UTC with microseconds, as Postgres keeps it (a JS Date has milliseconds only). */
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** A real instant (no 31 February), so that Postgres' cast cannot fail on it. */
+function isCursorTimestamp(value: string | undefined): value is string {
+  if (!value || !CURSOR_TIMESTAMP.test(value)) return false;
+  const milliseconds = `${value.slice(0, 23)}Z`;
+  const date = new Date(milliseconds);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === milliseconds;
+}
 
 /** The keyset condition after a cursor of `sort` (400 when the cursor is not one of this sort's). */
 function afterCursor(sort: Sort, cursor: string): SQL {
@@ -192,7 +201,7 @@ function afterCursor(sort: Sort, cursor: string): SQL {
   switch (sort) {
     case "newest": {
       const at = position.at;
-      if (!at || !TIMESTAMP.test(at)) throw badRequest("Invalid cursor");
+      if (!isCursorTimestamp(at)) throw badRequest("Invalid cursor");
       return sql`(${listings.createdAt}, ${listings.id}) < (${at}::timestamptz, ${id}::uuid)`;
     }
     case "cheapest": {
@@ -236,8 +245,8 @@ const listingColumns = {
   ratingSum: listings.ratingSum,
   ratingCount: listings.ratingCount,
   createdAt: listings.createdAt,
-  /** Postgres' own text of created_at (microseconds), for cursors. */
-  createdAtText: sql<string>`${listings.createdAt}::text`,
+  /** created_at to the microsecond, for cursors. */
+  createdAtText: sql<string>`to_char(${listings.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
   agentName: agents.name,
   walletAddress: agents.walletAddress,
 };
