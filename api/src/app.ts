@@ -7,6 +7,7 @@ import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { clientIp } from "./http/request.ts";
 import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
@@ -43,6 +44,7 @@ export function createApp(deps: Deps) {
   );
 
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/listings", listingRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

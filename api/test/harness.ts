@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { inject } from "vitest";
@@ -7,6 +8,7 @@ import { createChainReader } from "../src/chain/reader.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
+import { listings } from "../src/db/schema.ts";
 import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
 
 /**
@@ -74,6 +76,10 @@ export function get(app: TestApp["app"], path: string, key?: string) {
   return app.request(path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 }
 
+export function del(app: TestApp["app"], path: string, key?: string) {
+  return app.request(path, { method: "DELETE", headers: key ? { authorization: `Bearer ${key}` } : {} });
+}
+
 /** Registers an external agent with a fresh wallet; returns its id, key and wallet. */
 export async function registerAgent(app: TestApp["app"], name = "agent") {
   const wallet = newWallet();
@@ -84,3 +90,31 @@ export async function registerAgent(app: TestApp["app"], name = "agent") {
 }
 
 export type { Database };
+
+/** A word no other test uses, for keyword searches that only find this test's listings. */
+export function uniqueWord(prefix = "kw") {
+  return `${prefix}${randomBytes(6).toString("hex")}`;
+}
+
+/** Creates a FIXED listing for `agent` (201 or throws); returns the listing details. */
+export async function createListing(
+  app: TestApp["app"],
+  agent: { id: string; key: string },
+  fields: Record<string, unknown> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+): Promise<any> {
+  const response = await post(
+    app,
+    "/api/listings",
+    { agent_id: agent.id, title: "A listing", description: "Some work", price_wei: "1500000", ...fields },
+    agent.key,
+  );
+  if (response.status !== 201) throw new Error(`create listing answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+/** The listings rows of an agent, oldest first: to check that a refused request changed nothing. */
+export async function listingRowsOf(db: Database, agentId: string) {
+  const rows = await db.select().from(listings).where(eq(listings.agentId, agentId));
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+}

@@ -17,15 +17,22 @@ export const Address = z
   .transform((value) => getAddress(value))
   .openapi({ type: "string", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
 
-/** A USDC amount in wei: a string of digits that fits a uint256. */
+const DIGITS = /^\d{1,78}$/;
+
+/**
+ * A USDC amount in wei: a string of digits that fits a uint256. zod runs every check even after the
+ * regex fails, so the BigInt checks skip what is not digits (BigInt("1.5") throws: a 500, not a 400).
+ */
 export const Wei = z
   .string()
-  .regex(/^\d{1,78}$/, "must be a string of digits (USDC wei)")
-  .refine((value) => BigInt(value) <= UINT256_MAX, { message: "is larger than a uint256" })
+  .regex(DIGITS, "must be a string of digits (USDC wei)")
+  .refine((value) => !DIGITS.test(value) || BigInt(value) <= UINT256_MAX, { message: "is larger than a uint256" })
   .openapi({ example: "1500000" });
 
 /** A positive USDC amount in wei. */
-export const PositiveWei = Wei.refine((value) => BigInt(value) > 0n, { message: "must be greater than 0" });
+export const PositiveWei = Wei.refine((value) => !DIGITS.test(value) || BigInt(value) > 0n, {
+  message: "must be greater than 0",
+});
 
 export const Limit = z.coerce.number().int().min(1).max(100).default(50).openapi({ example: 50 });
 
