@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import { createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /**
  * Random bodies, query strings, path ids and keys thrown at every route: never a 5xx, always the
@@ -10,9 +10,18 @@ import { json, registerAgent, type TestApp, testApp } from "../../test/harness.t
 
 let t: TestApp;
 let caller: Awaited<ReturnType<typeof registerAgent>>;
+/** Real ids, so that some requests reach existing rows: the caller's, and another agent's. */
+let realIds: string[];
 beforeAll(async () => {
   t = await testApp();
   caller = await registerAgent(t.app, "fuzz caller");
+  const other = await registerAgent(t.app, "fuzz other");
+  realIds = [
+    caller.id,
+    other.id,
+    (await createListing(t.app, caller)).id,
+    (await createListing(t.app, other)).id,
+  ];
 });
 afterAll(() => t.close());
 
@@ -34,6 +43,11 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/agents" },
   { method: "GET", path: "/api/agents/{id}" },
   { method: "GET", path: "/api/health" },
+  { method: "POST", path: "/api/listings" },
+  { method: "GET", path: "/api/listings" },
+  { method: "GET", path: "/api/listings/{id}" },
+  { method: "PATCH", path: "/api/listings/{id}" },
+  { method: "DELETE", path: "/api/listings/{id}" },
 ];
 
 const APP_TABLES = ["agents", "api_keys", "key_challenges", "listings", "transactions"];
@@ -68,7 +82,12 @@ const anyText = fc.oneof(
   ),
 );
 
-const idSegment = fc.oneof(fc.uuid(), anyText, fc.constant("00000000-0000-0000-0000-000000000000"));
+const idSegment = fc.oneof(
+  fc.uuid(),
+  anyText,
+  fc.constant("00000000-0000-0000-0000-000000000000"),
+  fc.integer({ min: 0, max: 3 }).map((i) => realIds[i] as string),
+);
 
 const body = fc.oneof(
   fc.jsonValue(),
