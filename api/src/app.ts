@@ -6,6 +6,7 @@ import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { platformRoutes } from "./routes/platform.ts";
+import { transactionRoutes } from "./routes/transactions.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(deps: Deps) {
@@ -32,6 +33,7 @@ export function createApp(deps: Deps) {
   );
 
   app.route("/api/agents", agentRoutes(deps));
+  app.route("/api/transactions", transactionRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>
