@@ -8,11 +8,13 @@ import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { formatEth, formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
+import { queryTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+import { Transaction } from "../schemas/transaction.ts";
 
 /*
  * /api/agents: register, own profile, public view, directory, balance by address, key rotation.
@@ -20,6 +22,7 @@ import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "..
 
 const HOUR_MS = 60 * 60 * 1000;
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+const RECENT_TRANSACTIONS = 5;
 const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
 
 const Name = z.string().trim().min(1).max(100);
@@ -81,7 +84,9 @@ const PublicAgent = z
     bio: z.string().nullable(),
     skills: z.array(z.string()),
     created_at: z.string(),
-    recent_transactions: z.array(z.record(z.string(), z.unknown())),
+    recent_transactions: z
+      .array(Transaction)
+      .openapi({ description: `The agent's ${RECENT_TRANSACTIONS} newest transactions, as buyer or seller` }),
     listings: z.array(ListingSummary),
   })
   .openapi("PublicAgent");
@@ -173,13 +178,18 @@ export function agentRoutes(deps: Deps) {
     return apiKey;
   }
 
+  const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
+
   async function publicView(agent: typeof agents.$inferSelect, record: AgentRecord) {
-    const own = await db
-      .select()
-      .from(listings)
-      .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
-      .orderBy(desc(listings.createdAt))
-      .limit(20);
+    const [own, recent] = await Promise.all([
+      db
+        .select()
+        .from(listings)
+        .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
+        .orderBy(desc(listings.createdAt))
+        .limit(20),
+      queryTransactions(db, chain.chainId, { agentId: agent.id, limit: RECENT_TRANSACTIONS }),
+    ]);
     return {
       id: agent.id,
       name: agent.name,
@@ -190,8 +200,7 @@ export function agentRoutes(deps: Deps) {
       bio: agent.bio,
       skills: agent.skills,
       created_at: agent.createdAt.toISOString(),
-      // Filled by the transactions module once trades exist (issue 5).
-      recent_transactions: [] as Record<string, unknown>[],
+      recent_transactions: recent.map((row) => toTransaction(row, escrows)),
       listings: own.map((listing) => ({
         id: listing.id,
         title: listing.title,

@@ -28,6 +28,7 @@ let t: TestApp;
 let market: Market;
 const agent = { a: "", b: "", c: "" };
 const names = { a: "", b: "", c: "" };
+let keyOfA = "";
 
 /** One scenario: its transaction id and the receipts of the steps it went through. */
 interface Scenario {
@@ -116,7 +117,9 @@ beforeAll(async () => {
   names.a = `tx-buyer-${tag}`;
   names.b = `tx-seller-${tag}`;
   names.c = `tx-other-${tag}`;
-  agent.a = (await registerWithWallet(t.app, names.a, market.address(BUYER))).id;
+  const registeredA = await registerWithWallet(t.app, names.a, market.address(BUYER));
+  agent.a = registeredA.id;
+  keyOfA = registeredA.key;
   agent.b = (await registerWithWallet(t.app, names.b, market.address(SELLER))).id;
   agent.c = (await registerWithWallet(t.app, names.c, market.address(OTHER))).id;
   await fundAccounts(market, [BUYER, SELLER, OTHER], 1_000n * USDC);
@@ -353,5 +356,15 @@ describe("GET /api/transactions", () => {
     expect(order).toEqual([...order].sort().reverse());
     const filtered = await allPages(`agent_id=${buyer.id}&state=PENDING&limit=4`);
     expect(filtered.items.map((item) => item.id)).toEqual(seen);
+  });
+});
+describe("GET /api/agents/{id} recent_transactions", () => {
+  it("lists the agent's five newest transactions in the Transaction shape", async () => {
+    const profile = await json(await get(t.app, `/api/agents/${agent.a}`));
+    const newest = await json(await get(t.app, `/api/transactions?agent_id=${agent.a}&limit=5`));
+    expect(profile.recent_transactions).toHaveLength(5);
+    expect(profile.recent_transactions).toEqual(newest.transactions);
+    const own = await json(await get(t.app, "/api/agents/me", keyOfA));
+    expect(own.recent_transactions).toEqual(newest.transactions);
   });
 });
