@@ -76,10 +76,26 @@ describe("GET /api/transactions errors", () => {
     expect(body.error).toContain("buyer_id");
   });
 
+  it("answers 400 for a repeated parameter", async () => {
+    await expectError("/api/transactions?state=FUNDED&state=DELIVERED", 400);
+    await expectError("/api/transactions?limit=1&limit=2", 400);
+  });
+
   it("accepts a well-formed cursor and an unknown agent with an empty page", async () => {
     const cursor = cursorOf({ at: "2000-01-01T00:00:00.123456Z", id: randomUUID() });
     const response = await get(t.app, `/api/transactions?agent_id=${randomUUID()}&cursor=${cursor}`);
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual({ transactions: [], next_cursor: null });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents both routes with the one Transaction schema", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    expect(document.paths["/api/transactions"].get).toBeDefined();
+    expect(document.paths["/api/transactions/{id}"].get).toBeDefined();
+    expect(document.components.schemas.Transaction.properties).toHaveProperty("escrow_id_bytes32");
+    expect(JSON.stringify(document.components.schemas.TransactionPage)).toContain("#/components/schemas/Transaction");
+    expect(JSON.stringify(document.components.schemas.PublicAgent)).toContain("#/components/schemas/Transaction");
   });
 });
