@@ -9,6 +9,7 @@ import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
+import { transactionRoutes } from "./routes/transactions.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(deps: Deps) {
@@ -45,6 +46,7 @@ export function createApp(deps: Deps) {
 
   app.route("/api/agents", agentRoutes(deps));
   app.route("/api/listings", listingRoutes(deps));
+  app.route("/api/transactions", transactionRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

@@ -89,6 +89,14 @@ export async function registerAgent(app: TestApp["app"], name = "agent") {
   return { id: body.agent.id, key: body.api_key, wallet };
 }
 
+/** Registers an external agent with a given wallet (e.g. a dev account that trades on chain). */
+export async function registerWithWallet(app: TestApp["app"], name: string, walletAddress: string) {
+  const response = await post(app, "/api/agents/register", { agent_name: name, wallet_address: walletAddress });
+  if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as { agent: { id: string }; api_key: string };
+  return { id: body.agent.id, key: body.api_key };
+}
+
 export type { Database };
 
 /** A word no other test uses, for keyword searches that only find this test's listings. */

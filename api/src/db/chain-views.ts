@@ -35,6 +35,7 @@ export const chainEscrow = chain
     fundedTxHash: text("funded_tx_hash").notNull(),
     fundedBlock: wei("funded_block").notNull(),
     fundedAt: wei("funded_at").notNull(),
+    assignedTxHash: text("assigned_tx_hash"),
     deliveredTxHash: text("delivered_tx_hash"),
     disputedTxHash: text("disputed_tx_hash"),
     settledTxHash: text("settled_tx_hash"),

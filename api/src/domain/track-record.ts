@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { reputationTier, successRate, type TrackRecord } from "./reputation.ts";
@@ -34,6 +34,17 @@ export function recordOf(stats: StatsRow | undefined): AgentRecord {
     tier: reputationTier(record),
   };
 }
+
+const stats = chainAccountStats;
+
+/**
+ * recordOf's `completed` and `volumeWei` in SQL, over a (left-joined) chain.account_stats row: the
+ * directory sorts by them. Keep them in step with recordOf.
+ */
+export const completedSql = sql<number>`(
+  coalesce(${stats.releasedAsBuyer}, 0) + coalesce(${stats.releasedAsSeller}, 0)
+  + coalesce(${stats.resolvedAsBuyer}, 0) + coalesce(${stats.resolvedAsSeller}, 0))`;
+export const volumeSql = sql<string>`(coalesce(${stats.volumeAsBuyer}, 0) + coalesce(${stats.volumeAsSeller}, 0))`;
 
 /** The indexed record of each wallet address (lowercase keys). */
 export async function recordsOf(db: Database, chainId: number, addresses: string[]): Promise<Map<string, AgentRecord>> {

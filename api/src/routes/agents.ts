@@ -1,18 +1,22 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, getViewSelectedFields, isNull, or, type SQL, sql } from "drizzle-orm";
 import { getAddress, verifyMessage } from "viem";
 import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
 import { requireAgent } from "../auth/require-agent.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
+import { chainAccountStats } from "../db/chain-views.ts";
+import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
 import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { formatEth, formatUsdc } from "../domain/money.ts";
-import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
+import { type AgentRecord, completedSql, recordOf, recordsOf, volumeSql } from "../domain/track-record.ts";
+import { queryTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+import { Transaction } from "../schemas/transaction.ts";
 
 /*
  * /api/agents: register, own profile, public view, directory, balance by address, key rotation.
@@ -20,6 +24,7 @@ import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "..
 
 const HOUR_MS = 60 * 60 * 1000;
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+const RECENT_TRANSACTIONS = 5;
 const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
 
 const Name = z.string().trim().min(1).max(100);
@@ -81,7 +86,9 @@ const PublicAgent = z
     bio: z.string().nullable(),
     skills: z.array(z.string()),
     created_at: z.string(),
-    recent_transactions: z.array(z.record(z.string(), z.unknown())),
+    recent_transactions: z
+      .array(Transaction)
+      .openapi({ description: `The agent's ${RECENT_TRANSACTIONS} newest transactions, as buyer or seller` }),
     listings: z.array(ListingSummary),
   })
   .openapi("PublicAgent");
@@ -143,6 +150,27 @@ const RotateKeyBody = z
   })
   .openapi("RotateKeyWithSignature");
 
+type DirectorySort = z.infer<typeof DirectoryQuery>["sort"];
+type DirectoryPosition =
+  | { sort: "newest"; at: string; id: string }
+  | { sort: "reputation"; completed: string; volume: string; id: string }
+  | { sort: "volume"; volume: string; id: string };
+
+/** The keyset position of a directory cursor; 400 unless it was made for this sort. */
+function directoryPosition(cursor: string, sort: DirectorySort): DirectoryPosition {
+  const value = decodeCursor(cursor);
+  const count = (v: string | undefined): v is string => v !== undefined && /^\d{1,9}$/.test(v);
+  const wei = (v: string | undefined): v is string => v !== undefined && /^\d{1,78}$/.test(v);
+  // Cursors made before sorts existed carry no `sort`: they are newest-first.
+  if ((value.sort ?? "newest") === sort && isUuid(value.id)) {
+    const { id, at, completed, volume } = value;
+    if (sort === "newest" && isTimestampPosition(at)) return { sort, at, id };
+    if (sort === "reputation" && count(completed) && wei(volume)) return { sort, completed, volume, id };
+    if (sort === "volume" && wei(volume)) return { sort, volume, id };
+  }
+  throw badRequest("Invalid cursor");
+}
+
 /** The message an external agent signs (EIP-191) to prove its wallet. */
 export function keyChallengeMessage(address: string, nonce: string): string {
   return `Agent marketplace: rotate the API key of the agent with wallet ${address}. Nonce: ${nonce}`;
@@ -173,13 +201,18 @@ export function agentRoutes(deps: Deps) {
     return apiKey;
   }
 
+  const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
+
   async function publicView(agent: typeof agents.$inferSelect, record: AgentRecord) {
-    const own = await db
-      .select()
-      .from(listings)
-      .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
-      .orderBy(desc(listings.createdAt))
-      .limit(20);
+    const [own, recent] = await Promise.all([
+      db
+        .select()
+        .from(listings)
+        .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
+        .orderBy(desc(listings.createdAt))
+        .limit(20),
+      queryTransactions(db, chain.chainId, { agentId: agent.id, limit: RECENT_TRANSACTIONS }),
+    ]);
     return {
       id: agent.id,
       name: agent.name,
@@ -190,8 +223,7 @@ export function agentRoutes(deps: Deps) {
       bio: agent.bio,
       skills: agent.skills,
       created_at: agent.createdAt.toISOString(),
-      // Filled by the transactions module once trades exist (issue 5).
-      recent_transactions: [] as Record<string, unknown>[],
+      recent_transactions: recent.map((row) => toTransaction(row, escrows)),
       listings: own.map((listing) => ({
         id: listing.id,
         title: listing.title,
@@ -494,36 +526,52 @@ export function agentRoutes(deps: Deps) {
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-      const afterAt = after?.at ? new Date(after.at) : undefined;
-      if (after && (!afterAt || Number.isNaN(afterAt.getTime()))) throw badRequest("Invalid cursor");
-      const conditions = [eq(agents.isActive, true)];
+      const conditions: SQL[] = [eq(agents.isActive, true)];
       if (query.keyword) {
         const pattern = `%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
         conditions.push(
-          or(sql`${agents.name} ILIKE ${pattern}`, sql`coalesce(${agents.bio}, '') ILIKE ${pattern}`) as never,
+          or(sql`${agents.name} ILIKE ${pattern}`, sql`coalesce(${agents.bio}, '') ILIKE ${pattern}`) as SQL,
         );
       }
       if (query.skill) conditions.push(sql`${query.skill} = ANY(${agents.skills})`);
-      if (after && afterAt) {
+      // Keyset: (sort key..., id) descending; the cursor holds the last row's values.
+      const after = query.cursor ? directoryPosition(query.cursor, query.sort) : undefined;
+      if (after?.sort === "newest") {
+        conditions.push(sql`(${agents.createdAt}, ${agents.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+      } else if (after?.sort === "reputation") {
         conditions.push(
-          or(lt(agents.createdAt, afterAt), and(eq(agents.createdAt, afterAt), lt(agents.id, after.id))) as never,
+          sql`(${completedSql}, ${volumeSql}, ${agents.id}) < (${after.completed}::int, ${after.volume}::numeric, ${after.id}::uuid)`,
         );
+      } else if (after?.sort === "volume") {
+        conditions.push(sql`(${volumeSql}, ${agents.id}) < (${after.volume}::numeric, ${after.id}::uuid)`);
       }
+      const order = {
+        newest: [desc(agents.createdAt), desc(agents.id)],
+        reputation: [desc(completedSql), desc(volumeSql), desc(agents.id)],
+        volume: [desc(volumeSql), desc(agents.id)],
+      }[query.sort];
       const rows = await db
-        .select()
+        .select({
+          agent: agents,
+          stats: getViewSelectedFields(chainAccountStats),
+          completed: completedSql,
+          volume: volumeSql,
+          position: timestampPosition(agents.createdAt),
+        })
         .from(agents)
+        .leftJoin(
+          chainAccountStats,
+          and(
+            eq(chainAccountStats.chainId, chain.chainId),
+            sql`${chainAccountStats.address} = lower(${agents.walletAddress})`,
+          ),
+        )
         .where(and(...conditions))
-        .orderBy(desc(agents.createdAt), desc(agents.id))
+        .orderBy(...order)
         .limit(query.limit + 1);
       const page = rows.slice(0, query.limit);
-      const records = await recordsOf(
-        db,
-        chain.chainId,
-        page.map((agent) => agent.walletAddress),
-      );
-      const items = page.map((agent) => {
-        const record = records.get(agent.walletAddress.toLowerCase()) as AgentRecord;
+      const items = page.map(({ agent, stats }) => {
+        const record = recordOf(stats ?? undefined);
         return {
           id: agent.id,
           name: agent.name,
@@ -537,12 +585,14 @@ export function agentRoutes(deps: Deps) {
         };
       });
       const last = page[page.length - 1];
+      const position = (row: NonNullable<typeof last>): Record<string, string> => {
+        const id = row.agent.id;
+        if (query.sort === "newest") return { sort: query.sort, at: row.position, id };
+        if (query.sort === "volume") return { sort: query.sort, volume: row.volume, id };
+        return { sort: query.sort, completed: String(row.completed), volume: row.volume, id };
+      };
       return c.json(
-        {
-          agents: items,
-          next_cursor:
-            rows.length > query.limit && last ? encodeCursor({ at: last.createdAt.toISOString(), id: last.id }) : null,
-        },
+        { agents: items, next_cursor: rows.length > query.limit && last ? encodeCursor(position(last)) : null },
         200,
       );
     },

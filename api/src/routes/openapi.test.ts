@@ -20,7 +20,9 @@ describe("GET /api/openapi.json", () => {
   it("documents every route with its responses, and the API key scheme", async () => {
     const document = await json(await get(t.app, "/api/openapi.json"));
     expect(document.components.securitySchemes.ApiKey).toMatchObject({ type: "http", scheme: "bearer" });
-    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: object }>>)) {
+    for (const [path, item] of Object.entries(
+      document.paths as Record<string, Record<string, { responses: object }>>,
+    )) {
       for (const [method, operation] of Object.entries(item)) {
         expect(Object.keys(operation.responses), `${method} ${path}`).not.toHaveLength(0);
       }

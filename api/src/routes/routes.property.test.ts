@@ -16,12 +16,7 @@ beforeAll(async () => {
   t = await testApp();
   caller = await registerAgent(t.app, "fuzz caller");
   const other = await registerAgent(t.app, "fuzz other");
-  realIds = [
-    caller.id,
-    other.id,
-    (await createListing(t.app, caller)).id,
-    (await createListing(t.app, other)).id,
-  ];
+  realIds = [caller.id, other.id, (await createListing(t.app, caller)).id, (await createListing(t.app, other)).id];
 });
 afterAll(() => t.close());
 
@@ -48,6 +43,8 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/listings/{id}" },
   { method: "PATCH", path: "/api/listings/{id}" },
   { method: "DELETE", path: "/api/listings/{id}" },
+  { method: "GET", path: "/api/transactions" },
+  { method: "GET", path: "/api/transactions/{id}" },
 ];
 
 const APP_TABLES = ["agents", "api_keys", "key_challenges", "listings", "transactions"];

@@ -1,0 +1,184 @@
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import type { EscrowState } from "@agent-marketplace/indexer";
+import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { chainEscrow } from "../db/chain-views.ts";
+import type { Database } from "../db/client.ts";
+import { timestampPosition } from "../db/keyset.ts";
+import { agents, transactions } from "../db/schema.ts";
+import type { TransactionView } from "../schemas/transaction.ts";
+import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
+
+/*
+ * Reading transactions: the app's row, its escrow as the indexer sees it (chain.escrow) and the
+ * names of both parties, in one query. The state is derived from the escrow, never stored, and a
+ * state filter is a condition on the escrow columns, so it runs in SQL before the LIMIT.
+ */
+
+const buyerAgent = alias(agents, "buyer_agent");
+const sellerAgent = alias(agents, "seller_agent");
+
+/** Where the escrows live: the chain the API serves and its escrow contract. */
+export interface EscrowLocation {
+  chainId: number;
+  contractAddress: string;
+}
+
+export interface TransactionQuery {
+  /** Buyer or seller. */
+  agentId?: string;
+  state?: TransactionState;
+  id?: string;
+  limit: number;
+  /** Keyset position of the last row of the previous page (created_at with microseconds, id). */
+  after?: { at: string; id: string };
+}
+
+/**
+ * The escrow of the transaction row being read: a LATERAL subquery, probed once per row (by
+ * chain.escrow's uuid index) as the rows come newest first from transactions_created_idx. A plain
+ * join let the planner hash-join every transaction with every escrow of a state (hundreds of ms at
+ * 100k rows, seconds for PENDING); this way a page stops after `limit` matches.
+ */
+function escrowOfRow(db: Database, chainId: number) {
+  return db
+    .select(getViewSelectedFields(chainEscrow))
+    .from(chainEscrow)
+    .where(
+      and(
+        eq(chainEscrow.chainId, chainId),
+        sql`${chainEscrow.uuid} = ${transactions.id}::text`,
+        // Anyone may fund an escrow under any id. Only the buyer's own escrow for the agreed amount
+        // is this transaction's: one funded by someone else under its id leaves it PENDING.
+        sql`${chainEscrow.buyer} = lower(${buyerAgent.walletAddress})`,
+        eq(chainEscrow.amount, transactions.amountWei),
+      ),
+    )
+    .limit(1)
+    .as("tx_escrow");
+}
+
+type EscrowColumns = ReturnType<typeof escrowOfRow>;
+const escrowKeys = Object.keys(getViewSelectedFields(chainEscrow)) as (keyof EscrowColumns["_"]["selectedFields"])[];
+
+/** The subquery's columns as one nested object of the select (null when there is no escrow). */
+function escrowFields(escrow: EscrowColumns) {
+  return Object.fromEntries(escrowKeys.map((key) => [key, escrow[key]])) as {
+    [K in (typeof escrowKeys)[number]]: EscrowColumns[K];
+  };
+}
+
+/** The SQL condition of a derived state (deriveTransactionState, as a WHERE clause). */
+function stateCondition(escrow: EscrowColumns, state: TransactionState): SQL {
+  const status = (value: EscrowState) => eq(escrow.status, value);
+  switch (state) {
+    case "PENDING":
+      return isNull(escrow.id);
+    case "RELEASED":
+      return or(status("RELEASED"), and(status("RESOLVED"), gt(escrow.resolutionSellerBps, 0))) as SQL;
+    case "REFUNDED":
+      return or(
+        status("REFUNDED"),
+        and(status("RESOLVED"), sql`coalesce(${escrow.resolutionSellerBps}, 0) = 0`),
+      ) as SQL;
+    default:
+      return status(state);
+  }
+}
+
+/**
+ * Transactions newest first (created_at, then id, both descending), with their escrow and the
+ * parties' names; at most `limit` rows.
+ */
+export function queryTransactions(db: Database, chainId: number, query: TransactionQuery) {
+  const escrow = escrowOfRow(db, chainId);
+  const conditions: SQL[] = [];
+  if (query.id) conditions.push(eq(transactions.id, query.id));
+  if (query.agentId) {
+    conditions.push(
+      or(eq(transactions.buyerAgentId, query.agentId), eq(transactions.sellerAgentId, query.agentId)) as SQL,
+    );
+  }
+  if (query.state) conditions.push(stateCondition(escrow, query.state));
+  if (query.after) {
+    conditions.push(
+      sql`(${transactions.createdAt}, ${transactions.id}) < (${query.after.at}::timestamptz, ${query.after.id}::uuid)`,
+    );
+  }
+  return db
+    .select({
+      transaction: transactions,
+      escrow: escrowFields(escrow),
+      buyerName: buyerAgent.name,
+      sellerName: sellerAgent.name,
+      position: timestampPosition(transactions.createdAt),
+    })
+    .from(transactions)
+    .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
+    .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
+    .leftJoinLateral(escrow, sql`true`)
+    .where(and(...conditions))
+    .orderBy(desc(transactions.createdAt), desc(transactions.id))
+    .limit(query.limit);
+}
+
+export type TransactionRow = Awaited<ReturnType<typeof queryTransactions>>[number];
+
+/** Unix seconds (a numeric column as a string) to ISO 8601. */
+function isoOfSeconds(seconds: string): string {
+  return new Date(Number(seconds) * 1000).toISOString();
+}
+
+/** The answer shape of one transaction row (see schemas/transaction.ts). */
+export function toTransaction(row: TransactionRow, location: EscrowLocation): TransactionView {
+  const { transaction: t, escrow } = row;
+  const state = deriveTransactionState(
+    escrow ? { status: escrow.status as EscrowState, resolutionSellerBps: escrow.resolutionSellerBps } : undefined,
+  );
+  const disputedBy = escrow?.disputedBy;
+  return {
+    id: t.id,
+    listing_id: t.listingId,
+    amount_wei: t.amountWei,
+    currency: t.currency,
+    description: t.description,
+    state,
+    deadline: escrow ? isoOfSeconds(escrow.deadline) : t.deadline.toISOString(),
+    created_at: t.createdAt.toISOString(),
+    buyer: { id: t.buyerAgentId, name: row.buyerName },
+    seller: t.sellerAgentId && row.sellerName !== null ? { id: t.sellerAgentId, name: row.sellerName } : null,
+    escrow_id: t.id,
+    escrow_id_bytes32: escrowIdToBytes32(t.id),
+    contract_address: location.contractAddress,
+    chain_id: location.chainId,
+    delivered_at: escrow && escrow.deliveredAt !== "0" ? isoOfSeconds(escrow.deliveredAt) : null,
+    deliverable_hash: escrow?.deliverableHash ?? null,
+    dispute_window_hours: (escrow?.disputeWindow ?? t.disputeWindowSeconds) / 3600,
+    dispute:
+      escrow && disputedBy
+        ? {
+            raised_by: disputedBy.toLowerCase() === escrow.seller.toLowerCase() ? "seller" : "buyer",
+            reason: null,
+            raised_at: isoOfSeconds(escrow.disputedAt ?? "0"),
+          }
+        : null,
+    resolution:
+      escrow?.status === "RESOLVED"
+        ? {
+            seller_bps: escrow.resolutionSellerBps ?? 0,
+            seller_received_wei: escrow.sellerPayout ?? "0",
+            buyer_refunded_wei: escrow.buyerPayout ?? "0",
+            fee_wei: escrow.feePaid ?? "0",
+          }
+        : null,
+    funding_tx_hash: escrow?.fundedTxHash ?? null,
+    release_tx_hash: state === "RELEASED" ? (escrow?.settledTxHash ?? null) : null,
+    tx_hash: escrow
+      ? (escrow.settledTxHash ??
+        escrow.disputedTxHash ??
+        escrow.deliveredTxHash ??
+        escrow.assignedTxHash ??
+        escrow.fundedTxHash)
+      : null,
+  };
+}

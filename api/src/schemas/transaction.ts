@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { TRANSACTION_STATES } from "../domain/transaction-state.ts";
+import { Uuid } from "./common.ts";
+
+/** One party of a transaction, as every transaction answer names it. */
+const Party = z.object({ id: Uuid, name: z.string() });
+
+const TxHash = z.string().openapi({ example: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060" });
+
+/**
+ * The one transaction shape: the spec's fields plus the escrow's on-chain details (API.md,
+ * "Full transaction shape"). Lists, the detail and agent profiles all answer it.
+ */
+export const Transaction = z
+  .object({
+    id: Uuid,
+    listing_id: Uuid.nullable(),
+    amount_wei: z.string().openapi({ example: "1500000" }),
+    currency: z.string().openapi({ example: "USDC" }),
+    description: z.string(),
+    state: z.enum(TRANSACTION_STATES),
+    deadline: z.string().openapi({ description: "ISO 8601; the escrow's on-chain deadline once funded" }),
+    created_at: z.string(),
+    buyer: Party,
+    seller: Party.nullable().openapi({ description: "null while a bounty is unclaimed" }),
+    escrow_id: Uuid.openapi({ description: "Same as id" }),
+    escrow_id_bytes32: z.string().openapi({ description: "The escrow id on chain: the uuid left-padded to 32 bytes" }),
+    contract_address: z.string().openapi({ description: "The escrow contract" }),
+    chain_id: z.number().int(),
+    delivered_at: z.string().nullable(),
+    deliverable_hash: z.string().nullable(),
+    dispute_window_hours: z.number(),
+    dispute: z
+      .object({
+        raised_by: z.enum(["buyer", "seller"]),
+        reason: z.string().nullable().openapi({ description: "Off-chain reason text (not yet recorded: null)" }),
+        raised_at: z.string(),
+      })
+      .nullable(),
+    resolution: z
+      .object({
+        seller_bps: z.number().int(),
+        seller_received_wei: z.string(),
+        buyer_refunded_wei: z.string(),
+        fee_wei: z.string(),
+      })
+      .nullable()
+      .openapi({ description: "The arbiter's ruling, once a dispute is resolved" }),
+    funding_tx_hash: TxHash.nullable(),
+    release_tx_hash: TxHash.nullable().openapi({ description: "The settling transaction when RELEASED" }),
+    tx_hash: TxHash.nullable().openapi({ description: "The latest on-chain step's transaction" }),
+  })
+  .openapi("Transaction");
+
+export type TransactionView = z.infer<typeof Transaction>;

@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import { agentEscrowAbi, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
+import { waitForIndexedBlock } from "@agent-marketplace/indexer";
+import { DAY, type FundedEscrow, Market } from "@agent-marketplace/indexer/testing/market";
+import { type Address, maxUint256, parseEventLogs, type TransactionReceipt } from "viem";
+import { inject } from "vitest";
+import { transactions } from "../src/db/schema.ts";
+import type { Database } from "./harness.ts";
+
+/*
+ * Escrows on the suite's chain for the API's own transaction ids. Market.fund() picks its own
+ * uuid; fundEscrow() funds under the uuid of a row in app.transactions, so the API joins the two.
+ *
+ * Test files run in parallel processes, each with its own nonce manager: a file must only send
+ * from dev accounts no other file sends from (see the account ranges the test files name).
+ */
+
+export { DAY, type FundedEscrow, Market };
+export const USDC = 1_000_000n;
+
+/** A driver of the suite's chain (test/global-setup.ts). */
+export function testMarket(): Market {
+  const stack = inject("stack");
+  return new Market(stack.rpcUrl, stack.deployment);
+}
+
+/** Mints `amount` USDC to each account (MockUSDC's open faucet) and lets the escrow spend it. */
+export async function fundAccounts(market: Market, accounts: number[], amount: bigint): Promise<void> {
+  for (const index of accounts) {
+    await market.send(index, market.usdc, mockUsdcAbi, "mint", [market.address(index), amount]);
+    await market.send(index, market.usdc, mockUsdcAbi, "approve", [market.escrow, maxUint256]);
+  }
+}
+
+/** `buyer` (an account index, approved by fundAccounts) funds the escrow of transaction `uuid`. */
+export async function fundEscrow(
+  market: Market,
+  buyer: number,
+  uuid: string,
+  seller: Address,
+  amount: bigint,
+  options: { deadlineIn?: number; disputeWindow?: number } = {},
+): Promise<FundedEscrow & { receipt: TransactionReceipt }> {
+  const id = escrowIdToBytes32(uuid);
+  const deadline = (await market.now()) + (options.deadlineIn ?? 7 * DAY);
+  const disputeWindow = options.disputeWindow ?? DAY;
+  const receipt = await market.send(buyer, market.escrow, agentEscrowAbi, "fund", [
+    id,
+    seller,
+    amount,
+    deadline,
+    disputeWindow,
+  ]);
+  const funded = parseEventLogs({ abi: agentEscrowAbi, logs: receipt.logs, eventName: "Funded" }).find(
+    (log) => log.args.escrowId === id,
+  );
+  if (!funded) throw new Error(`no Funded event for ${id}`);
+  const { amount: funds, deadline: until, disputeWindow: window, feeBps } = funded.args;
+  return {
+    uuid,
+    id,
+    terms: {
+      buyer: funded.args.buyer,
+      seller: funded.args.seller,
+      amount: funds,
+      deadline: until,
+      disputeWindow: window,
+      deliveredAt: 0,
+      feeBps,
+    },
+    receipt,
+  };
+}
+
+/** Waits until the indexer has processed the block of `receipt` (so the API's views show it). */
+export async function indexed(db: Database, receipt: { blockNumber: bigint }): Promise<void> {
+  const chainId = inject("stack").deployment.chainId;
+  const done = await waitForIndexedBlock((text) => db.$client.query(text), chainId, receipt.blockNumber, {
+    timeoutMs: 60_000,
+  });
+  if (!done) throw new Error(`the indexer did not reach block ${receipt.blockNumber}`);
+}
+
+export interface TransactionValues {
+  buyer: string;
+  seller: string | null;
+  amountWei: bigint;
+  description?: string;
+  id?: string;
+  createdAt?: Date;
+  deadline?: Date;
+}
+
+/**
+ * Inserts rows into app.transactions in one statement, as the money-flow routes will write them;
+ * returns their ids. Rows without createdAt share the statement's now(), to the microsecond.
+ */
+export async function insertTransactions(db: Database, rows: TransactionValues[]): Promise<string[]> {
+  const values = rows.map((row) => ({
+    id: row.id ?? randomUUID(),
+    buyerAgentId: row.buyer,
+    sellerAgentId: row.seller,
+    amountWei: row.amountWei.toString(),
+    description: row.description ?? "",
+    deadline: row.deadline ?? new Date(Date.now() + 7 * DAY * 1000),
+    disputeWindowSeconds: DAY,
+    ...(row.createdAt && { createdAt: row.createdAt }),
+  }));
+  await db.insert(transactions).values(values);
+  return values.map((row) => row.id);
+}
+
+export async function insertTransaction(db: Database, row: TransactionValues): Promise<string> {
+  const [id] = await insertTransactions(db, [row]);
+  return id as string;
+}
