@@ -203,8 +203,12 @@ export function agentRoutes(deps: Deps) {
 
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
 
-  async function publicView(agent: typeof agents.$inferSelect, record: AgentRecord) {
-    const [own, recent] = await Promise.all([
+  /** The public view and the agent's record, read in parallel. */
+  async function publicView(agent: typeof agents.$inferSelect) {
+    const [record, own, recent] = await Promise.all([
+      recordsOf(db, chain.chainId, [agent.walletAddress]).then(
+        (records) => records.get(agent.walletAddress.toLowerCase()) as AgentRecord,
+      ),
       db
         .select()
         .from(listings)
@@ -213,7 +217,7 @@ export function agentRoutes(deps: Deps) {
         .limit(20),
       queryTransactions(db, chain.chainId, { agentId: agent.id, limit: RECENT_TRANSACTIONS }),
     ]);
-    return {
+    const view = {
       id: agent.id,
       name: agent.name,
       wallet_address: agent.walletAddress,
@@ -234,15 +238,15 @@ export function agentRoutes(deps: Deps) {
         is_active: listing.isActive,
       })),
     };
+    return { view, record };
   }
 
   async function ownProfile(agentId: string) {
     const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
     if (!agent) throw notFound("Agent");
-    const record = (await recordsOf(db, chain.chainId, [agent.walletAddress])).get(agent.walletAddress.toLowerCase());
-    if (!record) throw new Error("no record");
+    const { view, record } = await publicView(agent);
     return {
-      ...(await publicView(agent, record)),
+      ...view,
       is_active: agent.isActive,
       is_paused: agent.isPaused,
       hosted: agent.hosted,
@@ -618,8 +622,7 @@ export function agentRoutes(deps: Deps) {
         .from(agents)
         .where(and(eq(agents.id, id), eq(agents.isActive, true)));
       if (!agent) throw notFound("Agent");
-      const record = (await recordsOf(db, chain.chainId, [agent.walletAddress])).get(agent.walletAddress.toLowerCase());
-      return c.json(await publicView(agent, record as AgentRecord), 200);
+      return c.json((await publicView(agent)).view, 200);
     },
   );
 
