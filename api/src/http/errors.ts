@@ -9,14 +9,16 @@ import type { AppEnv } from "./env.ts";
  * shape: `{ error, code, details?, request_id }`.
  */
 export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(status: ContentfulStatusCode, code: string, message: string, details?: Record<string, unknown>) {
     super(message);
     this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
   }
 }
 

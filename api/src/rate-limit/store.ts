@@ -29,7 +29,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 /** Shared by every API instance on the same database (table app.rate_limit_windows). */
 export class PostgresRateLimitStore implements RateLimitStore {
-  constructor(private readonly db: Database) {}
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
 
   async hit(key: string, windowMs: number) {
     const interval = `${windowMs} milliseconds`;
