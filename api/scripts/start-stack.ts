@@ -52,6 +52,11 @@ function supervise(): void {
     if (runner.exitCode === null && runner.signalCode === null) runner.kill("SIGTERM");
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, relay);
+  // Whoever started us died without a signal (killed outright): stop the stack all the same.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) relay();
+  }, 1000).unref();
   runner.on("exit", (code) => process.exit(code ?? 1));
 }
 
@@ -206,6 +211,8 @@ async function run(): Promise<void> {
   };
 
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => requestStop(0));
+  // A closed terminal or pipe must not crash the runner before it has stopped the parts.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   // The supervisor is gone (killed, or its terminal closed): stop too.
   process.on("disconnect", () => requestStop(1, "The supervising process disappeared."));
 
