@@ -115,6 +115,12 @@ async function run(): Promise<void> {
   };
 
   const parts: { api?: RunningServer; indexer?: IndexerProcess; node?: LocalNode; postgres?: EmbeddedPostgres } = {};
+  /**
+   * Releases the indexer's lock on its schema once it has exited. Ponder leaves it set when it
+   * stops, so the next start could neither drop that schema (a fresh local chain) nor resume in
+   * it (RPC_URL) until the lock's heartbeat expired.
+   */
+  let releaseIndexerLock: (() => Promise<void>) | undefined;
   let holdsLock = false;
   let starting = true;
   let stopping = false;
@@ -143,6 +149,17 @@ async function run(): Promise<void> {
               await parts.indexer?.stop("SIGKILL");
             }
             return true;
+          }),
+      ],
+      [
+        "indexer lock",
+        releaseIndexerLock &&
+          (async () => {
+            const child = parts.indexer?.process;
+            if (child?.exitCode === null && child.signalCode === null) return;
+            await releaseIndexerLock?.().catch((error: Error) =>
+              console.error(`  could not release the indexer's lock (${error.message}); it expires in a minute`),
+            );
           }),
       ],
       [
@@ -338,6 +355,18 @@ async function run(): Promise<void> {
       }),
       startupInterrupted,
     ]);
+    // Ready: the indexer holds the schema's lock (no other indexer does).
+    releaseIndexerLock = async () => {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        await db.query(
+          `UPDATE "${schema.replaceAll('"', '""')}"._ponder_meta SET value = jsonb_set(value, '{is_locked}', to_jsonb(0)) WHERE key = 'app'`,
+        );
+      } finally {
+        await db.end();
+      }
+    };
     checkpoint();
     if (local) {
       const db = new pg.Client({ connectionString: databaseUrl });

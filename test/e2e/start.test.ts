@@ -142,6 +142,8 @@ describe("pnpm start", () => {
   it("starts again on the same data: agents, keys and hosted wallets are still there", async () => {
     stack = start();
     await stack.healthy();
+    // A fresh chain, a fresh indexer schema; the one of the first run is gone at once.
+    expect(stack.output()).toContain("Dropped the schemas of earlier local chains");
     for (const agent of [external, hosted]) {
       const view = await get(`/api/agents/${agent.id}`);
       expect(view.status).toBe(200);
