@@ -101,7 +101,10 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 
 async function run(): Promise<void> {
   const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-  const dataDir = path.resolve(process.env.DATA_DIR || path.join(repoRoot, ".data"));
+  // A relative DATA_DIR is read from where `pnpm start` was typed (pnpm runs this script in api/).
+  const dataDir = process.env.DATA_DIR
+    ? path.resolve(process.env.INIT_CWD || process.cwd(), process.env.DATA_DIR)
+    : path.join(repoRoot, ".data");
   /** A path as the developer would type it: relative to the repository when inside it. */
   const shown = (file: string) => {
     const relative = path.relative(repoRoot, file);
