@@ -1,0 +1,146 @@
+/**
+ * `pnpm start` as a process, for end-to-end tests: api/scripts/start-stack.ts run by Node 22 with
+ * its own ports and data folder, in a process group of its own so that nothing outlives a test.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const startScript = path.join(repoRoot, "api", "scripts", "start-stack.ts");
+
+/** The Node that runs the stack: this one if it strips TypeScript types, else the repo's Node 22. */
+function nodeBinary(): string {
+  if ((process.features as { typescript?: unknown }).typescript) return process.execPath;
+  const repoNode = path.join(repoRoot, "node_modules", "node", "bin", "node");
+  if (existsSync(repoNode)) return repoNode;
+  throw new Error(`Node ${process.version} cannot run .ts files and ${repoNode} is missing: run pnpm install`);
+}
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something listens on 127.0.0.1:`port`. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(true));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(false)));
+  });
+}
+
+export interface StackEnv {
+  DATA_DIR: string;
+  DEPLOYMENTS_DIR: string;
+  PG_PORT: string;
+  HARDHAT_PORT: string;
+  INDEXER_PORT: string;
+  API_PORT: string;
+}
+
+export interface StackProcess {
+  child: ChildProcess;
+  apiUrl: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves once GET /api/health answers 200 and the block of URLs is printed; rejects if the
+   * process exits first.
+   */
+  healthy(timeoutMs?: number): Promise<void>;
+}
+
+export function startStackProcess(env: StackEnv): StackProcess {
+  const inherited = { ...process.env };
+  // Whatever the developer's shell points at, the test brings up its own of everything.
+  for (const name of ["DATABASE_URL", "RPC_URL", "CHAIN_ID", "MASTER_KEY", "PORT", "DATABASE_SCHEMA", "HOST"]) {
+    delete inherited[name];
+  }
+  const child = spawn(nodeBinary(), [startScript], {
+    cwd: path.join(repoRoot, "api"),
+    env: { ...inherited, ...env, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const apiUrl = `http://127.0.0.1:${env.API_PORT}`;
+  return {
+    child,
+    apiUrl,
+    output: () => output,
+    exited,
+    async healthy(timeoutMs = 180_000) {
+      const until = Date.now() + timeoutMs;
+      let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      void exited.then((value) => {
+        exit = value;
+      });
+      for (;;) {
+        if (exit) throw new Error(`pnpm start exited (${exit.code ?? exit.signal}) before it was healthy:\n${output}`);
+        const status = await fetch(`${apiUrl}/api/health`).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 200 && output.includes("Press Ctrl-C")) return;
+        if (Date.now() > until) throw new Error(`no healthy API at ${apiUrl} within ${timeoutMs} ms:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+  };
+}
+
+/**
+ * Makes sure nothing of a stack survives: SIGTERM (a clean stop), then SIGKILL for its process
+ * group and for the group of the runner named in `<DATA_DIR>/stack.pid` (the part that owns
+ * Postgres, the node and the indexer, in a session of its own).
+ */
+export async function killStack(stack: StackProcess | undefined, dataDir: string): Promise<void> {
+  if (stack?.child.pid && stack.child.exitCode === null && stack.child.signalCode === null) {
+    stack.child.kill("SIGTERM");
+    const stopped = await Promise.race([
+      stack.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]);
+    if (!stopped) signalGroup(stack.child.pid, "SIGKILL");
+  }
+  const lockFile = path.join(dataDir, "stack.pid");
+  if (existsSync(lockFile)) {
+    const runner = Number(readFileSync(lockFile, "utf8").trim());
+    if (Number.isInteger(runner) && runner > 0) signalGroup(runner, "SIGKILL");
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A response's JSON body, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+export async function json(response: Response): Promise<any> {
+  return response.json();
+}

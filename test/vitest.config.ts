@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["e2e/**/*.test.ts"],
+    // Each start brings up Postgres, a Hardhat node (with a deployment) and Ponder: tens of seconds.
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    // One stack at a time: the steps of a file share it, in order.
+    fileParallelism: false,
+  },
+});
