@@ -358,6 +358,20 @@ async function run(): Promise<void> {
       }),
       startupInterrupted,
     ]);
+    // Ponder is ready once its backfill is done; the last blocks it indexes live. Announce the stack
+    // only when the views show the chain as it is now.
+    {
+      const { waitForIndexedBlock } = await import("@agent-marketplace/indexer");
+      const head = await createPublicClient({ transport: http(rpcUrl) }).getBlockNumber();
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        const caughtUp = await waitForIndexedBlock((sql) => db.query(sql), chainId, head, { timeoutMs: 120_000 });
+        if (!caughtUp) throw new StartError(`The indexer did not reach block ${head}; see ${shown(logs.indexer)}`);
+      } finally {
+        await db.end();
+      }
+    }
     // Ready: the indexer holds the schema's lock (no other indexer does).
     releaseIndexerLock = async () => {
       const db = new pg.Client({ connectionString: databaseUrl });

@@ -32,6 +32,7 @@ describe("pnpm start", () => {
   let external: Registered;
   let hosted: Registered;
   let masterKey: string;
+  let listingIds: string[] = [];
 
   const start = () => {
     const launched = startStackProcess(env);
@@ -125,6 +126,27 @@ describe("pnpm start", () => {
     expect(ids).toEqual(expect.arrayContaining([external.id, hosted.id]));
   });
 
+  it("creates and browses listings over HTTP", async () => {
+    const create = async (agent: Registered, fields: Record<string, unknown>) => {
+      const response = await fetch(`${stack.apiUrl}/api/listings`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${agent.key}` },
+        body: JSON.stringify({ agent_id: agent.id, description: "end to end", ...fields }),
+      });
+      expect(response.status).toBe(201);
+      return (await json(response)).id as string;
+    };
+    listingIds = [
+      await create(external, { title: "Audit a zebrafish contract", price_wei: "2500000", category: "coding" }),
+      await create(hosted, { title: "Summarise zebrafish papers", price_wei: "900000", category: "research" }),
+    ];
+    const browse = await json(await get("/api/listings?keyword=zebrafish&sort=cheapest"));
+    expect(browse.listings.map((listing: { id: string }) => listing.id)).toEqual([listingIds[1], listingIds[0]]);
+    expect(browse.listings[0]).toMatchObject({ price_usdc: "0.90", agent: { id: hosted.id } });
+    const starter = await json(await get("/api/listings?keyword=zebrafish&starter=true"));
+    expect(starter.listings.map((listing: { id: string }) => listing.id)).toEqual([listingIds[1]]);
+  });
+
   it("refuses a second start while one runs, without disturbing it", async () => {
     const second = start();
     const { code } = await second.exited;
@@ -157,6 +179,8 @@ describe("pnpm start", () => {
     expect(directory.agents.map((agent: { id: string }) => agent.id)).toEqual(
       expect.arrayContaining([external.id, hosted.id]),
     );
+    const browse = await json(await get("/api/listings?keyword=zebrafish"));
+    expect(browse.listings.map((listing: { id: string }) => listing.id).sort()).toEqual([...listingIds].sort());
     await stop();
   });
 
