@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import type { Deps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
@@ -12,7 +13,8 @@ import { platformRoutes } from "./routes/platform.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
-export function createApp(deps: Deps) {
+export function createApp(given: Deps) {
+  const deps: Deps = { ...given, readCache: given.readCache ?? new ReadCache(given.config.browseCacheMs) };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));

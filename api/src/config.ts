@@ -23,6 +23,8 @@ const EnvSchema = z.object({
     .int()
     .positive()
     .default(64 * 1024),
+  /** How long a listing browse answer may be served from memory (0: never). */
+  BROWSE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -42,6 +44,7 @@ export interface Config {
   rateLimitPerIpPerMinute: number;
   registrationsPerHour: number;
   bodyLimitBytes: number;
+  browseCacheMs: number;
   trustProxy: boolean;
 }
 
@@ -64,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
     registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    browseCacheMs: e.BROWSE_CACHE_MS,
     trustProxy: e.TRUST_PROXY,
   };
 }

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { ChainReader } from "./chain/reader.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import type { ReadCache } from "./http/read-cache.ts";
 import type { RateLimitStore } from "./rate-limit/store.ts";
 
 /** What the app is built from: real parts in production and in tests alike. */
@@ -11,4 +12,6 @@ export interface Deps {
   chain: ChainReader;
   logger: Logger;
   rateLimitStore: RateLimitStore;
+  /** Public read answers cached for a moment; createApp makes one from the config if absent. */
+  readCache?: ReadCache;
 }

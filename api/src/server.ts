@@ -5,7 +5,7 @@ import { createChainReader } from "./chain/reader.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
-import { PostgresRateLimitStore } from "./rate-limit/store.ts";
+import { PostgresRateLimitStore, SharedRateLimitStore } from "./rate-limit/store.ts";
 
 export interface RunningServer {
   url: string;
@@ -17,12 +17,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel, base: { service: "api" } });
   const db = createDatabase(config.databaseUrl);
   await migrateDatabase(db);
+  const rateLimitStore = new SharedRateLimitStore(new PostgresRateLimitStore(db));
   const app = createApp({
     config,
     db,
     chain: createChainReader({ chainId: config.chainId, rpcUrl: config.rpcUrl }),
     logger,
-    rateLimitStore: new PostgresRateLimitStore(db),
+    rateLimitStore,
   });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
@@ -34,6 +35,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      rateLimitStore.close();
       await db.$client.end();
     },
   };

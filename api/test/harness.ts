@@ -27,6 +27,8 @@ export async function testApp(overrides: Partial<Config> = {}) {
       LOG_LEVEL: "silent",
       REGISTRATIONS_PER_HOUR: "100000",
       RATE_LIMIT_PER_IP_PER_MINUTE: "100000",
+      // Tests change rows directly too; the browse cache has tests of its own.
+      BROWSE_CACHE_MS: "0",
     }),
     ...overrides,
   };

@@ -96,7 +96,8 @@ export const listings = app.table(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("listings_search_idx").using("gin", t.search),
+    // fastupdate off: no pending list that makes the planner prefer a scan right after many inserts.
+    index("listings_search_idx").using("gin", t.search).with({ fastupdate: false }),
     index("listings_active_created_idx").on(t.isActive, t.createdAt, t.id),
     index("listings_active_price_idx").on(t.isActive, t.priceWei, t.id),
     index("listings_active_popular_idx").on(t.isActive, t.timesPurchased, t.id),

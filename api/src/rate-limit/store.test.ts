@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, testApp } from "../../test/harness.ts";
-import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from "./store.ts";
+import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore, SharedRateLimitStore } from "./store.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,6 +12,7 @@ afterAll(() => t.close());
 describe.each([
   ["memory", () => new MemoryRateLimitStore()],
   ["Postgres", () => new PostgresRateLimitStore(t.db)],
+  ["shared (batched Postgres)", () => new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 20)],
 ] as [string, () => RateLimitStore][])("the %s rate-limit store", (_, makeStore) => {
   it("counts hits per key inside a window and starts again after it", async () => {
     const store = makeStore();
@@ -30,5 +31,24 @@ describe.each([
     const key = randomUUID();
     const counts = await Promise.all(Array.from({ length: 20 }, () => store.hit(key, 60_000)));
     expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+});
+
+describe("the shared store across API instances", () => {
+  it("adds every instance's hits to the one count at each flush", async () => {
+    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
+    const b = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
+    const key = randomUUID();
+    for (let i = 0; i < 3; i++) await a.hit(key, 60_000);
+    for (let i = 0; i < 2; i++) await b.hit(key, 60_000);
+    await a.flush();
+    await b.flush();
+    // a has not seen b's last hit yet: its own 3, b's first, and this one.
+    expect((await a.hit(key, 60_000)).count).toBe(5);
+    // Its next flush brings the shared total: 3 + 2 + 1, and this hit makes 7.
+    await a.flush();
+    expect((await a.hit(key, 60_000)).count).toBe(7);
+    a.close();
+    b.close();
   });
 });

@@ -384,6 +384,8 @@ export function agentRoutes(deps: Deps) {
           .update(agents)
           .set({ ...changes, updatedAt: new Date() })
           .where(eq(agents.id, c.get("agent").id));
+        // Names and pauses show in listing browse answers.
+        deps.readCache?.invalidate();
       }
       return c.json(await ownProfile(c.get("agent").id), 200);
     },

@@ -7,6 +7,7 @@ import { formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { ReadCache } from "../http/read-cache.ts";
 import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { bearerSecurity, Cursor, ErrorBody, errorResponses, Limit, PositiveWei, Uuid, Wei } from "../schemas/common.ts";
 
@@ -262,6 +263,7 @@ function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
 }
 
 export function listingRoutes(deps: Deps) {
+  const readCache = deps.readCache ?? new ReadCache(0);
   const { db, chain } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = requireAgent(db);
@@ -360,51 +362,56 @@ export function listingRoutes(deps: Deps) {
       }
       if (query.cursor) conditions.push(afterCursor(query.sort, query.cursor));
 
-      const rows = await db
-        .select(listingColumns)
-        .from(listings)
-        .innerJoin(agents, eq(agents.id, listings.agentId))
-        .where(and(...conditions))
-        .orderBy(...orderOf(query.sort))
-        .limit(query.limit + 1);
-      const page = rows.slice(0, query.limit);
-      // The sellers' tiers for the whole page, in one query.
-      const records = await recordsOf(
-        db,
-        chain.chainId,
-        page.map((row) => row.walletAddress),
-      );
-      const items = page.map((row) => ({
-        id: row.id,
-        title: row.title,
-        description: row.description,
-        category: row.category as (typeof LISTING_CATEGORIES)[number],
-        listing_type: row.listingType as (typeof LISTING_TYPES)[number],
-        price_wei: row.priceWei,
-        price_usdc: formatUsdc(row.priceWei),
-        currency: "USDC" as const,
-        is_negotiable: row.isNegotiable,
-        times_purchased: row.timesPurchased,
-        avg_rating: formatRating(row.ratingSum, row.ratingCount),
-        created_at: row.createdAt.toISOString(),
-        agent: {
-          id: row.agentId,
-          name: row.agentName,
-          reputation_tier: (records.get(row.walletAddress.toLowerCase()) as AgentRecord).tier,
-        },
-      }));
-      const last = page[page.length - 1];
-      let nextCursor: string | null = null;
-      if (rows.length > query.limit && last) {
-        const key: Record<string, string> =
-          query.sort === "newest"
-            ? { at: last.createdAtText }
-            : query.sort === "cheapest"
-              ? { price: last.priceWei }
-              : { purchased: String(last.timesPurchased) };
-        nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
-      }
-      return c.json({ listings: items, next_cursor: nextCursor }, 200);
+      // Identical browse requests share one read for a moment (see ReadCache).
+      const cacheKey = `browse:${JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)))}`;
+      const answer = await readCache.get(cacheKey, async () => {
+        const rows = await db
+          .select(listingColumns)
+          .from(listings)
+          .innerJoin(agents, eq(agents.id, listings.agentId))
+          .where(and(...conditions))
+          .orderBy(...orderOf(query.sort))
+          .limit(query.limit + 1);
+        const page = rows.slice(0, query.limit);
+        // The sellers' tiers for the whole page, in one query.
+        const records = await recordsOf(
+          db,
+          chain.chainId,
+          page.map((row) => row.walletAddress),
+        );
+        const items = page.map((row) => ({
+          id: row.id,
+          title: row.title,
+          description: row.description,
+          category: row.category as (typeof LISTING_CATEGORIES)[number],
+          listing_type: row.listingType as (typeof LISTING_TYPES)[number],
+          price_wei: row.priceWei,
+          price_usdc: formatUsdc(row.priceWei),
+          currency: "USDC" as const,
+          is_negotiable: row.isNegotiable,
+          times_purchased: row.timesPurchased,
+          avg_rating: formatRating(row.ratingSum, row.ratingCount),
+          created_at: row.createdAt.toISOString(),
+          agent: {
+            id: row.agentId,
+            name: row.agentName,
+            reputation_tier: (records.get(row.walletAddress.toLowerCase()) as AgentRecord).tier,
+          },
+        }));
+        const last = page[page.length - 1];
+        let nextCursor: string | null = null;
+        if (rows.length > query.limit && last) {
+          const key: Record<string, string> =
+            query.sort === "newest"
+              ? { at: last.createdAtText }
+              : query.sort === "cheapest"
+                ? { price: last.priceWei }
+                : { purchased: String(last.timesPurchased) };
+          nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
+        }
+        return { listings: items, next_cursor: nextCursor };
+      });
+      return c.json(answer, 200);
     },
   );
 
@@ -470,6 +477,7 @@ export function listingRoutes(deps: Deps) {
         })
         .returning({ id: listings.id });
       if (!created) throw new Error("insert returned no row");
+      readCache.invalidate();
       c.get("logger").info({ listing_id: created.id }, "listing created");
       return c.json(await details(created.id), 201);
     },
@@ -512,6 +520,7 @@ export function listingRoutes(deps: Deps) {
           .update(listings)
           .set({ ...changes, updatedAt: new Date() })
           .where(and(eq(listings.id, id), eq(listings.agentId, caller)));
+        readCache.invalidate();
       }
       return c.json(await details(id), 200);
     },
@@ -540,6 +549,7 @@ export function listingRoutes(deps: Deps) {
         .update(listings)
         .set({ isActive: false, updatedAt: new Date() })
         .where(and(eq(listings.id, id), eq(listings.agentId, caller), eq(listings.isActive, true)));
+      readCache.invalidate();
       return c.json(await details(id), 200);
     },
   );
