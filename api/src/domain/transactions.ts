@@ -90,8 +90,26 @@ function stateCondition(escrow: EscrowColumns, state: TransactionState): SQL {
  * Transactions newest first (created_at, then id, both descending), with their escrow and the
  * parties' names; at most `limit` rows.
  */
-export function queryTransactions(db: Database, chainId: number, query: TransactionQuery) {
+/** The select of transactions with their escrow and both parties' names, before any filter. */
+function selectTransactions(db: Database, chainId: number) {
   const escrow = escrowOfRow(db, chainId);
+  const query = db
+    .select({
+      transaction: transactions,
+      escrow: escrowFields(escrow),
+      buyerName: buyerAgent.name,
+      sellerName: sellerAgent.name,
+      position: timestampPosition(transactions.createdAt),
+    })
+    .from(transactions)
+    .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
+    .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
+    .leftJoinLateral(escrow, sql`true`);
+  return { escrow, query };
+}
+
+export function queryTransactions(db: Database, chainId: number, query: TransactionQuery) {
+  const { escrow, query: select } = selectTransactions(db, chainId);
   const conditions: SQL[] = [];
   if (query.id) conditions.push(eq(transactions.id, query.id));
   if (query.agentId) {
@@ -105,21 +123,23 @@ export function queryTransactions(db: Database, chainId: number, query: Transact
       sql`(${transactions.createdAt}, ${transactions.id}) < (${query.after.at}::timestamptz, ${query.after.id}::uuid)`,
     );
   }
-  return db
-    .select({
-      transaction: transactions,
-      escrow: escrowFields(escrow),
-      buyerName: buyerAgent.name,
-      sellerName: sellerAgent.name,
-      position: timestampPosition(transactions.createdAt),
-    })
-    .from(transactions)
-    .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
-    .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
-    .leftJoinLateral(escrow, sql`true`)
+  return select
     .where(and(...conditions))
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
     .limit(query.limit);
+}
+
+/**
+ * An agent's newest transactions (profiles ask for them on every view): built once as a prepared
+ * statement, since building this query costs more than running it.
+ */
+export function prepareRecentTransactions(db: Database, chainId: number, limit: number) {
+  const agentId = sql.placeholder("agentId");
+  return selectTransactions(db, chainId)
+    .query.where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
+    .orderBy(desc(transactions.createdAt), desc(transactions.id))
+    .limit(limit)
+    .prepare(`recent_transactions_${limit}`);
 }
 
 export type TransactionRow = Awaited<ReturnType<typeof queryTransactions>>[number];

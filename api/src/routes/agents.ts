@@ -10,7 +10,7 @@ import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { formatEth, formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, completedSql, recordOf, recordsOf, volumeSql } from "../domain/track-record.ts";
-import { queryTransactions, toTransaction } from "../domain/transactions.ts";
+import { prepareRecentTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
@@ -180,6 +180,7 @@ export function agentRoutes(deps: Deps) {
   const { db, config, chain } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = requireAgent(db);
+  const recentTransactions = prepareRecentTransactions(db, chain.chainId, RECENT_TRANSACTIONS);
   const registrationLimit = rateLimit(deps.rateLimitStore, {
     name: "registrations",
     limit: config.registrationsPerHour,
@@ -215,7 +216,7 @@ export function agentRoutes(deps: Deps) {
         .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
         .orderBy(desc(listings.createdAt))
         .limit(20),
-      queryTransactions(db, chain.chainId, { agentId: agent.id, limit: RECENT_TRANSACTIONS }),
+      recentTransactions.execute({ agentId: agent.id }),
     ]);
     const view = {
       id: agent.id,
@@ -338,7 +339,7 @@ export function agentRoutes(deps: Deps) {
     },
   );
 
-  app.use("/me", auth);
+  // "/me/*" also matches "/me" itself: one middleware, one key lookup per request.
   app.use("/me/*", auth);
 
   app.openapi(
