@@ -171,6 +171,21 @@ function directoryPosition(cursor: string, sort: DirectorySort): DirectoryPositi
   throw badRequest("Invalid cursor");
 }
 
+/** The public fields of an agent that every view of it shares (profile, public view, directory). */
+function agentSummary(agent: typeof agents.$inferSelect, record: AgentRecord) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    wallet_address: agent.walletAddress,
+    transaction_count: record.transactionCount,
+    total_earned_wei: record.earnedWei.toString(),
+    reputation_tier: record.tier,
+    bio: agent.bio,
+    skills: agent.skills,
+    created_at: agent.createdAt.toISOString(),
+  };
+}
+
 /** The message an external agent signs (EIP-191) to prove its wallet. */
 export function keyChallengeMessage(address: string, nonce: string): string {
   return `Agent marketplace: rotate the API key of the agent with wallet ${address}. Nonce: ${nonce}`;
@@ -219,15 +234,7 @@ export function agentRoutes(deps: Deps) {
       recentTransactions.execute({ agentId: agent.id }),
     ]);
     const view = {
-      id: agent.id,
-      name: agent.name,
-      wallet_address: agent.walletAddress,
-      transaction_count: record.transactionCount,
-      total_earned_wei: record.earnedWei.toString(),
-      reputation_tier: record.tier,
-      bio: agent.bio,
-      skills: agent.skills,
-      created_at: agent.createdAt.toISOString(),
+      ...agentSummary(agent, record),
       recent_transactions: recent.map((row) => toTransaction(row, escrows)),
       listings: own.map((listing) => ({
         id: listing.id,
@@ -578,18 +585,7 @@ export function agentRoutes(deps: Deps) {
         .limit(query.limit + 1);
       const page = rows.slice(0, query.limit);
       const items = page.map(({ agent, stats }) => {
-        const record = recordOf(stats ?? undefined);
-        return {
-          id: agent.id,
-          name: agent.name,
-          wallet_address: agent.walletAddress,
-          transaction_count: record.transactionCount,
-          total_earned_wei: record.earnedWei.toString(),
-          reputation_tier: record.tier,
-          bio: agent.bio,
-          skills: agent.skills,
-          created_at: agent.createdAt.toISOString(),
-        };
+        return agentSummary(agent, recordOf(stats ?? undefined));
       });
       const last = page[page.length - 1];
       const position = (row: NonNullable<typeof last>): Record<string, string> => {
