@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
-import { type ContractFunctionArgs, encodeFunctionData, type Hex, keccak256, maxUint256, toHex } from "viem";
+import { type Abi, type ContractFunctionArgs, encodeFunctionData, type Hex, keccak256, maxUint256, toHex } from "viem";
 import { waitForIndexedBlock } from "../lib/checkpoint.ts";
 import { ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
 import { startIndexer } from "../lib/indexer-process.ts";
@@ -219,7 +219,14 @@ class Bench {
       from: number,
       functionName: name,
       args: ContractFunctionArgs<typeof agentEscrowAbi, "nonpayable", name>,
-    ): Call => ({ from, data: encodeFunctionData({ abi: agentEscrowAbi, functionName, args } as never) });
+    ): Call => ({
+      from,
+      data: encodeFunctionData({
+        abi: agentEscrowAbi as Abi,
+        functionName: functionName as string,
+        args: args as readonly unknown[],
+      }),
+    });
 
     await this.minePhase(escrows, perBlock, (e) =>
       call(e.buyer, "fund", [e.id, ZERO_ADDRESS, AMOUNT, fundDeadline, DISPUTE_WINDOW]),

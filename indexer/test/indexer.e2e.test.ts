@@ -55,13 +55,32 @@ async function escrowRow(id: Hex): Promise<Row | undefined> {
     .rows[0];
 }
 
-function readEscrow<name extends "escrowState" | "isBounty" | "creditOf" | "totalCredits">(
-  functionName: name,
-  args: readonly unknown[],
-) {
-  // biome-ignore lint/suspicious/noExplicitAny: one helper for several getters of the same ABI.
-  return market.publicClient.readContract({ address: market.escrow, abi: agentEscrowAbi, functionName, args } as any);
-}
+/** Reads the escrow contract's getters. */
+const escrowReader = () => ({
+  state: (id: Hex) =>
+    market.publicClient.readContract({
+      address: market.escrow,
+      abi: agentEscrowAbi,
+      functionName: "escrowState",
+      args: [id],
+    }),
+  isBounty: (id: Hex) =>
+    market.publicClient.readContract({
+      address: market.escrow,
+      abi: agentEscrowAbi,
+      functionName: "isBounty",
+      args: [id],
+    }),
+  creditOf: (account: Address) =>
+    market.publicClient.readContract({
+      address: market.escrow,
+      abi: agentEscrowAbi,
+      functionName: "creditOf",
+      args: [account],
+    }),
+  totalCredits: () =>
+    market.publicClient.readContract({ address: market.escrow, abi: agentEscrowAbi, functionName: "totalCredits" }),
+});
 
 /** The escrow contract's logs since its deployment, decoded. */
 async function escrowLogs() {
@@ -103,10 +122,10 @@ async function expectViewsMatchChain(): Promise<void> {
   const fundedIds = logs.flatMap((log) => (log.eventName === "Funded" ? [log.args.escrowId] : [])).sort();
   expect(escrows.map((row) => row.id)).toEqual(fundedIds);
   for (const row of escrows) {
-    const [status, termsHash] = (await readEscrow("escrowState", [row.id])) as [number, Hex];
+    const [status, termsHash] = await escrowReader().state(row.id as Hex);
     expect({ id: row.id, status: CONTRACT_STATUS[row.status as EscrowState] }).toEqual({ id: row.id, status });
     expect(hashEscrowTerms(termsOf(termsColumns(row)))).toBe(termsHash);
-    expect(row.is_bounty).toBe(await readEscrow("isBounty", [row.id]));
+    expect(row.is_bounty).toBe(await escrowReader().isBounty(row.id as Hex));
   }
 
   const timeline = await rows("escrow_event", "block_number, log_index");
@@ -117,10 +136,10 @@ async function expectViewsMatchChain(): Promise<void> {
 
   const credits = await rows("credit", "account");
   for (const row of credits) {
-    expect(BigInt(row.owed as string)).toBe(await readEscrow("creditOf", [row.account]));
+    expect(BigInt(row.owed as string)).toBe(await escrowReader().creditOf(row.account as Address));
   }
   const [totals] = await rows("escrow_totals");
-  const totalCredits = (await readEscrow("totalCredits", [])) as bigint;
+  const totalCredits = await escrowReader().totalCredits();
   expect(BigInt((totals?.credits as string) ?? 0)).toBe(totalCredits);
   const held = await usdcBalance(market.escrow);
   expect(BigInt((totals?.locked as string) ?? 0) + totalCredits).toBe(held);
@@ -313,13 +332,13 @@ describe("indexer end to end", () => {
 
     for (const row of await rows("erc8004_agent", "agent_id")) {
       const id = BigInt(row.agent_id as string);
-      const read = <name extends "ownerOf" | "tokenURI" | "getAgentWallet">(functionName: name) =>
-        market.publicClient.readContract({
-          address: market.identityRegistry,
-          abi: identityRegistryAbi,
-          functionName,
-          args: [id],
-        } as never) as Promise<string>;
+      const registry = { address: market.identityRegistry, abi: identityRegistryAbi, args: [id] } as const;
+      const read = async (functionName: "ownerOf" | "tokenURI" | "getAgentWallet") =>
+        functionName === "ownerOf"
+          ? market.publicClient.readContract({ ...registry, functionName })
+          : functionName === "tokenURI"
+            ? market.publicClient.readContract({ ...registry, functionName })
+            : market.publicClient.readContract({ ...registry, functionName });
       expect(row.owner).toBe((await read("ownerOf")).toLowerCase());
       expect(row.agent_uri).toBe(await read("tokenURI"));
       const wallet = (await read("getAgentWallet")).toLowerCase();
@@ -345,7 +364,7 @@ describe("indexer end to end", () => {
   });
 
   it("follows a chain re-organisation: rows of abandoned blocks disappear, the new chain's appear", async () => {
-    const snapshot = (await market.publicClient.request({ method: "evm_snapshot" as never })) as Hex;
+    const snapshot = await market.testClient.snapshot();
     const doomed = await market.fund(BOB, market.address(CAROL), 9n * USDC);
     await market.deliver(ALICE, open.funded as FundedEscrow);
     await market.release(ERIN, open.delivered as FundedEscrow);
@@ -355,9 +374,7 @@ describe("indexer end to end", () => {
 
     // Back to the snapshot: those three blocks never happened. A different history follows, and
     // grows longer than the abandoned one.
-    expect(await market.publicClient.request({ method: "evm_revert" as never, params: [snapshot] as never })).toBe(
-      true,
-    );
+    expect(await market.testClient.request({ method: "evm_revert", params: [snapshot] })).toBe(true);
     market.forgetPendingState();
     (open.funded as FundedEscrow).terms.deliveredAt = 0;
     const replacement = await market.fund(CAROL, market.address(BOB), 8n * USDC);

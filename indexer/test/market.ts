@@ -24,7 +24,9 @@ import {
   type ContractFunctionArgs,
   type ContractFunctionName,
   createPublicClient,
+  createTestClient,
   createWalletClient,
+  encodeFunctionData,
   type Hex,
   http,
   keccak256,
@@ -56,6 +58,8 @@ type EscrowWrite = ContractFunctionName<typeof agentEscrowAbi, "nonpayable">;
 
 export class Market {
   readonly publicClient;
+  /** The node's own methods (evm_mine, evm_snapshot, ...), typed by viem. */
+  readonly testClient;
   readonly accounts;
   readonly escrow: Address;
   readonly usdc: Address;
@@ -70,6 +74,7 @@ export class Market {
     const chain = { ...hardhat, id: deployment.chainId };
     this.chainId = deployment.chainId;
     this.publicClient = createPublicClient({ chain, transport, pollingInterval: 10 });
+    this.testClient = createTestClient({ chain, transport, mode: "hardhat" });
     this.accounts = Array.from({ length: 20 }, (_, addressIndex) => {
       const key = mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex }).getHdKey().privateKey;
       if (!key) throw new Error("no private key");
@@ -104,8 +109,13 @@ export class Market {
     args: ContractFunctionArgs<abi, "nonpayable", name>,
   ): Promise<TransactionReceipt> {
     const { wallet } = this.at(from);
-    // biome-ignore lint/suspicious/noExplicitAny: viem's generic write parameters do not narrow here.
-    const hash = await wallet.writeContract({ address, abi, functionName, args } as any);
+    // Encoded here and sent as plain data: viem's writeContract types do not narrow for a generic ABI.
+    const data = encodeFunctionData({
+      abi: abi as Abi,
+      functionName: functionName as string,
+      args: args as readonly unknown[],
+    });
+    const hash = await wallet.sendTransaction({ to: address, data });
     const receipt = await this.publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`${String(functionName)} reverted: ${hash}`);
     return receipt;
@@ -132,7 +142,7 @@ export class Market {
 
   /** Moves the node's clock forward and mines a block. */
   async increaseTime(seconds: number): Promise<void> {
-    await this.publicClient.request({ method: "evm_increaseTime" as never, params: [seconds] as never });
+    await this.testClient.increaseTime({ seconds });
     await this.mine();
   }
 
@@ -141,7 +151,7 @@ export class Market {
    * and their hashes as first reported do not always match their children's parent hashes.
    */
   async mine(blocks = 1): Promise<void> {
-    for (let i = 0; i < blocks; i++) await this.publicClient.request({ method: "evm_mine" as never });
+    for (let i = 0; i < blocks; i++) await this.testClient.mine({ blocks: 1 });
   }
 
   private async approveOnce(buyer: number) {
