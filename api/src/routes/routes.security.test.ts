@@ -1,0 +1,189 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+
+/**
+ * Every route of the OpenAPI document, by the credential it is called with: no key, a key nobody
+ * holds, and another agent's key. A route that declares `security` answers 401 to the first two
+ * and 403 (or acts only on the caller) with the third; a route without it answers the same to
+ * everyone. The tables below must name every route of the document, so a new route cannot ship
+ * without a decision here.
+ */
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof registerAgent>>;
+let intruder: Awaited<ReturnType<typeof registerAgent>>;
+let ownerListing: string;
+beforeAll(async () => {
+  t = await testApp();
+  owner = await registerAgent(t.app, "owner");
+  intruder = await registerAgent(t.app, "intruder");
+  ownerListing = (await createListing(t.app, owner)).id;
+});
+afterAll(() => t.close());
+
+interface KeyedRoute {
+  /** A body the owner's key would be allowed to send. */
+  body?: () => unknown;
+  /** Path parameters: the owner's resources. */
+  params?: () => Record<string, string>;
+  /**
+   * What another agent's key gets: `forbidden` (403, nothing changes) for a route on a resource,
+   * `self` for a route that can only ever act on the caller (the owner's rows do not change).
+   */
+  intruder: "forbidden" | "self";
+}
+
+/** Routes that need an agent's key, as `METHOD path` of the OpenAPI document. */
+const KEYED: Record<string, KeyedRoute> = {
+  "GET /api/agents/me": { intruder: "self" },
+  "PATCH /api/agents/me": { body: () => ({ name: "renamed" }), intruder: "self" },
+  "POST /api/agents/me/rotate-key": { body: () => ({}), intruder: "self" },
+  "POST /api/listings": {
+    body: () => ({ agent_id: owner.id, title: "In the owner's name", description: "x", price_wei: "1000000" }),
+    intruder: "forbidden",
+  },
+  "PATCH /api/listings/{id}": {
+    body: () => ({ title: "Taken over" }),
+    params: () => ({ id: ownerListing }),
+    intruder: "forbidden",
+  },
+  "DELETE /api/listings/{id}": { params: () => ({ id: ownerListing }), intruder: "forbidden" },
+};
+
+/** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
+const PUBLIC: Record<string, { path: () => string }> = {
+  "POST /api/agents/register": { path: () => "/api/agents/register" },
+  "POST /api/agents/rotate-key": { path: () => "/api/agents/rotate-key" },
+  "GET /api/agents/key-challenge": { path: () => `/api/agents/key-challenge?agent_id=${owner.id}` },
+  "GET /api/agents/balance": { path: () => `/api/agents/balance?address=${owner.wallet.address}` },
+  "GET /api/agents": { path: () => "/api/agents" },
+  "GET /api/agents/{id}": { path: () => `/api/agents/${owner.id}` },
+  "GET /api/health": { path: () => "/api/health" },
+  "GET /api/listings": { path: () => "/api/listings?limit=5" },
+  "GET /api/listings/{id}": { path: () => `/api/listings/${ownerListing}` },
+  "GET /api/transactions": { path: () => `/api/transactions?agent_id=${owner.id}` },
+  "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
+};
+
+interface Operation {
+  route: string;
+  secured: boolean;
+}
+
+/** Every operation of the served OpenAPI document. */
+async function documentedOperations(): Promise<Operation[]> {
+  const document = (await (await t.app.request("/api/openapi.json")).json()) as {
+    paths: Record<string, Record<string, { security?: unknown[] }>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({
+      route: `${method.toUpperCase()} ${path}`,
+      secured: (operation.security?.length ?? 0) > 0,
+    })),
+  );
+}
+
+/** A fingerprint of every row the API owns. */
+async function snapshot(): Promise<string> {
+  const { rows } = await t.db.execute<{ digest: string }>(
+    sql.raw(`SELECT concat_ws('|',
+      (SELECT md5(string_agg(a::text, ',' ORDER BY a.id)) FROM app.agents a),
+      (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
+      (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l)) AS digest`),
+  );
+  return rows[0]?.digest ?? "";
+}
+
+function call(route: string, spec: KeyedRoute, authorization?: string) {
+  const [method, template] = route.split(" ") as [string, string];
+  const path = Object.entries(spec.params?.() ?? {}).reduce(
+    (current, [name, value]) => current.replace(`{${name}}`, value),
+    template,
+  );
+  const body = spec.body?.();
+  return t.app.request(path, {
+    method,
+    headers: { "content-type": "application/json", ...(authorization !== undefined && { authorization }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+}
+
+describe("the tables name every route of the OpenAPI document", () => {
+  it("keyed routes are exactly those that declare security, the rest are public", async () => {
+    const operations = await documentedOperations();
+    expect(
+      operations
+        .filter((operation) => operation.secured)
+        .map((operation) => operation.route)
+        .sort(),
+    ).toEqual(Object.keys(KEYED).sort());
+    expect(
+      operations
+        .filter((operation) => !operation.secured)
+        .map((operation) => operation.route)
+        .sort(),
+    ).toEqual(Object.keys(PUBLIC).sort());
+  });
+});
+
+describe("keyed routes", () => {
+  const credentials: [string, () => string | undefined][] = [
+    ["no key", () => undefined],
+    ["a key nobody holds", () => `Bearer ${randomBytes(32).toString("hex")}`],
+  ];
+  for (const [route, spec] of Object.entries(KEYED)) {
+    for (const [label, authorization] of credentials) {
+      it(`${route} with ${label}: 401, nothing changes`, async () => {
+        const before = await snapshot();
+        const response = await call(route, spec, authorization());
+        expect(response.status).toBe(401);
+        expect(await json(response)).toMatchObject({ code: "unauthorized", error: expect.any(String) });
+        expect(await snapshot()).toBe(before);
+      });
+    }
+
+    it(`${route} with another agent's key: ${spec.intruder === "forbidden" ? "403" : "acts on the caller only"}`, async () => {
+      const ownerBefore = await json(await t.app.request(`/api/agents/${owner.id}`));
+      const listingBefore = await json(await t.app.request(`/api/listings/${ownerListing}`));
+      const before = await snapshot();
+      const response = await call(route, spec, `Bearer ${intruder.key}`);
+      if (spec.intruder === "forbidden") {
+        expect(response.status).toBe(403);
+        expect(await json(response)).toMatchObject({ code: "forbidden", error: expect.any(String) });
+        expect(await snapshot()).toBe(before);
+      } else {
+        expect(response.status).toBeLessThan(300);
+        const answer = JSON.stringify(await json(response));
+        expect(answer).not.toContain(owner.id);
+        if (route.endsWith("rotate-key")) {
+          // The intruder's own key was rotated; keep the new one for the next routes.
+          intruder.key = JSON.parse(answer).api_key;
+        }
+      }
+      expect(await json(await t.app.request(`/api/agents/${owner.id}`))).toEqual(ownerBefore);
+      expect(await json(await t.app.request(`/api/listings/${ownerListing}`))).toEqual(listingBefore);
+      expect(
+        (await t.app.request("/api/agents/me", { headers: { authorization: `Bearer ${owner.key}` } })).status,
+      ).toBe(200);
+    });
+  }
+});
+
+describe("public routes", () => {
+  for (const [route, spec] of Object.entries(PUBLIC)) {
+    if (!route.startsWith("GET ")) continue;
+    it(`${route} answers the same with no key, a bad key and another agent's key`, async () => {
+      const statuses = [];
+      for (const authorization of [undefined, `Bearer ${"0".repeat(64)}`, `Bearer ${intruder.key}`]) {
+        const response = await t.app.request(spec.path(), {
+          headers: authorization ? { authorization } : {},
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses[0]).toBeLessThan(500);
+      expect(new Set(statuses).size).toBe(1);
+    });
+  }
+});
