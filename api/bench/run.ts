@@ -4,8 +4,8 @@
  * the figure). The API runs as its own process (src/main.ts) against the real stack of the tests
  * (Hardhat node, embedded Postgres, indexer), seeded with 10,000 listings of 100 agents.
  *
- * Env: BENCH_SECONDS per endpoint (default 10), BENCH_CONNECTIONS (default 50), BENCH_LISTINGS
- * (default 10000). Targets: browse p99 under 25 ms, and at least a third of the bare route's throughput.
+ * Env: BENCH_SECONDS per endpoint (default 10) after BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 50), BENCH_LISTINGS
+ * (default 10000), BENCH_CPU_PROFILE (a folder for a CPU profile of the API). Targets: browse p99 under 25 ms, and at least a third of the bare route's throughput.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -19,6 +19,7 @@ import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const AGENTS = 100;
@@ -35,8 +36,11 @@ function pick<T>(items: T[], i: number): T {
   return items[i % items.length] as T;
 }
 
-function spawnServer(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [script], {
+/** BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the API process there (open it in Chrome DevTools). */
+function spawnServer(script: string, env: Record<string, string>, profile = false): ChildProcess {
+  const flags =
+    profile && process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  return spawn(process.execPath, [...flags, script], {
     cwd: apiDir,
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
@@ -63,7 +67,9 @@ interface Figures {
   errors: number;
 }
 
+/** Measures `url` after a warm-up of WARMUP_SECONDS (JIT, connection pool, caches) at the same load. */
 async function measure(name: string, url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS, headers });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
   const errors = result.errors + result.timeouts + result.non2xx;
   return { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
@@ -107,18 +113,22 @@ try {
   const apiPort = await freePort();
   const helloPort = await freePort();
   children.push(
-    spawnServer("src/main.ts", {
-      DATABASE_URL: stack.postgres.url,
-      RPC_URL: stack.node.rpcUrl,
-      CHAIN_ID: String(stack.deployment.chainId),
-      DEPLOYMENTS_DIR: stack.deploymentsDir,
-      MASTER_KEY: randomBytes(32).toString("hex"),
-      PORT: String(apiPort),
-      LOG_LEVEL: "warn",
-      // The budget is not what is measured: every request of the run comes from one key or one IP.
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      RATE_LIMIT_PER_IP_PER_MINUTE: "1000000000",
-    }),
+    spawnServer(
+      "src/main.ts",
+      {
+        DATABASE_URL: stack.postgres.url,
+        RPC_URL: stack.node.rpcUrl,
+        CHAIN_ID: String(stack.deployment.chainId),
+        DEPLOYMENTS_DIR: stack.deploymentsDir,
+        MASTER_KEY: randomBytes(32).toString("hex"),
+        PORT: String(apiPort),
+        LOG_LEVEL: "warn",
+        // The budget is not what is measured: every request of the run comes from one key or one IP.
+        RATE_LIMIT_PER_MINUTE: "1000000000",
+        RATE_LIMIT_PER_IP_PER_MINUTE: "1000000000",
+      },
+      true,
+    ),
     spawnServer("bench/hello-server.ts", { PORT: String(helloPort) }),
   );
   const api = `http://127.0.0.1:${apiPort}`;
@@ -136,7 +146,7 @@ try {
   ];
   const bare = runs[0]?.requestsPerSecond ?? 1;
   console.log(
-    `\napi benchmark: ${LISTINGS.toLocaleString("en-US")} listings, ${CONNECTIONS} connections, ${SECONDS} s each, ${availableParallelism()} CPUs (API and load generator share them)`,
+    `\napi benchmark: ${LISTINGS.toLocaleString("en-US")} listings, ${CONNECTIONS} connections, ${SECONDS} s each after a ${WARMUP_SECONDS} s warm-up, ${availableParallelism()} CPUs (API and load generator share them)`,
   );
   for (const run of runs) {
     console.log(

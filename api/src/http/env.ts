@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { agents } from "../db/schema.ts";
 
 /** What middleware puts on every request's context. */
 export interface AppEnv {
@@ -13,4 +14,6 @@ export interface AppEnv {
 export interface AuthenticatedAgent {
   id: string;
   keyId: string;
+  /** The agent's row, read with the key. */
+  row: typeof agents.$inferSelect;
 }

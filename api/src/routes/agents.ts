@@ -9,7 +9,7 @@ import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
 import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { formatEth, formatUsdc } from "../domain/money.ts";
-import { type AgentRecord, completedSql, recordOf, recordsOf, volumeSql } from "../domain/track-record.ts";
+import { type AgentRecord, completedSql, recordOf, volumeSql } from "../domain/track-record.ts";
 import { prepareRecentTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
@@ -25,6 +25,8 @@ import { Transaction } from "../schemas/transaction.ts";
 const HOUR_MS = 60 * 60 * 1000;
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 const RECENT_TRANSACTIONS = 5;
+/** Active listings shown in an agent's profile, newest first. */
+const PROFILE_LISTINGS = 20;
 const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
 
 const Name = z.string().trim().min(1).max(100);
@@ -219,20 +221,39 @@ export function agentRoutes(deps: Deps) {
 
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
 
-  /** The public view and the agent's record, read in parallel. */
+  const activeListings = db
+    .select({
+      id: listings.id,
+      title: listings.title,
+      listingType: listings.listingType,
+      category: listings.category,
+      priceWei: listings.priceWei,
+      isActive: listings.isActive,
+    })
+    .from(listings)
+    .where(and(eq(listings.agentId, sql.placeholder("agentId")), eq(listings.isActive, true)))
+    .orderBy(desc(listings.createdAt))
+    .limit(PROFILE_LISTINGS)
+    .prepare("profile_listings");
+  const accountStats = db
+    .select()
+    .from(chainAccountStats)
+    .where(and(eq(chainAccountStats.chainId, chain.chainId), eq(chainAccountStats.address, sql.placeholder("address"))))
+    .prepare("profile_account_stats");
+  const activeAgent = db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
+    .prepare("active_agent");
+
+  /** The public view and the agent's record: three reads in parallel, each a prepared statement. */
   async function publicView(agent: typeof agents.$inferSelect) {
-    const [record, own, recent] = await Promise.all([
-      recordsOf(db, chain.chainId, [agent.walletAddress]).then(
-        (records) => records.get(agent.walletAddress.toLowerCase()) as AgentRecord,
-      ),
-      db
-        .select()
-        .from(listings)
-        .where(and(eq(listings.agentId, agent.id), eq(listings.isActive, true)))
-        .orderBy(desc(listings.createdAt))
-        .limit(20),
+    const [stats, own, recent] = await Promise.all([
+      accountStats.execute({ address: agent.walletAddress.toLowerCase() }),
+      activeListings.execute({ agentId: agent.id }),
       recentTransactions.execute({ agentId: agent.id }),
     ]);
+    const record = recordOf(stats[0]);
     const view = {
       ...agentSummary(agent, record),
       recent_transactions: recent.map((row) => toTransaction(row, escrows)),
@@ -249,9 +270,7 @@ export function agentRoutes(deps: Deps) {
     return { view, record };
   }
 
-  async function ownProfile(agentId: string) {
-    const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
-    if (!agent) throw notFound("Agent");
+  async function ownProfile(agent: typeof agents.$inferSelect) {
     const { view, record } = await publicView(agent);
     return {
       ...view,
@@ -361,7 +380,7 @@ export function agentRoutes(deps: Deps) {
         ...errorResponses(401, 429),
       },
     }),
-    async (c) => c.json(await ownProfile(c.get("agent").id), 200),
+    async (c) => c.json(await ownProfile(c.get("agent").row), 200),
   );
 
   app.openapi(
@@ -387,15 +406,19 @@ export function agentRoutes(deps: Deps) {
         ...(body.metadata !== undefined && { metadata: body.metadata }),
         ...(body.webhook_url !== undefined && { webhookUrl: body.webhook_url }),
       };
+      let agent = c.get("agent").row;
       if (Object.keys(changes).length > 0) {
-        await db
+        const [updated] = await db
           .update(agents)
           .set({ ...changes, updatedAt: new Date() })
-          .where(eq(agents.id, c.get("agent").id));
+          .where(eq(agents.id, agent.id))
+          .returning();
+        if (!updated) throw notFound("Agent");
+        agent = updated;
         // Names and pauses show in listing browse answers.
         deps.readCache?.invalidate();
       }
-      return c.json(await ownProfile(c.get("agent").id), 200);
+      return c.json(await ownProfile(agent), 200);
     },
   );
 
@@ -616,10 +639,7 @@ export function agentRoutes(deps: Deps) {
     async (c) => {
       const { id } = c.req.valid("param");
       if (!isUuid(id)) throw notFound("Agent");
-      const [agent] = await db
-        .select()
-        .from(agents)
-        .where(and(eq(agents.id, id), eq(agents.isActive, true)));
+      const [agent] = await activeAgent.execute({ id });
       if (!agent) throw notFound("Agent");
       return c.json((await publicView(agent)).view, 200);
     },

@@ -9,6 +9,7 @@ import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { ReadCache } from "../http/read-cache.ts";
 import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { sendSerializedJson, serializeJson } from "../http/serialized-json.ts";
 import { bearerSecurity, Cursor, ErrorBody, errorResponses, Limit, PositiveWei, Uuid, Wei } from "../schemas/common.ts";
 
 /*
@@ -130,6 +131,10 @@ const BrowseListing = z
     agent: z.object({ id: Uuid, name: z.string(), reputation_tier: z.string() }),
   })
   .openapi("BrowseListing");
+
+const ListingPage = z
+  .object({ listings: z.array(BrowseListing), next_cursor: z.string().nullable() })
+  .openapi("ListingPage");
 
 const BrowseQuery = z.strictObject({
   category: Category.optional(),
@@ -333,9 +338,7 @@ export function listingRoutes(deps: Deps) {
           description: "A page of listings; next_cursor is null on the last page",
           content: {
             "application/json": {
-              schema: z
-                .object({ listings: z.array(BrowseListing), next_cursor: z.string().nullable() })
-                .openapi("ListingPage"),
+              schema: ListingPage,
             },
           },
         },
@@ -347,73 +350,78 @@ export function listingRoutes(deps: Deps) {
       if (query.min_price && query.max_price && BigInt(query.min_price) > BigInt(query.max_price)) {
         throw badRequest("min_price must not be greater than max_price");
       }
-      const conditions: SQL[] = [eq(listings.isActive, true), eq(agents.isActive, true), eq(agents.isPaused, false)];
-      if (query.category) conditions.push(eq(listings.category, query.category));
-      if (query.listing_type) conditions.push(eq(listings.listingType, query.listing_type));
-      if (query.min_price) conditions.push(gte(listings.priceWei, query.min_price));
-      if (query.max_price) conditions.push(lte(listings.priceWei, query.max_price));
-      if (query.starter) conditions.push(lte(listings.priceWei, STARTER_MAX_WEI.toString()));
-      if (query.exclude_agent) conditions.push(ne(listings.agentId, query.exclude_agent));
-      if (query.keyword !== undefined) {
-        const tsquery = prefixTsQuery(query.keyword);
-        // A keyword without letters or digits matches nothing.
-        if (!tsquery) return c.json({ listings: [], next_cursor: null }, 200);
-        conditions.push(sql`${listings.search} @@ to_tsquery('simple', ${tsquery})`);
-      }
-      if (query.cursor) conditions.push(afterCursor(query.sort, query.cursor));
-
-      // Identical browse requests share one read for a moment (see ReadCache).
+      // Identical browse requests share one read and one serialization for a moment (ReadCache).
       const cacheKey = `browse:${JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)))}`;
-      const answer = await readCache.get(cacheKey, async () => {
-        const rows = await db
-          .select(listingColumns)
-          .from(listings)
-          .innerJoin(agents, eq(agents.id, listings.agentId))
-          .where(and(...conditions))
-          .orderBy(...orderOf(query.sort))
-          .limit(query.limit + 1);
-        const page = rows.slice(0, query.limit);
-        // The sellers' tiers for the whole page, in one query.
-        const records = await recordsOf(
-          db,
-          chain.chainId,
-          page.map((row) => row.walletAddress),
-        );
-        const items = page.map((row) => ({
-          id: row.id,
-          title: row.title,
-          description: row.description,
-          category: row.category as (typeof LISTING_CATEGORIES)[number],
-          listing_type: row.listingType as (typeof LISTING_TYPES)[number],
-          price_wei: row.priceWei,
-          price_usdc: formatUsdc(row.priceWei),
-          currency: "USDC" as const,
-          is_negotiable: row.isNegotiable,
-          times_purchased: row.timesPurchased,
-          avg_rating: formatRating(row.ratingSum, row.ratingCount),
-          created_at: row.createdAt.toISOString(),
-          agent: {
-            id: row.agentId,
-            name: row.agentName,
-            reputation_tier: (records.get(row.walletAddress.toLowerCase()) as AgentRecord).tier,
-          },
-        }));
-        const last = page[page.length - 1];
-        let nextCursor: string | null = null;
-        if (rows.length > query.limit && last) {
-          const key: Record<string, string> =
-            query.sort === "newest"
-              ? { at: last.createdAtText }
-              : query.sort === "cheapest"
-                ? { price: last.priceWei }
-                : { purchased: String(last.timesPurchased) };
-          nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
-        }
-        return { listings: items, next_cursor: nextCursor };
-      });
-      return c.json(answer, 200);
+      const body = await readCache.get(cacheKey, async () => serializeJson(await browse(query)));
+      return sendSerializedJson(c, body, 200);
     },
   );
+
+  /** One page of the browse answer. */
+  async function browse(query: z.infer<typeof BrowseQuery>): Promise<z.infer<typeof ListingPage>> {
+    const conditions: SQL[] = [eq(listings.isActive, true), eq(agents.isActive, true), eq(agents.isPaused, false)];
+    if (query.category) conditions.push(eq(listings.category, query.category));
+    if (query.listing_type) conditions.push(eq(listings.listingType, query.listing_type));
+    if (query.min_price) conditions.push(gte(listings.priceWei, query.min_price));
+    if (query.max_price) conditions.push(lte(listings.priceWei, query.max_price));
+    if (query.starter) conditions.push(lte(listings.priceWei, STARTER_MAX_WEI.toString()));
+    if (query.exclude_agent) conditions.push(ne(listings.agentId, query.exclude_agent));
+    if (query.keyword !== undefined) {
+      const tsquery = prefixTsQuery(query.keyword);
+      // A keyword without letters or digits matches nothing.
+      if (!tsquery) return { listings: [], next_cursor: null };
+      conditions.push(sql`${listings.search} @@ to_tsquery('simple', ${tsquery})`);
+    }
+    if (query.cursor) conditions.push(afterCursor(query.sort, query.cursor));
+
+    {
+      const rows = await db
+        .select(listingColumns)
+        .from(listings)
+        .innerJoin(agents, eq(agents.id, listings.agentId))
+        .where(and(...conditions))
+        .orderBy(...orderOf(query.sort))
+        .limit(query.limit + 1);
+      const page = rows.slice(0, query.limit);
+      // The sellers' tiers for the whole page, in one query.
+      const records = await recordsOf(
+        db,
+        chain.chainId,
+        page.map((row) => row.walletAddress),
+      );
+      const items = page.map((row) => ({
+        id: row.id,
+        title: row.title,
+        description: row.description,
+        category: row.category as (typeof LISTING_CATEGORIES)[number],
+        listing_type: row.listingType as (typeof LISTING_TYPES)[number],
+        price_wei: row.priceWei,
+        price_usdc: formatUsdc(row.priceWei),
+        currency: "USDC" as const,
+        is_negotiable: row.isNegotiable,
+        times_purchased: row.timesPurchased,
+        avg_rating: formatRating(row.ratingSum, row.ratingCount),
+        created_at: row.createdAt.toISOString(),
+        agent: {
+          id: row.agentId,
+          name: row.agentName,
+          reputation_tier: (records.get(row.walletAddress.toLowerCase()) as AgentRecord).tier,
+        },
+      }));
+      const last = page[page.length - 1];
+      let nextCursor: string | null = null;
+      if (rows.length > query.limit && last) {
+        const key: Record<string, string> =
+          query.sort === "newest"
+            ? { at: last.createdAtText }
+            : query.sort === "cheapest"
+              ? { price: last.priceWei }
+              : { purchased: String(last.timesPurchased) };
+        nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
+      }
+      return { listings: items, next_cursor: nextCursor };
+    }
+  }
 
   app.openapi(
     createRoute({
