@@ -139,3 +139,46 @@ export const rateLimitWindows = app.table("rate_limit_windows", {
   windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
   hits: integer("hits").notNull(),
 });
+
+/**
+ * The relayer's outbox: every transaction the service sends on-chain, signed and recorded here
+ * before it is broadcast. A crash after the broadcast and before the answer leaves a `signed` row
+ * whose hash the relayer looks up (and re-broadcasts if unknown) when it resumes, so nothing is
+ * sent twice and nothing is forgotten. Nonces come from this table, under an advisory lock.
+ */
+export const relayedTransactions = app.table(
+  "relayed_transactions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chainId: integer("chain_id").notNull(),
+    /**
+     * Which instance of the chain: the hash of the escrow's deployment block. A restarted local
+     * node has the same chain id but none of the old transactions; its rows are never re-sent.
+     */
+    chainInstance: text("chain_instance").notNull(),
+    /** The relayer's address (checksummed). */
+    fromAddress: text("from_address").notNull(),
+    nonce: integer("nonce").notNull(),
+    toAddress: text("to_address").notNull(),
+    data: text("data").notNull(),
+    /** What it does, e.g. "fund", "deliver", "release"; for logs and the keeper. */
+    purpose: text("purpose").notNull(),
+    /** The marketplace transaction it acts on, if any. */
+    transactionId: uuid("transaction_id"),
+    rawTransaction: text("raw_transaction").notNull(),
+    txHash: text("tx_hash").notNull(),
+    /** signed (maybe broadcast, no receipt yet), mined, reverted, or dropped (its nonce went to another transaction). */
+    status: text("status", { enum: ["signed", "mined", "reverted", "dropped"] })
+      .notNull()
+      .default("signed"),
+    blockNumber: numeric("block_number", { precision: 20, scale: 0 }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("relayed_transactions_nonce_key").on(t.chainInstance, t.fromAddress, t.nonce),
+    uniqueIndex("relayed_transactions_tx_hash_key").on(t.txHash),
+    index("relayed_transactions_pending_idx").on(t.chainInstance, t.fromAddress).where(sql`status = 'signed'`),
+    index("relayed_transactions_transaction_idx").on(t.transactionId),
+  ],
+);

@@ -1,0 +1,217 @@
+import { randomBytes } from "node:crypto";
+import { agentEscrowAbi } from "@agent-marketplace/contracts";
+import { and, eq } from "drizzle-orm";
+import {
+  type Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  custom,
+  encodeFunctionData,
+  type Hex,
+  http,
+  type PublicClient,
+  parseEther,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createDatabase, type Database } from "../db/client.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { relayedTransactions } from "../db/schema.ts";
+import { createRelayer, RelayRevertedError } from "./relayer.ts";
+
+/*
+ * The relayer against the suite's real Hardhat node and Postgres. Each test sends from a fresh key
+ * funded with ETH, so no other test shares its nonces. Faults are injected only where the outside
+ * world would cause them: an RPC endpoint that refuses to broadcast.
+ */
+
+const stack = inject("stack");
+const chain = { id: stack.deployment.chainId } as const;
+let db: Database;
+let publicClient: PublicClient;
+const escrow = stack.deployment.contracts.AgentEscrow.address as Address;
+
+beforeAll(async () => {
+  db = createDatabase(stack.databaseUrl, { max: 10 });
+  await migrateDatabase(db);
+  publicClient = createPublicClient({ transport: http(stack.rpcUrl) }) as PublicClient;
+});
+afterAll(() => db.$client.end());
+
+/** A fresh relayer key with 10 ETH for gas. */
+async function fundedAccount() {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await createTestClient({ mode: "hardhat", transport: http(stack.rpcUrl) }).setBalance({
+    address: account.address,
+    value: parseEther("10"),
+  });
+  return account;
+}
+
+/** A harmless call that always succeeds: cancels one unused nonce bit of the sender. */
+function harmlessCall(bit: number): { to: Address; data: Hex; purpose: string } {
+  return {
+    to: escrow,
+    data: encodeFunctionData({ abi: agentEscrowAbi, functionName: "invalidateNonces", args: [0n, 1n << BigInt(bit)] }),
+    purpose: "test",
+  };
+}
+
+/** A client whose endpoint accepts every call but refuses to broadcast, as a failing RPC would. */
+function clientThatCannotBroadcast(): PublicClient {
+  const real = http(stack.rpcUrl)({ chain: undefined });
+  return createPublicClient({
+    transport: custom({
+      async request({ method, params }) {
+        if (method === "eth_sendRawTransaction") throw new Error("injected: endpoint unavailable");
+        return real.request({ method, params } as Parameters<typeof real.request>[0]);
+      },
+    }),
+  }) as PublicClient;
+}
+
+async function rowsOf(address: Address, chainInstance: string) {
+  return db
+    .select()
+    .from(relayedTransactions)
+    .where(and(eq(relayedTransactions.fromAddress, address), eq(relayedTransactions.chainInstance, chainInstance)))
+    .orderBy(relayedTransactions.nonce);
+}
+
+const instance = () => `test-${randomBytes(6).toString("hex")}`;
+
+describe("relayer", () => {
+  it("20 concurrent submissions get 20 consecutive nonces and all land", async () => {
+    const account = await fundedAccount();
+    const chainInstance = instance();
+    const relayer = createRelayer({ db, publicClient, chainId: chain.id, chainInstance, account });
+    const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => relayer.submit(harmlessCall(i))));
+    expect(sent.map((s) => s.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const receipts = await Promise.all(sent.map((s) => relayer.confirm(s.txHash)));
+    expect(receipts.every((receipt) => receipt.status === "success")).toBe(true);
+    const rows = await rowsOf(account.address, chainInstance);
+    expect(rows.map((row) => row.status)).toEqual(Array(20).fill("mined"));
+    expect(await publicClient.getTransactionCount({ address: account.address })).toBe(20);
+  });
+
+  it("a call that would revert is refused before anything is signed or recorded", async () => {
+    const account = await fundedAccount();
+    const chainInstance = instance();
+    const relayer = createRelayer({ db, publicClient, chainId: chain.id, chainInstance, account });
+    const release = encodeFunctionData({
+      abi: agentEscrowAbi,
+      functionName: "release",
+      args: [
+        `0x${"ab".repeat(32)}`,
+        {
+          buyer: account.address,
+          seller: account.address,
+          amount: 1n,
+          deadline: 1,
+          disputeWindow: 0,
+          deliveredAt: 0,
+          feeBps: 0,
+        },
+      ],
+    });
+    await expect(relayer.submit({ to: escrow, data: release, purpose: "release" })).rejects.toBeInstanceOf(
+      RelayRevertedError,
+    );
+    expect(await rowsOf(account.address, chainInstance)).toEqual([]);
+    expect(await publicClient.getTransactionCount({ address: account.address })).toBe(0);
+  });
+
+  it("the caller's rows commit with the outbox row, or neither does", async () => {
+    const account = await fundedAccount();
+    const chainInstance = instance();
+    const relayer = createRelayer({ db, publicClient, chainId: chain.id, chainInstance, account });
+    await expect(
+      relayer.submit({
+        ...harmlessCall(0),
+        record: async () => {
+          throw new Error("the caller's insert failed");
+        },
+      }),
+    ).rejects.toThrow("the caller's insert failed");
+    expect(await rowsOf(account.address, chainInstance)).toEqual([]);
+    // Nothing was broadcast either: the next submission takes nonce 0.
+    const next = await relayer.submit(harmlessCall(1));
+    expect(next.nonce).toBe(0);
+    expect((await relayer.confirm(next.txHash)).status).toBe("success");
+  });
+
+  it("a crash between commit and broadcast heals on resume: sent once, in nonce order", async () => {
+    const account = await fundedAccount();
+    const chainInstance = instance();
+    // The first process records two transactions, then its endpoint fails before they are sent.
+    const crashed = createRelayer({
+      db,
+      publicClient: clientThatCannotBroadcast(),
+      chainId: chain.id,
+      chainInstance,
+      account,
+    });
+    const first = await crashed.submit(harmlessCall(0));
+    const second = await crashed.submit(harmlessCall(1));
+    expect([first.nonce, second.nonce]).toEqual([0, 1]);
+    expect(await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" })).toBe(0);
+    expect((await rowsOf(account.address, chainInstance)).map((row) => row.status)).toEqual(["signed", "signed"]);
+
+    // The restarted process finishes them, and its own next submission follows them.
+    const restarted = createRelayer({ db, publicClient, chainId: chain.id, chainInstance, account });
+    expect(await restarted.resume()).toBe(2);
+    const third = await restarted.submit(harmlessCall(2));
+    expect(third.nonce).toBe(2);
+    for (const sent of [first, second, third]) expect((await restarted.confirm(sent.txHash)).status).toBe("success");
+    // Resuming again finds nothing open, and sends nothing twice.
+    await restarted.resume();
+    expect(await restarted.resume()).toBe(0);
+    expect(await publicClient.getTransactionCount({ address: account.address })).toBe(3);
+    expect((await rowsOf(account.address, chainInstance)).map((row) => row.status)).toEqual([
+      "mined",
+      "mined",
+      "mined",
+    ]);
+  });
+
+  it("a recorded transaction whose nonce another transaction took is marked dropped", async () => {
+    const account = await fundedAccount();
+    const chainInstance = instance();
+    const crashed = createRelayer({
+      db,
+      publicClient: clientThatCannotBroadcast(),
+      chainId: chain.id,
+      chainInstance,
+      account,
+    });
+    const lost = await crashed.submit(harmlessCall(0));
+    // Someone else uses the key for nonce 0 meanwhile.
+    const wallet = createWalletClient({ account, transport: http(stack.rpcUrl) });
+    const other = await wallet.sendTransaction({ chain: null, to: account.address, value: 0n, nonce: 0 });
+    await publicClient.waitForTransactionReceipt({ hash: other });
+
+    const restarted = createRelayer({ db, publicClient, chainId: chain.id, chainInstance, account });
+    expect(await restarted.resume()).toBe(1);
+    const [row] = await rowsOf(account.address, chainInstance);
+    expect(row).toMatchObject({ txHash: lost.txHash, status: "dropped" });
+    expect((await restarted.submit(harmlessCall(1))).nonce).toBe(1);
+  });
+
+  it("rows of an earlier chain with the same id are never sent again", async () => {
+    const account = await fundedAccount();
+    const earlier = createRelayer({
+      db,
+      publicClient: clientThatCannotBroadcast(),
+      chainId: chain.id,
+      chainInstance: instance(),
+      account,
+    });
+    await earlier.submit(harmlessCall(0));
+    const now = createRelayer({ db, publicClient, chainId: chain.id, chainInstance: instance(), account });
+    expect(await now.resume()).toBe(0);
+    const sent = await now.submit(harmlessCall(1));
+    expect(sent.nonce).toBe(0);
+    expect((await now.confirm(sent.txHash)).status).toBe("success");
+  });
+});

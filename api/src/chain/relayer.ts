@@ -1,0 +1,188 @@
+import { and, eq, max, sql } from "drizzle-orm";
+import {
+  type Account,
+  type Address,
+  BaseError,
+  type Hex,
+  keccak256,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
+import type { Database } from "../db/client.ts";
+import { relayedTransactions } from "../db/schema.ts";
+
+type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+export interface RelayRequest {
+  to: Address;
+  data: Hex;
+  /** What it does ("fund", "deliver", ...): for logs and the keeper. */
+  purpose: string;
+  /** The marketplace transaction it acts on, if any. */
+  transactionId?: string;
+  /**
+   * Runs in the database transaction that records the outbox row, so the caller's own rows and
+   * the record of what was sent commit together or not at all.
+   */
+  record?: (tx: DbTransaction, sent: { txHash: Hex }) => Promise<void>;
+}
+
+export interface RelayedTransaction {
+  id: string;
+  txHash: Hex;
+  nonce: number;
+}
+
+/** The transaction would revert: nothing was signed, recorded or sent. */
+export class RelayRevertedError extends Error {
+  readonly cause: unknown;
+  constructor(cause: unknown) {
+    super(cause instanceof BaseError ? cause.shortMessage : String(cause));
+    this.cause = cause;
+  }
+}
+
+export interface Relayer {
+  address: Address;
+  /**
+   * Simulates the call (a revert throws {@link RelayRevertedError} and changes nothing), signs it
+   * with the next nonce, records it in the outbox and broadcasts it. The answer comes once the
+   * row is committed: if the broadcast itself fails, the row stays `signed` and {@link resume}
+   * sends it again.
+   */
+  submit(request: RelayRequest): Promise<RelayedTransaction>;
+  /** Waits for the receipt of a relayed transaction and records its outcome. */
+  confirm(txHash: Hex, timeoutMs?: number): Promise<TransactionReceipt>;
+  /**
+   * Finishes what a crash interrupted: every `signed` row of this chain gets its receipt recorded,
+   * or is broadcast again; a row whose nonce another transaction took is marked `dropped`.
+   * Returns how many rows were still open.
+   */
+  resume(): Promise<number>;
+}
+
+export interface RelayerOptions {
+  db: Database;
+  publicClient: PublicClient;
+  chainId: number;
+  /** Tells this chain from an earlier one with the same id (a restarted local node). */
+  chainInstance: string;
+  /** A local account (signs offline): the relayer's key. */
+  account: Account & { signTransaction: NonNullable<Account["signTransaction"]> };
+}
+
+/** Headroom over the estimate, in percent: state may change between estimate and inclusion. */
+const GAS_HEADROOM_PERCENT = 20n;
+
+export function createRelayer(options: RelayerOptions): Relayer {
+  const { db, publicClient, chainId, chainInstance, account } = options;
+  const address = account.address;
+  const outbox = relayedTransactions;
+  const ours = and(eq(outbox.chainInstance, chainInstance), eq(outbox.fromAddress, address));
+
+  async function broadcast(raw: Hex): Promise<void> {
+    try {
+      await publicClient.sendRawTransaction({ serializedTransaction: raw });
+    } catch (error) {
+      // Already in the pool or mined: the same signed bytes, nothing to do.
+      const message = error instanceof BaseError ? error.details || error.shortMessage : String(error);
+      if (/already known|known transaction|already imported|nonce too low/i.test(message)) return;
+      throw error;
+    }
+  }
+
+  async function record(txHash: Hex, receipt: TransactionReceipt): Promise<void> {
+    await db
+      .update(outbox)
+      .set({
+        status: receipt.status === "success" ? "mined" : "reverted",
+        blockNumber: receipt.blockNumber.toString(),
+        updatedAt: new Date(),
+      })
+      .where(eq(outbox.txHash, txHash));
+  }
+
+  return {
+    address,
+
+    async submit(request) {
+      let gas: bigint;
+      try {
+        gas = await publicClient.estimateGas({ account: address, to: request.to, data: request.data });
+      } catch (error) {
+        throw new RelayRevertedError(error);
+      }
+      const fees = await publicClient.estimateFeesPerGas();
+      const signed = await db.transaction(async (tx) => {
+        // One sender at a time per relayer key, across every API instance on this database.
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`relayer:${chainInstance}:${address}`}))`);
+        const [inFlight] = await tx
+          .select({ nonce: max(outbox.nonce) })
+          .from(outbox)
+          .where(and(ours, eq(outbox.status, "signed")));
+        const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "pending" });
+        const nonce = Math.max(chainNonce, (inFlight?.nonce ?? -1) + 1);
+        const raw = await account.signTransaction({
+          chainId,
+          type: "eip1559",
+          to: request.to,
+          data: request.data,
+          nonce,
+          gas: gas + (gas * GAS_HEADROOM_PERCENT) / 100n,
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        });
+        const txHash = keccak256(raw);
+        const [row] = await tx
+          .insert(outbox)
+          .values({
+            chainId,
+            chainInstance,
+            fromAddress: address,
+            nonce,
+            toAddress: request.to,
+            data: request.data,
+            purpose: request.purpose,
+            transactionId: request.transactionId,
+            rawTransaction: raw,
+            txHash,
+          })
+          .returning({ id: outbox.id });
+        await request.record?.(tx, { txHash });
+        return { id: (row as { id: string }).id, txHash, nonce, raw };
+      });
+      // Sent after the commit: a crash in between leaves a signed row that resume() sends.
+      await broadcast(signed.raw).catch(() => {});
+      return { id: signed.id, txHash: signed.txHash, nonce: signed.nonce };
+    },
+
+    async confirm(txHash, timeoutMs = 60_000) {
+      const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, timeout: timeoutMs });
+      await record(txHash, receipt);
+      return receipt;
+    },
+
+    async resume() {
+      const open = await db
+        .select()
+        .from(outbox)
+        .where(and(ours, eq(outbox.status, "signed")))
+        .orderBy(outbox.nonce);
+      if (open.length === 0) return 0;
+      const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "latest" });
+      for (const row of open) {
+        const txHash = row.txHash as Hex;
+        const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+        if (receipt) {
+          await record(txHash, receipt);
+        } else if (row.nonce < chainNonce) {
+          // Its nonce is used and it is not mined: another transaction took the nonce.
+          await db.update(outbox).set({ status: "dropped", updatedAt: new Date() }).where(eq(outbox.id, row.id));
+        } else {
+          await broadcast(row.rawTransaction as Hex);
+        }
+      }
+      return open.length;
+    },
+  };
+}
