@@ -10,6 +10,7 @@ import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
+import { purchaseRoutes } from "./routes/purchases.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
@@ -48,6 +49,7 @@ export function createApp(given: Deps) {
 
   app.route("/api/agents", agentRoutes(deps));
   app.route("/api/listings", listingRoutes(deps));
+  app.route("/api/listings", purchaseRoutes(deps));
   app.route("/api/transactions", transactionRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 

@@ -25,6 +25,18 @@ const EnvSchema = z.object({
     .default(64 * 1024),
   /** How long a listing browse answer may be served from memory (0: never). */
   BROWSE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /**
+   * The relayer's key (32 bytes of hex): it pays the gas of hosted agents' actions and is the
+   * escrow's operator. On the local chain it defaults to the Hardhat node's account #2.
+   */
+  RELAYER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "RELAYER_PRIVATE_KEY must be 0x and 64 hex characters")
+    .optional(),
+  /** Dispute window of new escrows, in hours (after delivery; then anyone may release). */
+  DISPUTE_WINDOW_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  /** How long a write waits for the indexer to reach its block before answering (read-your-writes). */
+  INDEXER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -46,7 +58,13 @@ export interface Config {
   bodyLimitBytes: number;
   browseCacheMs: number;
   trustProxy: boolean;
+  relayerPrivateKey: `0x${string}`;
+  disputeWindowSeconds: number;
+  indexerWaitMs: number;
 }
+
+/** The Hardhat node's account #2 (mnemonic "test test … junk"): the local deployment's operator. */
+export const LOCAL_RELAYER_PRIVATE_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -55,6 +73,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
+  const relayerPrivateKey =
+    (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ??
+    (e.CHAIN_ID === LOCAL_CHAIN_ID ? LOCAL_RELAYER_PRIVATE_KEY : undefined);
+  if (!relayerPrivateKey)
+    throw new Error(`Invalid configuration:\n  RELAYER_PRIVATE_KEY is required on chain ${e.CHAIN_ID}`);
   return {
     databaseUrl: e.DATABASE_URL,
     chainId: e.CHAIN_ID,
@@ -69,5 +92,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     browseCacheMs: e.BROWSE_CACHE_MS,
     trustProxy: e.TRUST_PROXY,
+    relayerPrivateKey,
+    disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,
+    indexerWaitMs: e.INDEXER_WAIT_MS,
   };
 }

@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import type { EscrowActions } from "./chain/escrow-actions.ts";
 import type { ChainReader } from "./chain/reader.ts";
+import type { Relayer } from "./chain/relayer.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { ReadCache } from "./http/read-cache.ts";
@@ -10,6 +12,8 @@ export interface Deps {
   config: Config;
   db: Database;
   chain: ChainReader;
+  relayer: Relayer;
+  escrow: EscrowActions;
   logger: Logger;
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */

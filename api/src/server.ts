@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "./app.ts";
-import { createChainReader } from "./chain/reader.ts";
+import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
@@ -18,13 +18,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const db = createDatabase(config.databaseUrl);
   await migrateDatabase(db);
   const rateLimitStore = new SharedRateLimitStore(new PostgresRateLimitStore(db));
-  const app = createApp({
-    config,
-    db,
-    chain: createChainReader({ chainId: config.chainId, rpcUrl: config.rpcUrl }),
-    logger,
-    rateLimitStore,
-  });
+  const services = await createChainServices(config, db);
+  // Whatever a crash left between the outbox and the chain is sent or recorded before serving.
+  const resumed = await services.relayer.resume();
+  if (resumed > 0) logger.info({ resumed }, "relayer resumed unfinished transactions");
+  const app = createApp({ config, db, ...services, logger, rateLimitStore });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const address = server.address();

@@ -4,7 +4,7 @@ import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
-import { createChainReader } from "../src/chain/reader.ts";
+import { createChainServices } from "../src/chain/services.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
@@ -34,10 +34,11 @@ export async function testApp(overrides: Partial<Config> = {}) {
   };
   const db = createDatabase(config.databaseUrl, { max: 5 });
   await migrateDatabase(db);
+  const services = await createChainServices(config, db, stack.deployment);
   const app = createApp({
     config,
     db,
-    chain: createChainReader({ chainId: config.chainId, rpcUrl: config.rpcUrl, deployment: stack.deployment }),
+    ...services,
     logger: pino({ level: "silent" }),
     rateLimitStore: new MemoryRateLimitStore(),
   });

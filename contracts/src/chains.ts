@@ -11,6 +11,17 @@ export const USDC_ADDRESSES: Readonly<Record<number, `0x${string}`>> = {
 };
 
 /**
+ * USDC's EIP-712 domain name and version, which EIP-3009 signatures (funding without ETH) are made
+ * over. Circle's Base deployment says "USD Coin", its Base Sepolia one "USDC"; the local MockUSDC
+ * copies Base's.
+ */
+export const USDC_EIP712: Readonly<Record<number, { name: string; version: string }>> = {
+  [BASE_CHAIN_ID]: { name: "USD Coin", version: "2" },
+  [BASE_SEPOLIA_CHAIN_ID]: { name: "USDC", version: "2" },
+  [LOCAL_CHAIN_ID]: { name: "USD Coin", version: "2" },
+};
+
+/**
  * The official ERC-8004 registries (the same vanity addresses on every mainnet, and on every
  * testnet). Local chains deploy their own (see the deployments file).
  */

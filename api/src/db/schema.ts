@@ -182,3 +182,17 @@ export const relayedTransactions = app.table(
     index("relayed_transactions_transaction_idx").on(t.transactionId),
   ],
 );
+
+/**
+ * Every tx_hash an external agent handed in and the API accepted, with what it proved. A hash is
+ * accepted once, ever: a replay answers 409, whatever it is replayed for.
+ */
+export const acceptedTxHashes = app.table("accepted_tx_hashes", {
+  txHash: text("tx_hash").primaryKey(),
+  chainId: integer("chain_id").notNull(),
+  /** What it proved: "fund", "deliver", "release", ... */
+  purpose: text("purpose").notNull(),
+  transactionId: uuid("transaction_id").notNull(),
+  agentId: uuid("agent_id").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});

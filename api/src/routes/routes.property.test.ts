@@ -43,11 +43,20 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/listings/{id}" },
   { method: "PATCH", path: "/api/listings/{id}" },
   { method: "DELETE", path: "/api/listings/{id}" },
+  { method: "POST", path: "/api/listings/{id}/buy" },
   { method: "GET", path: "/api/transactions" },
   { method: "GET", path: "/api/transactions/{id}" },
 ];
 
-const APP_TABLES = ["agents", "api_keys", "key_challenges", "listings", "transactions"];
+const APP_TABLES = [
+  "agents",
+  "api_keys",
+  "key_challenges",
+  "listings",
+  "transactions",
+  "relayed_transactions",
+  "accepted_tx_hashes",
+];
 
 /** A fingerprint of every row the API owns. */
 async function snapshot(): Promise<string> {
@@ -111,6 +120,9 @@ const body = fc.oneof(
       "limit",
       "cursor",
       "state",
+      "buyer_agent_id",
+      "deadline_hours",
+      "tx_hash",
       "__proto__",
       "constructor",
     ),

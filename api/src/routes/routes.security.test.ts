@@ -15,11 +15,14 @@ let t: TestApp;
 let owner: Awaited<ReturnType<typeof registerAgent>>;
 let intruder: Awaited<ReturnType<typeof registerAgent>>;
 let ownerListing: string;
+/** A listing of a third agent, which the owner may buy. */
+let thirdListing: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
   intruder = await registerAgent(t.app, "intruder");
   ownerListing = (await createListing(t.app, owner)).id;
+  thirdListing = (await createListing(t.app, await registerAgent(t.app, "third"))).id;
 });
 afterAll(() => t.close());
 
@@ -50,6 +53,11 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "forbidden",
   },
   "DELETE /api/listings/{id}": { params: () => ({ id: ownerListing }), intruder: "forbidden" },
+  "POST /api/listings/{id}/buy": {
+    body: () => ({ buyer_agent_id: owner.id }),
+    params: () => ({ id: thirdListing }),
+    intruder: "forbidden",
+  },
 };
 
 /** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
@@ -91,7 +99,8 @@ async function snapshot(): Promise<string> {
     sql.raw(`SELECT concat_ws('|',
       (SELECT md5(string_agg(a::text, ',' ORDER BY a.id)) FROM app.agents a),
       (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
-      (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l)) AS digest`),
+      (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l),
+      (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }

@@ -1,0 +1,217 @@
+import {
+  agentEscrowAbi,
+  type Deployment,
+  fundingNonce,
+  receiveWithAuthorizationTypes,
+  USDC_EIP712,
+} from "@agent-marketplace/contracts";
+import { waitForIndexedBlock } from "@agent-marketplace/indexer";
+import {
+  type Address,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  parseEventLogs,
+  parseSignature,
+  type TransactionReceipt,
+} from "viem";
+import type { Database } from "../db/client.ts";
+import type { Relayer, RelayRequest } from "./relayer.ts";
+
+/** What a buyer funds: the escrow's terms before delivery (fee and deliveredAt come from the contract). */
+export interface FundingTerms {
+  escrowId: Hex;
+  buyer: Address;
+  seller: Address;
+  amount: bigint;
+  /** Unix seconds. */
+  deadline: number;
+  /** Seconds. */
+  disputeWindow: number;
+}
+
+/** One on-chain call an external agent makes, exactly as it must be sent. */
+export interface ContractCall {
+  to: Address;
+  function: string;
+  args: Record<string, string | number>;
+  data: Hex;
+}
+
+/** A buyer's EIP-3009 signature over the funding, as posted back by an external agent. */
+export interface FundingAuthorization {
+  signature: Hex;
+  validAfter: bigint;
+  validBefore: bigint;
+}
+
+/** Why a supplied funding tx_hash is refused (answered as 400 with this text). */
+export class FundingProofError extends Error {}
+
+/** Seconds an EIP-3009 authorization made by the service stays valid. */
+const AUTHORIZATION_LIFETIME_S = 3_600;
+
+export interface EscrowActions {
+  chainId: number;
+  escrow: Address;
+  usdc: Address;
+  /** The chain's clock (latest block time, never behind the wall clock), unix seconds. */
+  now(): Promise<number>;
+  /** `approve` then `fund`: the calls an external buyer sends from its own wallet. */
+  fundingCalls(terms: FundingTerms): ContractCall[];
+  /** The EIP-3009 typed data a buyer signs to fund without ETH (the gasless alternative). */
+  fundingTypedData(terms: FundingTerms, validBefore: bigint): ReturnType<typeof typedData>;
+  /** Signs the funding with a hosted agent's key. */
+  signFunding(account: LocalAccount, terms: FundingTerms): Promise<FundingAuthorization>;
+  /** The relayer submits `fundWithAuthorization`; `record` runs in the outbox's database transaction. */
+  relayFunding(
+    terms: FundingTerms,
+    authorization: FundingAuthorization,
+    options: Pick<RelayRequest, "transactionId" | "record">,
+  ): ReturnType<Relayer["submit"]>;
+  /**
+   * Checks that `txHash` is a successful transaction on this chain that funded exactly `terms`
+   * on our escrow contract; answers its receipt. Throws {@link FundingProofError} otherwise.
+   */
+  verifyFunding(txHash: Hex, terms: FundingTerms): Promise<TransactionReceipt>;
+  /** Waits until the indexer has the block (read-your-writes); false on timeout. */
+  waitIndexed(blockNumber: bigint): Promise<boolean>;
+}
+
+function typedData(chainId: number, usdc: Address, escrow: Address, terms: FundingTerms, validBefore: bigint) {
+  const domain = USDC_EIP712[chainId];
+  if (!domain) throw new Error(`No USDC EIP-712 domain known for chain ${chainId}`);
+  return {
+    domain: { name: domain.name, version: domain.version, chainId, verifyingContract: usdc },
+    types: receiveWithAuthorizationTypes,
+    primaryType: "ReceiveWithAuthorization" as const,
+    message: {
+      from: terms.buyer,
+      to: escrow,
+      value: terms.amount,
+      validAfter: 0n,
+      validBefore,
+      nonce: fundingNonce(terms.escrowId, terms.seller, terms.deadline, terms.disputeWindow),
+    },
+  };
+}
+
+export function createEscrowActions(options: {
+  chainId: number;
+  deployment: Deployment;
+  publicClient: PublicClient;
+  relayer: Relayer;
+  db: Database;
+  indexerWaitMs: number;
+}): EscrowActions {
+  const { chainId, publicClient, relayer, db } = options;
+  const escrow = getAddress(options.deployment.contracts.AgentEscrow.address);
+  const usdc = getAddress(options.deployment.contracts.USDC.address);
+
+  return {
+    chainId,
+    escrow,
+    usdc,
+
+    async now() {
+      const block = await publicClient.getBlock({ blockTag: "latest" });
+      return Math.max(Number(block.timestamp), Math.floor(Date.now() / 1000));
+    },
+
+    fundingCalls(terms): ContractCall[] {
+      const calls: ContractCall[] = [
+        {
+          to: usdc,
+          function: "approve(address spender, uint256 value)",
+          args: { spender: escrow, value: terms.amount.toString() },
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [escrow, terms.amount] }),
+        },
+        {
+          to: escrow,
+          function: "fund(bytes32 escrowId, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)",
+          args: {
+            escrowId: terms.escrowId,
+            seller: terms.seller,
+            amount: terms.amount.toString(),
+            deadline: terms.deadline,
+            disputeWindow: terms.disputeWindow,
+          },
+          data: encodeFunctionData({
+            abi: agentEscrowAbi,
+            functionName: "fund",
+            args: [terms.escrowId, terms.seller, terms.amount, terms.deadline, terms.disputeWindow],
+          }),
+        },
+      ];
+      return calls;
+    },
+
+    fundingTypedData(terms, validBefore) {
+      return typedData(chainId, usdc, escrow, terms, validBefore);
+    },
+
+    async signFunding(account, terms) {
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + AUTHORIZATION_LIFETIME_S);
+      const signature = await account.signTypedData(typedData(chainId, usdc, escrow, terms, validBefore));
+      return { signature, validAfter: 0n, validBefore };
+    },
+
+    relayFunding(terms, authorization, relayOptions) {
+      const { v, r, s, yParity } = parseSignature(authorization.signature);
+      const data = encodeFunctionData({
+        abi: agentEscrowAbi,
+        functionName: "fundWithAuthorization",
+        args: [
+          terms.escrowId,
+          terms.buyer,
+          terms.seller,
+          terms.amount,
+          terms.deadline,
+          terms.disputeWindow,
+          {
+            validAfter: authorization.validAfter,
+            validBefore: authorization.validBefore,
+            v: Number(v ?? BigInt(yParity + 27)),
+            r,
+            s,
+          },
+        ],
+      });
+      return relayer.submit({ to: escrow, data, purpose: "fund", ...relayOptions });
+    },
+
+    async verifyFunding(txHash, terms) {
+      const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+      if (!receipt) throw new FundingProofError(`No transaction ${txHash} has been mined on chain ${chainId}`);
+      if (receipt.status !== "success") throw new FundingProofError(`Transaction ${txHash} reverted`);
+      const funded = parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs }).filter(
+        (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === terms.escrowId.toLowerCase(),
+      );
+      const event = funded[0];
+      if (!event) throw new FundingProofError(`Transaction ${txHash} did not fund escrow ${terms.escrowId}`);
+      const got = event.args;
+      const mismatches = [
+        getAddress(got.buyer) !== getAddress(terms.buyer) && "buyer",
+        getAddress(got.seller) !== getAddress(terms.seller) && "seller",
+        got.amount !== terms.amount && "amount",
+        Number(got.deadline) !== terms.deadline && "deadline",
+        Number(got.disputeWindow) !== terms.disputeWindow && "dispute window",
+      ].filter(Boolean);
+      if (mismatches.length > 0) {
+        throw new FundingProofError(
+          `Transaction ${txHash} funded escrow ${terms.escrowId} with another ${mismatches.join(", ")} than this transaction's`,
+        );
+      }
+      return receipt;
+    },
+
+    waitIndexed(blockNumber) {
+      return waitForIndexedBlock((text) => db.$client.query(text), chainId, blockNumber, {
+        timeoutMs: options.indexerWaitMs,
+      });
+    },
+  };
+}
