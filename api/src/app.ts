@@ -11,6 +11,7 @@ import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
+import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
@@ -51,6 +52,7 @@ export function createApp(given: Deps) {
   app.route("/api/listings", listingRoutes(deps));
   app.route("/api/listings", purchaseRoutes(deps));
   app.route("/api/transactions", transactionRoutes(deps));
+  app.route("/api/transactions", transactionMoveRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

@@ -1,6 +1,10 @@
+import { randomBytes } from "node:crypto";
 import {
   agentEscrowAbi,
   type Deployment,
+  type EscrowTerms,
+  escrowActionTypes,
+  escrowDomain,
   fundingNonce,
   receiveWithAuthorizationTypes,
   USDC_EIP712,
@@ -51,6 +55,28 @@ export interface FundingAuthorization {
 /** Why a supplied funding tx_hash is refused (answered as 400 with this text). */
 export class FundingProofError extends Error {}
 
+/** A party's move on a funded escrow, with what it commits to on chain. */
+export type EscrowMove =
+  | { action: "deliver"; deliverableHash: Hex }
+  | { action: "release" }
+  | { action: "refund" }
+  | { action: "dispute"; reasonHash: Hex };
+
+/** A party's EIP-712 signature over a move, for the relayer to submit (`<action>WithSig`). */
+export interface SignedMove {
+  signer: Address;
+  nonce: bigint;
+  sigDeadline: bigint;
+  signature: Hex;
+}
+
+const MOVE_EVENTS = {
+  deliver: "Delivered",
+  release: "Released",
+  refund: "Refunded",
+  dispute: "Disputed",
+} as const;
+
 /** Seconds an EIP-3009 authorization made by the service stays valid. */
 const AUTHORIZATION_LIFETIME_S = 3_600;
 
@@ -77,8 +103,29 @@ export interface EscrowActions {
    * on our escrow contract; answers its receipt. Throws {@link FundingProofError} otherwise.
    */
   verifyFunding(txHash: Hex, terms: FundingTerms): Promise<TransactionReceipt>;
+  /** The call a party sends itself to make `move`. */
+  moveCall(escrowId: Hex, terms: EscrowTerms, move: EscrowMove): ContractCall;
+  /** The EIP-712 typed data a party signs to make `move` gasless. */
+  moveTypedData(escrowId: Hex, move: EscrowMove, nonce: bigint, sigDeadline: bigint): ReturnType<typeof moveTypedData>;
+  /** Signs `move` with a hosted agent's key (fresh random nonce, valid for an hour). */
+  signMove(account: LocalAccount, escrowId: Hex, move: EscrowMove): Promise<SignedMove>;
+  /** The relayer submits a signed move. */
+  relayMove(
+    escrowId: Hex,
+    terms: EscrowTerms,
+    move: EscrowMove,
+    signed: SignedMove,
+    options: Pick<RelayRequest, "transactionId" | "record">,
+  ): ReturnType<Relayer["submit"]>;
+  /** Checks that `txHash` succeeded and made `move` on this escrow; answers its receipt. */
+  verifyMove(txHash: Hex, escrowId: Hex, move: EscrowMove): Promise<TransactionReceipt>;
   /** Waits until the indexer has the block (read-your-writes); false on timeout. */
   waitIndexed(blockNumber: bigint): Promise<boolean>;
+}
+
+/** Typed data as JSON carries it: bigints as decimal strings. */
+export function jsonTypedData(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v)));
 }
 
 function typedData(chainId: number, usdc: Address, escrow: Address, terms: FundingTerms, validBefore: bigint) {
@@ -98,6 +145,49 @@ function typedData(chainId: number, usdc: Address, escrow: Address, terms: Fundi
     },
   };
 }
+
+function moveTypedData(
+  chainId: number,
+  escrow: Address,
+  escrowId: Hex,
+  move: EscrowMove,
+  nonce: bigint,
+  sigDeadline: bigint,
+) {
+  const domain = escrowDomain(chainId, escrow);
+  switch (move.action) {
+    case "deliver":
+      return {
+        domain,
+        types: { Deliver: escrowActionTypes.Deliver },
+        primaryType: "Deliver" as const,
+        message: { escrowId, deliverableHash: move.deliverableHash, nonce, sigDeadline },
+      };
+    case "dispute":
+      return {
+        domain,
+        types: { Dispute: escrowActionTypes.Dispute },
+        primaryType: "Dispute" as const,
+        message: { escrowId, reasonHash: move.reasonHash, nonce, sigDeadline },
+      };
+    case "release":
+      return {
+        domain,
+        types: { Release: escrowActionTypes.Release },
+        primaryType: "Release" as const,
+        message: { escrowId, nonce, sigDeadline },
+      };
+    case "refund":
+      return {
+        domain,
+        types: { Refund: escrowActionTypes.Refund },
+        primaryType: "Refund" as const,
+        message: { escrowId, nonce, sigDeadline },
+      };
+  }
+}
+
+const SIGNATURE_LIFETIME_S = 3_600;
 
 export function createEscrowActions(options: {
   chainId: number;
@@ -204,6 +294,109 @@ export function createEscrowActions(options: {
         throw new FundingProofError(
           `Transaction ${txHash} funded escrow ${terms.escrowId} with another ${mismatches.join(", ")} than this transaction's`,
         );
+      }
+      return receipt;
+    },
+
+    moveCall(escrowId, terms, move) {
+      const termsArgs = {
+        escrowId,
+        buyer: terms.buyer,
+        seller: terms.seller,
+        amount: terms.amount.toString(),
+        deadline: terms.deadline,
+        disputeWindow: terms.disputeWindow,
+        deliveredAt: terms.deliveredAt,
+        feeBps: terms.feeBps,
+      };
+      const escrowTuple =
+        "(address buyer, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow, uint40 deliveredAt, uint16 feeBps) escrow";
+      switch (move.action) {
+        case "deliver":
+          return {
+            to: escrow,
+            function: `deliver(bytes32 escrowId, ${escrowTuple}, bytes32 deliverableHash)`,
+            args: { ...termsArgs, deliverableHash: move.deliverableHash },
+            data: encodeFunctionData({
+              abi: agentEscrowAbi,
+              functionName: "deliver",
+              args: [escrowId, terms, move.deliverableHash],
+            }),
+          };
+        case "dispute":
+          return {
+            to: escrow,
+            function: `dispute(bytes32 escrowId, ${escrowTuple}, bytes32 reasonHash)`,
+            args: { ...termsArgs, reasonHash: move.reasonHash },
+            data: encodeFunctionData({
+              abi: agentEscrowAbi,
+              functionName: "dispute",
+              args: [escrowId, terms, move.reasonHash],
+            }),
+          };
+        case "release":
+        case "refund":
+          return {
+            to: escrow,
+            function: `${move.action}(bytes32 escrowId, ${escrowTuple})`,
+            args: termsArgs,
+            data: encodeFunctionData({ abi: agentEscrowAbi, functionName: move.action, args: [escrowId, terms] }),
+          };
+      }
+    },
+
+    moveTypedData(escrowId, move, nonce, sigDeadline) {
+      return moveTypedData(chainId, escrow, escrowId, move, nonce, sigDeadline);
+    },
+
+    async signMove(account, escrowId, move) {
+      // Unordered nonces (a bitmap per signer): a random 248-bit one never repeats in practice.
+      const nonce = BigInt(`0x${randomBytes(31).toString("hex")}`);
+      const sigDeadline = BigInt(Math.floor(Date.now() / 1000) + SIGNATURE_LIFETIME_S);
+      // One of four typed-data shapes; viem types signTypedData for a single one.
+      const typed = moveTypedData(chainId, escrow, escrowId, move, nonce, sigDeadline);
+      const signature = await account.signTypedData(typed as Parameters<LocalAccount["signTypedData"]>[0]);
+      return { signer: account.address, nonce, sigDeadline, signature };
+    },
+
+    relayMove(escrowId, terms, move, signed, relayOptions) {
+      const tail = [signed.signer, signed.nonce, signed.sigDeadline, signed.signature] as const;
+      const data =
+        move.action === "deliver"
+          ? encodeFunctionData({
+              abi: agentEscrowAbi,
+              functionName: "deliverWithSig",
+              args: [escrowId, terms, move.deliverableHash, ...tail],
+            })
+          : move.action === "dispute"
+            ? encodeFunctionData({
+                abi: agentEscrowAbi,
+                functionName: "disputeWithSig",
+                args: [escrowId, terms, move.reasonHash, ...tail],
+              })
+            : encodeFunctionData({
+                abi: agentEscrowAbi,
+                functionName: move.action === "release" ? "releaseWithSig" : "refundWithSig",
+                args: [escrowId, terms, ...tail],
+              });
+      return relayer.submit({ to: escrow, data, purpose: move.action, ...relayOptions });
+    },
+
+    async verifyMove(txHash, escrowId, move) {
+      const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+      if (!receipt) throw new FundingProofError(`No transaction ${txHash} has been mined on chain ${chainId}`);
+      if (receipt.status !== "success") throw new FundingProofError(`Transaction ${txHash} reverted`);
+      const events = parseEventLogs({ abi: agentEscrowAbi, eventName: MOVE_EVENTS[move.action], logs: receipt.logs });
+      const event = events.find(
+        (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === escrowId.toLowerCase(),
+      );
+      if (!event) throw new FundingProofError(`Transaction ${txHash} did not ${move.action} escrow ${escrowId}`);
+      if (
+        move.action === "deliver" &&
+        "deliverableHash" in event.args &&
+        event.args.deliverableHash.toLowerCase() !== move.deliverableHash.toLowerCase()
+      ) {
+        throw new FundingProofError(`Transaction ${txHash} delivered another deliverable than the one submitted`);
       }
       return receipt;
     },

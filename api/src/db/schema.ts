@@ -196,3 +196,21 @@ export const acceptedTxHashes = app.table("accepted_tx_hashes", {
   agentId: uuid("agent_id").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * What sellers delivered: the content stays off-chain, its keccak256 is committed on chain by
+ * `deliver`. A seller may submit more than one version before delivering on chain; the parties
+ * read the one whose hash the chain holds.
+ */
+export const deliverables = app.table(
+  "deliverables",
+  {
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => transactions.id),
+    hash: text("hash").notNull(),
+    content: text("content").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("deliverables_transaction_hash_key").on(t.transactionId, t.hash)],
+);

@@ -4,15 +4,16 @@ import { and, eq } from "drizzle-orm";
 import { type Address, getAddress, type Hex, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { requireAgent } from "../auth/require-agent.ts";
+import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
 import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
-import { FundingProofError, type FundingTerms } from "../chain/escrow-actions.ts";
+import { FundingProofError, type FundingTerms, jsonTypedData } from "../chain/escrow-actions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
-import { acceptedTxHashes, agents, listings, transactions } from "../db/schema.ts";
+import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { isUuid } from "../http/request.ts";
-import { bearerSecurity, errorResponses, Uuid } from "../schemas/common.ts";
+import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
 
 /*
  * POST /api/listings/{id}/buy: a FIXED listing bought into a funded escrow. A hosted buyer's
@@ -20,11 +21,6 @@ import { bearerSecurity, errorResponses, Uuid } from "../schemas/common.ts";
  * the indexer has the block). An external buyer gets the exact calls to send (or the typed data to
  * sign) and completes with a second call carrying `tx_hash`.
  */
-
-const TxHash = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex characters")
-  .openapi({ example: `0x${"ab".repeat(32)}` });
 
 const BuyBody = z
   .strictObject({
@@ -188,7 +184,13 @@ export function purchaseRoutes(deps: Deps) {
         const receipt = await escrow.verifyFunding(body.tx_hash as Hex, terms).catch((error) => {
           throw error instanceof FundingProofError ? badRequest(error.message) : error;
         });
-        await acceptOnce(body.tx_hash, "fund", row.id, caller.id);
+        await acceptTxHashOnce(db, {
+          txHash: body.tx_hash,
+          chainId: chain.chainId,
+          purpose: "fund",
+          transactionId: row.id,
+          agentId: caller.id,
+        });
         await readYourWrites(receipt.blockNumber, row.id);
         return c.json(fundedAnswer(row, body.tx_hash), 200);
       }
@@ -229,7 +231,7 @@ export function purchaseRoutes(deps: Deps) {
               calls: escrow.fundingCalls(terms),
               complete_with: `POST /api/listings/${listing.id}/buy with { "tx_hash": "<the fund transaction>" }, or POST /api/transactions/${row.id}/confirm with { "tx_hash" }`,
               gasless: {
-                typed_data: jsonSafe(escrow.fundingTypedData(terms, validBefore)),
+                typed_data: jsonTypedData(escrow.fundingTypedData(terms, validBefore)),
                 complete_with: `POST /api/transactions/${row.id}/confirm with { "authorization": { "signature", "valid_after": "0", "valid_before": "${validBefore}" } }`,
               },
             },
@@ -272,20 +274,6 @@ export function purchaseRoutes(deps: Deps) {
       return c.json(fundedAnswer(row, sent.txHash), 200);
     },
   );
-
-  /** Records an external agent's tx_hash as used; 409 if it ever was. */
-  async function acceptOnce(txHash: string, purpose: string, transactionId: string, agentId: string) {
-    const inserted = await db
-      .insert(acceptedTxHashes)
-      .values({ txHash: txHash.toLowerCase(), chainId: chain.chainId, purpose, transactionId, agentId })
-      .onConflictDoNothing()
-      .returning({ txHash: acceptedTxHashes.txHash });
-    if (inserted.length === 0) {
-      throw conflict(`tx_hash ${txHash} was already accepted; a transaction hash proves one step once`, {
-        transaction_id: transactionId,
-      });
-    }
-  }
 
   /** The caller's PENDING purchase of this listing that `txHash` funded (from its Funded event). */
   async function pendingPurchaseProvenBy(txHash: Hex, listingId: string, buyerId: string) {
@@ -345,9 +333,4 @@ export function purchaseRoutes(deps: Deps) {
   }
 
   return app;
-}
-
-/** Typed data with its bigints as decimal strings, as JSON carries them. */
-function jsonSafe(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v)));
 }

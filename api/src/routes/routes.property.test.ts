@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertTransaction } from "../../test/escrow.ts";
 import { createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /**
@@ -16,7 +17,13 @@ beforeAll(async () => {
   t = await testApp();
   caller = await registerAgent(t.app, "fuzz caller");
   const other = await registerAgent(t.app, "fuzz other");
-  realIds = [caller.id, other.id, (await createListing(t.app, caller)).id, (await createListing(t.app, other)).id];
+  realIds = [
+    caller.id,
+    other.id,
+    (await createListing(t.app, caller)).id,
+    (await createListing(t.app, other)).id,
+    await insertTransaction(t.db, { buyer: caller.id, seller: other.id, amountWei: 1_000_000n }),
+  ];
 });
 afterAll(() => t.close());
 
@@ -44,6 +51,10 @@ const ROUTES: RouteUnderTest[] = [
   { method: "PATCH", path: "/api/listings/{id}" },
   { method: "DELETE", path: "/api/listings/{id}" },
   { method: "POST", path: "/api/listings/{id}/buy" },
+  { method: "POST", path: "/api/transactions/{id}/deliver" },
+  { method: "POST", path: "/api/transactions/{id}/release" },
+  { method: "POST", path: "/api/transactions/{id}/refund" },
+  { method: "POST", path: "/api/transactions/{id}/dispute" },
   { method: "GET", path: "/api/transactions" },
   { method: "GET", path: "/api/transactions/{id}" },
 ];
@@ -56,6 +67,7 @@ const APP_TABLES = [
   "transactions",
   "relayed_transactions",
   "accepted_tx_hashes",
+  "deliverables",
 ];
 
 /** A fingerprint of every row the API owns. */
@@ -92,7 +104,7 @@ const idSegment = fc.oneof(
   fc.uuid(),
   anyText,
   fc.constant("00000000-0000-0000-0000-000000000000"),
-  fc.integer({ min: 0, max: 3 }).map((i) => realIds[i] as string),
+  fc.integer({ min: 0, max: 4 }).map((i) => realIds[i] as string),
 );
 
 const body = fc.oneof(
@@ -123,6 +135,8 @@ const body = fc.oneof(
       "buyer_agent_id",
       "deadline_hours",
       "tx_hash",
+      "deliverable",
+      "reason",
       "__proto__",
       "constructor",
     ),

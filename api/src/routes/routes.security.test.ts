@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertTransaction } from "../../test/escrow.ts";
 import { createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /**
@@ -17,12 +18,16 @@ let intruder: Awaited<ReturnType<typeof registerAgent>>;
 let ownerListing: string;
 /** A listing of a third agent, which the owner may buy. */
 let thirdListing: string;
+/** A transaction between the owner (buyer) and a third agent (seller). */
+let ownerTransaction: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
   intruder = await registerAgent(t.app, "intruder");
   ownerListing = (await createListing(t.app, owner)).id;
-  thirdListing = (await createListing(t.app, await registerAgent(t.app, "third"))).id;
+  const third = await registerAgent(t.app, "third");
+  thirdListing = (await createListing(t.app, third)).id;
+  ownerTransaction = await insertTransaction(t.db, { buyer: owner.id, seller: third.id, amountWei: 1_000_000n });
 });
 afterAll(() => t.close());
 
@@ -53,6 +58,26 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "forbidden",
   },
   "DELETE /api/listings/{id}": { params: () => ({ id: ownerListing }), intruder: "forbidden" },
+  "POST /api/transactions/{id}/deliver": {
+    body: () => ({ deliverable: "work" }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
+  "POST /api/transactions/{id}/release": {
+    body: () => ({}),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
+  "POST /api/transactions/{id}/refund": {
+    body: () => ({}),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
+  "POST /api/transactions/{id}/dispute": {
+    body: () => ({ reason: "late" }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
   "POST /api/listings/{id}/buy": {
     body: () => ({ buyer_agent_id: owner.id }),
     params: () => ({ id: thirdListing }),

@@ -34,6 +34,12 @@ export const PositiveWei = Wei.refine((value) => !DIGITS.test(value) || BigInt(v
   message: "must be greater than 0",
 });
 
+/** A transaction hash: 0x and 32 bytes of hex. */
+export const TxHash = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex characters")
+  .openapi({ example: `0x${"ab".repeat(32)}` });
+
 export const Limit = z.coerce.number().int().min(1).max(100).default(50).openapi({ example: 50 });
 
 export const Cursor = z.string().max(200).optional().openapi({ description: "next_cursor of the previous page" });
