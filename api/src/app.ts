@@ -11,6 +11,7 @@ import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
+import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 
@@ -52,6 +53,7 @@ export function createApp(given: Deps) {
   app.route("/api/listings", listingRoutes(deps));
   app.route("/api/listings", purchaseRoutes(deps));
   app.route("/api/transactions", transactionRoutes(deps));
+  app.route("/api/transactions", transactionFundingRoutes(deps));
   app.route("/api/transactions", transactionMoveRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 

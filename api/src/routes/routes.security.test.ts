@@ -58,6 +58,15 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "forbidden",
   },
   "DELETE /api/listings/{id}": { params: () => ({ id: ownerListing }), intruder: "forbidden" },
+  "POST /api/transactions": {
+    body: () => ({ buyer_agent_id: owner.id, seller_agent_id: intruder.id, amount_wei: "1000000" }),
+    intruder: "forbidden",
+  },
+  "POST /api/transactions/{id}/confirm": {
+    body: () => ({ tx_hash: `0x${"ab".repeat(32)}` }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
   "POST /api/transactions/{id}/deliver": {
     body: () => ({ deliverable: "work" }),
     params: () => ({ id: ownerTransaction }),

@@ -1,0 +1,175 @@
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { type Address, getAddress, type Hex, parseSignature } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
+import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import {
+  type FundingAuthorization,
+  FundingProofError,
+  type FundingTerms,
+  jsonTypedData,
+} from "../chain/escrow-actions.ts";
+import { RelayRevertedError } from "../chain/relayer.ts";
+import type { agents } from "../db/schema.ts";
+import { transactions } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
+import { ApiError, badRequest } from "../http/errors.ts";
+
+type Agent = typeof agents.$inferSelect;
+type TransactionRow = typeof transactions.$inferSelect;
+
+/** Why a hosted funding could not start: the buyer's balance (answered 402 with these figures). */
+export class InsufficientBalanceError extends ApiError {
+  constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address) {
+    super(402, "insufficient_balance", `Insufficient USDC balance: ${required} wei required, ${balance} wei held`, {
+      required_wei: required.toString(),
+      balance_wei: balance.toString(),
+      shortfall_wei: (required - balance).toString(),
+      wallet_address: wallet,
+      chain_id: chainId,
+      token,
+    });
+  }
+}
+
+/**
+ * Funding an escrow for a transaction row, for every kind of buyer: a hosted buyer's custodial
+ * key signs the EIP-3009 authorization and the relayer submits it; an external buyer gets the
+ * calls and typed data, then proves its funding with a tx_hash or hands in its signature. Each
+ * completion waits until the indexer has the block, so the next read shows FUNDED.
+ */
+export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer">) {
+  const { db, config, chain, escrow } = deps;
+
+  function termsOf(row: TransactionRow, buyer: string, seller: string): FundingTerms {
+    return {
+      escrowId: escrowIdToBytes32(row.id),
+      buyer: getAddress(buyer),
+      seller: getAddress(seller),
+      amount: BigInt(row.amountWei),
+      deadline: Math.floor(row.deadline.getTime() / 1000),
+      disputeWindow: row.disputeWindowSeconds,
+    };
+  }
+
+  /** A new row's deadline and dispute window, from the chain's clock. */
+  async function schedule(deadlineHours: number): Promise<Pick<TransactionRow, "deadline" | "disputeWindowSeconds">> {
+    const now = await escrow.now();
+    return {
+      deadline: new Date((now + deadlineHours * 3600) * 1000),
+      disputeWindowSeconds: config.disputeWindowSeconds,
+    };
+  }
+
+  /** Waits for the indexer to reach `block`; 503 if it does not in time (the escrow is funded). */
+  async function readYourWrites(block: bigint, transactionId: string): Promise<void> {
+    if (!(await escrow.waitIndexed(block))) {
+      throw new ApiError(
+        503,
+        "indexer_behind",
+        `Funded on chain in block ${block}, but the indexer has not reached it yet: GET /api/transactions/${transactionId} shortly`,
+        { transaction_id: transactionId, block_number: block.toString() },
+      );
+    }
+  }
+
+  /** Relays a funding signature; `insert` adds the caller's rows in the outbox's database transaction. */
+  async function relay(
+    row: TransactionRow,
+    terms: FundingTerms,
+    authorization: FundingAuthorization,
+    insert?: boolean,
+  ): Promise<Hex> {
+    let sent: Awaited<ReturnType<typeof escrow.relayFunding>>;
+    try {
+      sent = await escrow.relayFunding(terms, authorization, {
+        transactionId: row.id,
+        record: insert
+          ? async (tx) => {
+              await tx.insert(transactions).values(row);
+            }
+          : undefined,
+      });
+    } catch (error) {
+      if (!(error instanceof RelayRevertedError)) throw error;
+      const { usdcWei } = await chain.balances(terms.buyer);
+      if (usdcWei < terms.amount) {
+        throw new InsufficientBalanceError(terms.amount, usdcWei, terms.buyer, chain.chainId, escrow.usdc);
+      }
+      throw new ApiError(409, "funding_refused", `The escrow refused the funding: ${error.message}`, {
+        transaction_id: row.id,
+      });
+    }
+    const receipt = await deps.relayer.confirm(sent.txHash);
+    if (receipt.status !== "success") {
+      throw new ApiError(409, "funding_reverted", `The funding transaction ${sent.txHash} reverted`, {
+        transaction_id: row.id,
+      });
+    }
+    await readYourWrites(receipt.blockNumber, row.id);
+    return sent.txHash;
+  }
+
+  return {
+    termsOf,
+    schedule,
+
+    /**
+     * Funds a new row from a hosted buyer's wallet; the row is inserted with the outbox record,
+     * so a refused funding leaves nothing behind. 402 when the balance is short.
+     */
+    async fundHosted(buyer: Agent, row: TransactionRow, seller: string): Promise<Hex> {
+      const terms = termsOf(row, buyer.walletAddress, seller);
+      const { usdcWei } = await chain.balances(terms.buyer);
+      if (usdcWei < terms.amount) {
+        throw new InsufficientBalanceError(terms.amount, usdcWei, terms.buyer, chain.chainId, escrow.usdc);
+      }
+      if (!buyer.encryptedPrivateKey) throw new Error(`hosted agent ${buyer.id} has no custodial key`);
+      const account = privateKeyToAccount(decryptPrivateKey(buyer.encryptedPrivateKey, terms.buyer, config.masterKey));
+      return relay(row, terms, await escrow.signFunding(account, terms), true);
+    },
+
+    /** What an external buyer sends (or signs) to fund `row`, and how it completes. */
+    instructions(row: TransactionRow, terms: FundingTerms, completeWith: string) {
+      const validBefore = BigInt(Math.floor(row.createdAt.getTime() / 1000) + 24 * 3600);
+      return {
+        chain_id: chain.chainId,
+        contract_address: escrow.escrow,
+        token_address: escrow.usdc,
+        calls: escrow.fundingCalls(terms),
+        complete_with: completeWith,
+        gasless: {
+          typed_data: jsonTypedData(escrow.fundingTypedData(terms, validBefore)),
+          complete_with: `POST /api/transactions/${row.id}/confirm with { "authorization": { "signature": "<the buyer's signature>", "valid_after": "0", "valid_before": "${validBefore}" } }`,
+        },
+      };
+    },
+
+    /** An external buyer's proof: verified against the receipt and the Funded event, accepted once. */
+    async completeWithTxHash(row: TransactionRow, terms: FundingTerms, txHash: Hex, agentId: string): Promise<void> {
+      const receipt = await escrow.verifyFunding(txHash, terms).catch((error) => {
+        throw error instanceof FundingProofError ? badRequest(error.message) : error;
+      });
+      await acceptTxHashOnce(db, {
+        txHash,
+        chainId: chain.chainId,
+        purpose: "fund",
+        transactionId: row.id,
+        agentId,
+      });
+      await readYourWrites(receipt.blockNumber, row.id);
+    },
+
+    /** An external buyer's EIP-3009 signature, submitted by the relayer (gasless for the buyer). */
+    completeWithAuthorization(row: TransactionRow, terms: FundingTerms, authorization: FundingAuthorization) {
+      try {
+        parseSignature(authorization.signature);
+      } catch {
+        throw badRequest("authorization.signature is not a valid ECDSA signature (r, s, v)");
+      }
+      return relay(row, terms, authorization);
+    },
+  };
+}
+
+export type EscrowFunding = ReturnType<typeof escrowFunding>;
