@@ -14,6 +14,7 @@ import { purchaseRoutes } from "./routes/purchases.ts";
 import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
+import { walletRoutes } from "./routes/wallet.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(given: Deps) {
@@ -55,6 +56,7 @@ export function createApp(given: Deps) {
   app.route("/api/transactions", transactionRoutes(deps));
   app.route("/api/transactions", transactionFundingRoutes(deps));
   app.route("/api/transactions", transactionMoveRoutes(deps));
+  app.route("/", walletRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

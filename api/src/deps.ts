@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { EscrowActions } from "./chain/escrow-actions.ts";
 import type { ChainReader } from "./chain/reader.ts";
 import type { Relayer } from "./chain/relayer.ts";
+import type { UsdcActions } from "./chain/usdc-actions.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { ReadCache } from "./http/read-cache.ts";
@@ -14,6 +15,7 @@ export interface Deps {
   chain: ChainReader;
   relayer: Relayer;
   escrow: EscrowActions;
+  usdc: UsdcActions;
   logger: Logger;
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */

@@ -125,3 +125,15 @@ export const receiveWithAuthorizationTypes = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
+
+/** EIP-712 types of USDC's `transferWithAuthorization` (EIP-3009): gasless transfers out of a wallet. */
+export const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;

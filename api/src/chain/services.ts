@@ -5,11 +5,13 @@ import type { Database } from "../db/client.ts";
 import { createEscrowActions, type EscrowActions } from "./escrow-actions.ts";
 import { type ChainReader, createChainReader } from "./reader.ts";
 import { createRelayer, type Relayer } from "./relayer.ts";
+import { createUsdcActions, type UsdcActions } from "./usdc-actions.ts";
 
 export interface ChainServices {
   chain: ChainReader;
   relayer: Relayer;
   escrow: EscrowActions;
+  usdc: UsdcActions;
 }
 
 /**
@@ -41,5 +43,6 @@ export async function createChainServices(
     db,
     indexerWaitMs: config.indexerWaitMs,
   });
-  return { chain, relayer, escrow };
+  const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, relayer });
+  return { chain, relayer, escrow, usdc };
 }

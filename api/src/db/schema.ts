@@ -214,3 +214,19 @@ export const deliverables = app.table(
   },
   (t) => [uniqueIndex("deliverables_transaction_hash_key").on(t.transactionId, t.hash)],
 );
+
+/** USDC sent out of hosted agents' wallets; the state comes from the relayer's outbox row. */
+export const withdrawals = app.table(
+  "withdrawals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    destinationAddress: text("destination_address").notNull(),
+    amountWei: wei("amount_wei").notNull(),
+    txHash: text("tx_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("withdrawals_agent_idx").on(t.agentId, t.createdAt)],
+);

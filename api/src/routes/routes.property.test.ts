@@ -52,6 +52,10 @@ const ROUTES: RouteUnderTest[] = [
   { method: "DELETE", path: "/api/listings/{id}" },
   { method: "POST", path: "/api/listings/{id}/buy" },
   { method: "POST", path: "/api/transactions" },
+  { method: "GET", path: "/api/wallet/balance" },
+  { method: "POST", path: "/api/wallet/withdraw" },
+  { method: "GET", path: "/api/wallet/withdrawals" },
+  { method: "POST", path: "/api/dev/faucet" },
   { method: "POST", path: "/api/transactions/{id}/confirm" },
   { method: "POST", path: "/api/transactions/{id}/deliver" },
   { method: "POST", path: "/api/transactions/{id}/release" },
@@ -70,6 +74,7 @@ const APP_TABLES = [
   "relayed_transactions",
   "accepted_tx_hashes",
   "deliverables",
+  "withdrawals",
 ];
 
 /** A fingerprint of every row the API owns. */
@@ -143,6 +148,8 @@ const body = fc.oneof(
       "amount_wei",
       "currency",
       "authorization",
+      "destination_address",
+      "usdc_wei",
       "__proto__",
       "constructor",
     ),
