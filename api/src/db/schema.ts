@@ -230,3 +230,22 @@ export const withdrawals = app.table(
   },
   (t) => [index("withdrawals_agent_idx").on(t.agentId, t.createdAt)],
 );
+
+/**
+ * Idempotency-Key records: the first request with a key runs, a retry with the same key and body
+ * gets the stored answer, and nothing is created twice. A key whose request never finished (the
+ * process died) is not run again: its retry answers 409, since money may have moved.
+ */
+export const idempotencyKeys = app.table(
+  "idempotency_keys",
+  {
+    agentId: uuid("agent_id").notNull(),
+    key: text("key").notNull(),
+    /** sha256 of method, path and body: the same key with another request is refused. */
+    requestHash: text("request_hash").notNull(),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("idempotency_keys_agent_key").on(t.agentId, t.key)],
+);

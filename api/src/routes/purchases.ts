@@ -8,6 +8,7 @@ import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
@@ -64,7 +65,7 @@ const ExternalBuy = z
 export function purchaseRoutes(deps: Deps) {
   const { db, chain, escrow } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/buy", requireAgent(db));
+  app.use("/:id/buy", requireAgent(db), idempotency(db));
 
   const funding = escrowFunding(deps);
 

@@ -75,6 +75,7 @@ const APP_TABLES = [
   "accepted_tx_hashes",
   "deliverables",
   "withdrawals",
+  "idempotency_keys",
 ];
 
 /** A fingerprint of every row the API owns. */

@@ -106,7 +106,16 @@ describe("POST /api/transactions", () => {
     expect((await confirm()).status).toBe(200);
     const again = await confirm();
     expect(again.status).toBe(409);
-    expect(await json(again)).toMatchObject({ state: "FUNDED" });
+    expect(await json(again)).toMatchObject({ transaction_id: created.transaction_id });
+    // Nor with a signature: it is FUNDED already.
+    const signed = await post(
+      t.app,
+      `/api/transactions/${created.transaction_id}/confirm`,
+      { authorization: { signature: `0x${"11".repeat(65)}`, valid_after: "0", valid_before: "1" } },
+      buyer.key,
+    );
+    expect(signed.status).toBe(409);
+    expect(await json(signed)).toMatchObject({ state: "FUNDED" });
   });
 
   it("a malformed or foreign signature is refused and nothing moves", async () => {

@@ -11,6 +11,7 @@ import { deriveTransactionState } from "../domain/transaction-state.ts";
 import { queryTransactions } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, PositiveWei, TxHash, Uuid } from "../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
@@ -86,7 +87,8 @@ export function transactionFundingRoutes(deps: Deps) {
   const { db, chain } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const funding = escrowFunding(deps);
-  app.use("/", async (c, next) => (c.req.method === "POST" ? requireAgent(db)(c, next) : next()));
+  // POST only: GET / (the list, another sub-app) stays public.
+  app.on("POST", "/", requireAgent(db), idempotency(db));
   app.use("/:id/confirm", requireAgent(db));
 
   const common = (row: typeof transactions.$inferSelect) => ({
@@ -196,8 +198,10 @@ export function transactionFundingRoutes(deps: Deps) {
           ? { status: found.escrow.status as EscrowState, resolutionSellerBps: found.escrow.resolutionSellerBps }
           : undefined,
       );
-      if (state !== "PENDING")
+      // A tx_hash may arrive after the indexer already shows its funding: the proof is checked instead.
+      if (state !== "PENDING" && !body.tx_hash) {
         throw conflict(`The transaction is ${state}, not PENDING`, { state, transaction_id: id });
+      }
       if (!row.sellerAgentId) throw conflict("This bounty has no seller yet", { state, transaction_id: id });
       const [seller] = await db.select().from(agents).where(eq(agents.id, row.sellerAgentId));
       if (!seller) throw notFound("Seller agent");

@@ -15,6 +15,7 @@ import { deriveTransactionState, type TransactionState } from "../domain/transac
 import { queryTransactions, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash } from "../schemas/common.ts";
 
@@ -132,10 +133,14 @@ const RULES: Record<"deliver" | "release" | "refund" | "dispute", MoveRule> = {
 export function transactionMoveRoutes(deps: Deps) {
   const { db, config, chain, escrow } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  for (const name of Object.keys(RULES)) app.use(`/:id/${name}`, requireAgent(db));
+  for (const name of Object.keys(RULES)) app.use(`/:id/${name}`, requireAgent(db), idempotency(db));
 
   /** The transaction, its escrow terms and the caller's part in it; 403/404/409 as the rules say. */
-  async function load(id: string, callerId: string, action: keyof typeof RULES) {
+  /**
+   * `proven`: the caller hands in the tx_hash of the move, which the indexer may already show as
+   * made; its event is verified instead of the state.
+   */
+  async function load(id: string, callerId: string, action: keyof typeof RULES, proven = false) {
     if (!isUuid(id)) throw notFound("Transaction");
     const [row] = await queryTransactions(db, chain.chainId, { id, limit: 1 });
     if (!row) throw notFound("Transaction");
@@ -148,7 +153,7 @@ export function transactionMoveRoutes(deps: Deps) {
     }
     const state = stateOf(row);
     const states = rule.allowed.find((allowed) => allowed.party === party)?.states ?? [];
-    if (!states.includes(state) || !row.escrow) {
+    if (!row.escrow || (!proven && !states.includes(state))) {
       throw conflict(`Cannot ${action} a ${state} transaction`, { state, transaction_id: id });
     }
     const e = row.escrow;
@@ -186,7 +191,7 @@ export function transactionMoveRoutes(deps: Deps) {
     | { done: true; row: TransactionRow; txHash: string }
     | { done: false; instructions: Instructions; state: TransactionState }
   > {
-    const { row, terms, escrowId } = await load(id, callerRow.id, action);
+    const { row, terms, escrowId } = await load(id, callerRow.id, action, body.tx_hash !== undefined);
     const move = RULES[action].move(body);
 
     if (body.tx_hash) {

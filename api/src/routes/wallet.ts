@@ -12,6 +12,7 @@ import { InsufficientBalanceError } from "../domain/escrow-funding.ts";
 import { formatEth, formatUsdc } from "../domain/money.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, validationHook } from "../http/errors.ts";
+import { idempotency } from "../http/idempotency.ts";
 import { Address, bearerSecurity, errorResponses, PositiveWei, Uuid } from "../schemas/common.ts";
 import { InsufficientBalance } from "../schemas/funding.ts";
 
@@ -69,7 +70,7 @@ function withdrawalState(status: string | null): (typeof WITHDRAWAL_STATES)[numb
 export function walletRoutes(deps: Deps) {
   const { db, config, chain, usdc } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/api/wallet/withdraw", requireAgent(db));
+  app.use("/api/wallet/withdraw", requireAgent(db), idempotency(db));
   app.use("/api/wallet/withdrawals", requireAgent(db));
 
   app.openapi(

@@ -1,0 +1,92 @@
+import { type Address, erc20Abi } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Market, testMarket, USDC } from "../../test/escrow.ts";
+import { createListing, json, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+
+/*
+ * Idempotency-Key on a write that pays (a hosted buy), on the suite's real chain: a retry is
+ * answered from the record and pays nothing twice. Sends nothing from dev accounts.
+ */
+const PRICE = 1_500_000n;
+let t: TestApp;
+let market: Market;
+let listing: { id: string };
+
+beforeAll(async () => {
+  t = await testApp();
+  market = testMarket();
+  listing = await createListing(t.app, await registerAgent(t.app, "seller"), { price_wei: PRICE.toString() });
+});
+afterAll(() => t.close());
+
+const usdcOf = (address: Address) =>
+  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+
+async function hostedBuyer(usdc: bigint) {
+  const body = await json(await post(t.app, "/api/agents/register", { name: "buyer", hosted: true }));
+  if (usdc > 0n)
+    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
+  return { key: body.api_key as string, wallet: body.agent.wallet_address as Address };
+}
+
+function buy(key: string, idempotencyKey: string | undefined, body: unknown = {}) {
+  return t.app.request(`/api/listings/${listing.id}/buy`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      ...(idempotencyKey !== undefined && { "idempotency-key": idempotencyKey }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("Idempotency-Key", () => {
+  it("a retry gets the same answer, marked replayed, and pays once", async () => {
+    const buyer = await hostedBuyer(10n * USDC);
+    const first = await buy(buyer.key, "order-1");
+    expect(first.status).toBe(200);
+    const answer = await json(first);
+    const retry = await buy(buyer.key, "order-1");
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await json(retry)).toEqual(answer);
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - PRICE);
+    // Another key is another purchase.
+    expect((await json(await buy(buyer.key, "order-2"))).transaction_id).not.toBe(answer.transaction_id);
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - 2n * PRICE);
+  });
+
+  it("concurrent retries run once: one answer, the others 409 while it runs", async () => {
+    const buyer = await hostedBuyer(10n * USDC);
+    const statuses = (await Promise.all([1, 2, 3, 4].map(() => buy(buyer.key, "same")))).map((r) => r.status);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - PRICE);
+    const after = await buy(buyer.key, "same");
+    expect(after.status).toBe(200);
+    expect(after.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("the same key with another request is 422; a refusal is not kept", async () => {
+    const buyer = await hostedBuyer(0n);
+    expect((await buy(buyer.key, "k", {})).status).toBe(402);
+    // Topped up, the same key now runs.
+    await post(t.app, "/api/dev/faucet", { address: buyer.wallet, usdc_wei: (5n * USDC).toString() });
+    expect((await buy(buyer.key, "k", {})).status).toBe(200);
+    expect((await buy(buyer.key, "k", { deadline_hours: 5 })).status).toBe(422);
+    expect(await usdcOf(buyer.wallet)).toBe(5n * USDC - PRICE);
+  });
+
+  it("keys are per agent, and must be printable ASCII up to 255 characters", async () => {
+    const a = await hostedBuyer(5n * USDC);
+    const b = await hostedBuyer(5n * USDC);
+    const first = await json(await buy(a.key, "shared"));
+    const second = await json(await buy(b.key, "shared"));
+    expect(second.transaction_id).not.toBe(first.transaction_id);
+    for (const bad of ["", "x".repeat(256), "naïve"]) {
+      expect((await buy(a.key, bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(await usdcOf(a.wallet)).toBe(5n * USDC - PRICE);
+  });
+});
