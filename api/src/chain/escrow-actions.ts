@@ -117,6 +117,14 @@ export interface EscrowActions {
     signed: SignedMove,
     options: Pick<RelayRequest, "transactionId" | "record">,
   ): ReturnType<Relayer["submit"]>;
+  /** The relayer, as the escrow's operator, assigns a bounty's seller (a claim). */
+  relayAssignSeller(
+    escrowId: Hex,
+    terms: EscrowTerms,
+    seller: Address,
+    deadline: number,
+    options: Pick<RelayRequest, "transactionId" | "record">,
+  ): ReturnType<Relayer["submit"]>;
   /** Checks that `txHash` succeeded and made `move` on this escrow; answers its receipt. */
   verifyMove(txHash: Hex, escrowId: Hex, move: EscrowMove): Promise<TransactionReceipt>;
   /** Waits until the indexer has the block (read-your-writes); false on timeout. */
@@ -201,15 +209,18 @@ export function createEscrowActions(options: {
   const escrow = getAddress(options.deployment.contracts.AgentEscrow.address);
   const usdc = getAddress(options.deployment.contracts.USDC.address);
 
+  /** Signatures' lifetimes count on the chain's clock, which a test chain may have moved ahead. */
+  async function chainNow(): Promise<number> {
+    const block = await publicClient.getBlock({ blockTag: "latest" });
+    return Math.max(Number(block.timestamp), Math.floor(Date.now() / 1000));
+  }
+
   return {
     chainId,
     escrow,
     usdc,
 
-    async now() {
-      const block = await publicClient.getBlock({ blockTag: "latest" });
-      return Math.max(Number(block.timestamp), Math.floor(Date.now() / 1000));
-    },
+    now: chainNow,
 
     fundingCalls(terms): ContractCall[] {
       const calls: ContractCall[] = [
@@ -244,7 +255,7 @@ export function createEscrowActions(options: {
     },
 
     async signFunding(account, terms) {
-      const validBefore = BigInt(Math.floor(Date.now() / 1000) + AUTHORIZATION_LIFETIME_S);
+      const validBefore = BigInt((await chainNow()) + AUTHORIZATION_LIFETIME_S);
       const signature = await account.signTypedData(typedData(chainId, usdc, escrow, terms, validBefore));
       return { signature, validAfter: 0n, validBefore };
     },
@@ -352,7 +363,7 @@ export function createEscrowActions(options: {
     async signMove(account, escrowId, move) {
       // Unordered nonces (a bitmap per signer): a random 248-bit one never repeats in practice.
       const nonce = BigInt(`0x${randomBytes(31).toString("hex")}`);
-      const sigDeadline = BigInt(Math.floor(Date.now() / 1000) + SIGNATURE_LIFETIME_S);
+      const sigDeadline = BigInt((await chainNow()) + SIGNATURE_LIFETIME_S);
       // One of four typed-data shapes; viem types signTypedData for a single one.
       const typed = moveTypedData(chainId, escrow, escrowId, move, nonce, sigDeadline);
       const signature = await account.signTypedData(typed as Parameters<LocalAccount["signTypedData"]>[0]);
@@ -380,6 +391,15 @@ export function createEscrowActions(options: {
                 args: [escrowId, terms, ...tail],
               });
       return relayer.submit({ to: escrow, data, purpose: move.action, ...relayOptions });
+    },
+
+    relayAssignSeller(escrowId, terms, seller, deadline, relayOptions) {
+      const data = encodeFunctionData({
+        abi: agentEscrowAbi,
+        functionName: "assignSeller",
+        args: [escrowId, terms, seller, deadline],
+      });
+      return relayer.submit({ to: escrow, data, purpose: "claim", ...relayOptions });
     },
 
     async verifyMove(txHash, escrowId, move) {

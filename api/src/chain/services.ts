@@ -43,6 +43,6 @@ export async function createChainServices(
     db,
     indexerWaitMs: config.indexerWaitMs,
   });
-  const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, relayer });
+  const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, relayer, now: escrow.now });
   return { chain, relayer, escrow, usdc };
 }

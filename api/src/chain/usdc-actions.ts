@@ -10,7 +10,13 @@ const AUTHORIZATION_LIFETIME_S = 3_600;
  * USDC moves the relayer makes: a hosted agent's withdrawal (its custodial key signs an EIP-3009
  * `transferWithAuthorization`, so the wallet needs no ETH), and the local chain's faucet.
  */
-export function createUsdcActions(options: { chainId: number; usdc: Address; relayer: Relayer }) {
+export function createUsdcActions(options: {
+  chainId: number;
+  usdc: Address;
+  relayer: Relayer;
+  /** The chain's clock, unix seconds: authorizations' lifetimes count on it. */
+  now: () => Promise<number>;
+}) {
   const { chainId, usdc, relayer } = options;
   return {
     /** Signs a transfer of `amount` from `account` to `to` and has the relayer submit it. */
@@ -23,7 +29,7 @@ export function createUsdcActions(options: { chainId: number; usdc: Address; rel
       const domain = USDC_EIP712[chainId];
       if (!domain) throw new Error(`No USDC EIP-712 domain known for chain ${chainId}`);
       const nonce = toHex(randomBytes(32));
-      const validBefore = BigInt(Math.floor(Date.now() / 1000) + AUTHORIZATION_LIFETIME_S);
+      const validBefore = BigInt((await options.now()) + AUTHORIZATION_LIFETIME_S);
       const signature = await account.signTypedData({
         domain: { ...domain, chainId, verifyingContract: usdc },
         types: transferWithAuthorizationTypes,

@@ -86,6 +86,8 @@ export const listings = app.table(
     isNegotiable: boolean("is_negotiable").notNull().default(true),
     isActive: boolean("is_active").notNull().default(true),
     timesPurchased: integer("times_purchased").notNull().default(0),
+    /** BOUNTY only: hours a claimant has to deliver, counted from the claim. */
+    bountyDeliveryHours: integer("bounty_delivery_hours"),
     ratingSum: integer("rating_sum").notNull().default(0),
     ratingCount: integer("rating_count").notNull().default(0),
     /** Title and description as words, for `keyword` (GIN index: no scan). */

@@ -10,6 +10,7 @@ import {
   jsonTypedData,
 } from "../chain/escrow-actions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
+import type { Database } from "../db/client.ts";
 import type { agents } from "../db/schema.ts";
 import { transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -79,6 +80,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     terms: FundingTerms,
     authorization: FundingAuthorization,
     insert?: boolean,
+    alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
   ): Promise<Hex> {
     let sent: Awaited<ReturnType<typeof escrow.relayFunding>>;
     try {
@@ -86,6 +88,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
         transactionId: row.id,
         record: insert
           ? async (tx) => {
+              await alsoRecord?.(tx);
               await tx.insert(transactions).values(row);
             }
           : undefined,
@@ -115,10 +118,16 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     schedule,
 
     /**
-     * Funds a new row from a hosted buyer's wallet; the row is inserted with the outbox record,
-     * so a refused funding leaves nothing behind. 402 when the balance is short.
+     * Funds a new row from a hosted buyer's wallet; the row (and whatever `alsoRecord` writes) is
+     * inserted with the outbox record, so a refused funding leaves nothing behind. 402 when the
+     * balance is short.
      */
-    async fundHosted(buyer: Agent, row: TransactionRow, seller: string): Promise<Hex> {
+    async fundHosted(
+      buyer: Agent,
+      row: TransactionRow,
+      seller: string,
+      alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
+    ): Promise<Hex> {
       const terms = termsOf(row, buyer.walletAddress, seller);
       const { usdcWei } = await chain.balances(terms.buyer);
       if (usdcWei < terms.amount) {
@@ -126,7 +135,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       }
       if (!buyer.encryptedPrivateKey) throw new Error(`hosted agent ${buyer.id} has no custodial key`);
       const account = privateKeyToAccount(decryptPrivateKey(buyer.encryptedPrivateKey, terms.buyer, config.masterKey));
-      return relay(row, terms, await escrow.signFunding(account, terms), true);
+      return relay(row, terms, await escrow.signFunding(account, terms), true, alsoRecord);
     },
 
     /** What an external buyer sends (or signs) to fund `row`, and how it completes. */

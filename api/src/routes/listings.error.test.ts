@@ -11,6 +11,7 @@ import {
   registerAgent,
   type TestApp,
   testApp,
+  uniqueWord,
 } from "../../test/harness.ts";
 import { encodeCursor } from "../http/request.ts";
 
@@ -167,16 +168,27 @@ describe("POST /api/listings: refused bodies create nothing", () => {
     expect(await listingRowsOf(t.db, seller.id)).toEqual(before);
   });
 
-  it("501 for a BOUNTY, which is funded on creation", async () => {
-    const before = await listingRowsOf(t.db, seller.id);
-    const body = await expectError(
-      await post(t.app, "/api/listings", resolved(validBody({ listing_type: "BOUNTY" })), seller.key),
-      501,
+  it("a BOUNTY of an external poster is created hidden, with its funding instructions", async () => {
+    const word = uniqueWord();
+    const response = await post(
+      t.app,
+      "/api/listings",
+      resolved(validBody({ listing_type: "BOUNTY", title: `Bounty ${word}`, deadline_hours: 24 })),
+      seller.key,
     );
-    expect(body).toMatchObject({
-      code: "not_implemented",
-      error: "BOUNTY listings are funded on creation; coming with the money flows",
-    });
+    expect(response.status).toBe(201);
+    const body = await json(response);
+    expect(body).toMatchObject({ listing_type: "BOUNTY", is_active: false, funding: { state: "PENDING" } });
+    expect(body.funding.instructions.calls).toHaveLength(2);
+    const page = await json(await get(t.app, `/api/listings?keyword=${word}`));
+    expect(page.listings).toEqual([]);
+  });
+
+  it("BOUNTY fields on a FIXED listing are 400", async () => {
+    const before = await listingRowsOf(t.db, seller.id);
+    for (const extra of [{ deadline_hours: 24 }, { expires_in_hours: 24 }]) {
+      await expectError(await post(t.app, "/api/listings", resolved(validBody(extra)), seller.key), 400);
+    }
     expect(await listingRowsOf(t.db, seller.id)).toEqual(before);
   });
 

@@ -447,9 +447,9 @@ describe("OpenAPI document", () => {
     const collection = document.paths["/api/listings"];
     const item = document.paths["/api/listings/{id}"];
     expect(Object.keys(collection.get.responses).sort()).toEqual(["200", "400"]);
-    expect(Object.keys(collection.post.responses).sort()).toEqual(["201", "400", "401", "403", "413", "415", "501"]);
+    expect(Object.keys(collection.post.responses).sort()).toEqual(["201", "400", "401", "402", "403", "413", "415"]);
     expect(Object.keys(item.get.responses).sort()).toEqual(["200", "404"]);
-    expect(Object.keys(item.patch.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415"]);
+    expect(Object.keys(item.patch.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415"]);
     expect(Object.keys(item.delete.responses).sort()).toEqual(["200", "401", "403", "404"]);
     const parameters = collection.get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(parameters).toEqual(

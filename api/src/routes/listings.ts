@@ -1,16 +1,19 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, gte, lte, ne, type SQL, sql } from "drizzle-orm";
+import { zeroAddress } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
-import { agents, listings } from "../db/schema.ts";
+import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { escrowFunding } from "../domain/escrow-funding.ts";
 import { formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, badRequest, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { ReadCache } from "../http/read-cache.ts";
 import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { sendSerializedJson, serializeJson } from "../http/serialized-json.ts";
 import { bearerSecurity, Cursor, ErrorBody, errorResponses, Limit, PositiveWei, Uuid, Wei } from "../schemas/common.ts";
+import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
 
 /*
  * /api/listings: browse, details, create, update, deactivate.
@@ -64,12 +67,28 @@ const CreateListingBody = z
     price_wei: PositiveWei.openapi({ description: "Price in USDC wei (1 USDC = 1000000)", example: "1500000" }),
     category: Category.default("other"),
     listing_type: ListingType.default("FIXED").openapi({
-      description: "FIXED (default). BOUNTY answers 501 for now: bounties are funded on creation.",
+      description:
+        "FIXED (default), or BOUNTY: a reward funded in escrow at once (hosted poster) or through the `funding` instructions (external poster; hidden from browse until funded)",
     }),
     price_usdc: PriceUsdc.optional(),
     is_negotiable: z.boolean().default(true),
+    deadline_hours: z.number().int().min(1).max(720).optional().openapi({
+      description: "BOUNTY only: hours a claimant has to deliver, from the claim (default 72)",
+    }),
+    expires_in_hours: z.number().int().min(1).max(8_760).optional().openapi({
+      description: "BOUNTY only: hours it stays open; unclaimed after that, the reward may be refunded (default 720)",
+    }),
   })
   .openapi("CreateListing");
+
+const BountyFunding = z
+  .object({
+    transaction_id: Uuid,
+    state: z.enum(["FUNDED", "PENDING"]),
+    tx_hash: z.string().optional(),
+    instructions: FundingInstructions.optional(),
+  })
+  .openapi("BountyFunding");
 
 const PatchListingBody = z
   .strictObject({
@@ -165,7 +184,9 @@ const BrowseQuery = z.strictObject({
 /** Not validated as a uuid: a path id that is not one answers 404 (API.md). */
 const IdParam = z.object({ id: z.string().openapi({ format: "uuid" }) });
 
-const notImplemented = (message: string) => new ApiError(501, "not_implemented", message);
+/** A BOUNTY's defaults: hours to deliver after the claim, and hours it stays open. */
+const DEFAULT_BOUNTY_DELIVERY_HOURS = 72;
+const DEFAULT_BOUNTY_EXPIRY_HOURS = 720;
 
 /** Answered by the framework for a body that is not application/json. */
 const unsupportedMediaType = {
@@ -269,6 +290,7 @@ function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
 
 export function listingRoutes(deps: Deps) {
   const readCache = deps.readCache ?? new ReadCache(0);
+  const funding = escrowFunding(deps);
   const { db, chain } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = requireAgent(db);
@@ -312,11 +334,71 @@ export function listingRoutes(deps: Deps) {
     };
   }
 
+  /**
+   * A BOUNTY: the listing and the escrow of its reward, between the poster and a seller named
+   * later by the claim. A hosted poster's reward is funded now (listing and transaction rows are
+   * written with the relayer's record, so a refused funding leaves nothing); an external poster's
+   * listing stays hidden until its funding is confirmed.
+   */
+  async function createBounty(poster: typeof agents.$inferSelect, body: z.infer<typeof CreateListingBody>) {
+    const listingId = crypto.randomUUID();
+    const listingRow = {
+      id: listingId,
+      agentId: poster.id,
+      title: body.title,
+      description: body.description,
+      category: body.category,
+      listingType: "BOUNTY",
+      priceWei: body.price_wei,
+      isNegotiable: false,
+      isActive: poster.hosted,
+      bountyDeliveryHours: body.deadline_hours ?? DEFAULT_BOUNTY_DELIVERY_HOURS,
+    };
+    const transaction: typeof transactions.$inferSelect = {
+      id: crypto.randomUUID(),
+      listingId,
+      buyerAgentId: poster.id,
+      sellerAgentId: null,
+      amountWei: body.price_wei,
+      currency: "USDC",
+      description: body.title,
+      ...(await funding.schedule(body.expires_in_hours ?? DEFAULT_BOUNTY_EXPIRY_HOURS)),
+      createdAt: new Date(),
+    };
+    if (poster.hosted) {
+      const txHash = await funding.fundHosted(poster, transaction, zeroAddress, async (tx) => {
+        await tx.insert(listings).values(listingRow);
+      });
+      readCache.invalidate();
+      return {
+        ...(await details(listingId)),
+        funding: { transaction_id: transaction.id, state: "FUNDED" as const, tx_hash: txHash },
+      };
+    }
+    await db.transaction(async (tx) => {
+      await tx.insert(listings).values(listingRow);
+      await tx.insert(transactions).values(transaction);
+    });
+    const terms = funding.termsOf(transaction, poster.walletAddress, zeroAddress);
+    return {
+      ...(await details(listingId)),
+      funding: {
+        transaction_id: transaction.id,
+        state: "PENDING" as const,
+        instructions: funding.instructions(
+          transaction,
+          terms,
+          `POST /api/transactions/${transaction.id}/confirm with { "tx_hash": "<the fund transaction>" }; the bounty is listed once funded`,
+        ),
+      },
+    };
+  }
+
   /** The listing `id` if the caller owns it: 404 when unknown (or not a uuid), 403 when someone else's. */
   async function ownListing(id: string, agentId: string) {
     if (!isUuid(id)) throw notFound("Listing");
     const [listing] = await db
-      .select({ agentId: listings.agentId, priceWei: listings.priceWei })
+      .select({ agentId: listings.agentId, priceWei: listings.priceWei, listingType: listings.listingType })
       .from(listings)
       .where(eq(listings.id, id));
     if (!listing) throw notFound("Listing");
@@ -455,13 +537,20 @@ export function listingRoutes(deps: Deps) {
       security: bearerSecurity,
       request: { body: { required: true, content: { "application/json": { schema: CreateListingBody } } } },
       responses: {
-        201: { description: "Created", content: { "application/json": { schema: ListingDetails } } },
+        201: {
+          description: "Created. A BOUNTY also answers `funding`: FUNDED (hosted poster) or PENDING with instructions.",
+          content: {
+            "application/json": {
+              schema: ListingDetails.extend({ funding: BountyFunding.optional() }).openapi("CreatedListing"),
+            },
+          },
+        },
+        402: {
+          description: "BOUNTY: the poster's balance is short",
+          content: { "application/json": { schema: InsufficientBalance } },
+        },
         ...errorResponses(400, 401, 403, 413),
         ...unsupportedMediaType,
-        501: {
-          description: "BOUNTY listings are not available yet",
-          content: { "application/json": { schema: ErrorBody } },
-        },
       },
     }),
     async (c) => {
@@ -469,8 +558,9 @@ export function listingRoutes(deps: Deps) {
       const caller = c.get("agent").id;
       if (body.agent_id.toLowerCase() !== caller) throw forbidden("agent_id must be the caller's agent id");
       checkPriceUsdc(body.price_usdc, body.price_wei);
-      if (body.listing_type === "BOUNTY") {
-        throw notImplemented("BOUNTY listings are funded on creation; coming with the money flows");
+      if (body.listing_type === "BOUNTY") return c.json(await createBounty(c.get("agent").row, body), 201);
+      if (body.deadline_hours !== undefined || body.expires_in_hours !== undefined) {
+        throw badRequest("deadline_hours and expires_in_hours are for BOUNTY listings");
       }
       const [created] = await db
         .insert(listings)
@@ -505,7 +595,7 @@ export function listingRoutes(deps: Deps) {
       },
       responses: {
         200: { description: "The updated listing", content: { "application/json": { schema: ListingDetails } } },
-        ...errorResponses(400, 401, 403, 404, 413),
+        ...errorResponses(400, 401, 403, 404, 409, 413),
         ...unsupportedMediaType,
       },
     }),
@@ -515,6 +605,9 @@ export function listingRoutes(deps: Deps) {
       const caller = c.get("agent").id;
       const listing = await ownListing(id, caller);
       checkPriceUsdc(body.price_usdc, body.price_wei ?? listing.priceWei);
+      if (listing.listingType === "BOUNTY" && body.price_wei !== undefined && body.price_wei !== listing.priceWei) {
+        throw conflict("A bounty's reward is in escrow: it cannot change");
+      }
       const changes = {
         ...(body.price_wei !== undefined && { priceWei: body.price_wei }),
         ...(body.is_active !== undefined && { isActive: body.is_active }),

@@ -1,13 +1,15 @@
-import { agentEscrowAbi, bytes32ToEscrowId, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, bytes32ToEscrowId, type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, parseEventLogs } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
+import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
+import { queryTransactions } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
@@ -62,10 +64,30 @@ const ExternalBuy = z
   })
   .openapi("PendingPurchase");
 
+const ClaimBody = z
+  .strictObject({
+    agent_id: Uuid.optional().openapi({
+      description: "The claiming agent (optional with an API key; must be its agent)",
+    }),
+  })
+  .openapi("ClaimRequest");
+
+const Claimed = z
+  .object({
+    success: z.literal(true),
+    transaction_id: Uuid,
+    message: z.string(),
+    deadline: z.string(),
+    tx_hash: z.string(),
+    state: z.literal("FUNDED"),
+  })
+  .openapi("Claimed");
+
 export function purchaseRoutes(deps: Deps) {
   const { db, chain, escrow } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("/:id/buy", requireAgent(db), idempotency(db));
+  app.use("/:id/claim", requireAgent(db), idempotency(db));
 
   const funding = escrowFunding(deps);
 
@@ -165,6 +187,114 @@ export function purchaseRoutes(deps: Deps) {
           state: "PENDING" as const,
         },
         201,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/claim",
+      tags: ["Listings"],
+      summary: "Claim a BOUNTY: become its seller on chain",
+      description:
+        "The first claim wins: the escrow names the claimant as seller (the relayer, as the escrow's operator, assigns it) with a delivery deadline. A claimant who misses the deadline loses the claim and the bounty re-opens.",
+      security: bearerSecurity,
+      request: {
+        params: z.object({ id: z.string().openapi({ format: "uuid" }) }),
+        body: { content: { "application/json": { schema: ClaimBody } }, required: false },
+      },
+      responses: {
+        200: { description: "Claimed", content: { "application/json": { schema: Claimed } } },
+        ...errorResponses(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const body = ClaimBody.parse(c.req.valid("json") ?? {});
+      const caller = c.get("agent").row;
+      if (body.agent_id && body.agent_id !== caller.id) throw forbidden("agent_id must be the agent of this API key");
+      if (!isUuid(id)) throw notFound("Listing");
+      const [found] = await db
+        .select({ listing: listings, transaction: transactions })
+        .from(listings)
+        .innerJoin(transactions, eq(transactions.listingId, listings.id))
+        .where(and(eq(listings.id, id), eq(listings.listingType, "BOUNTY")));
+      if (!found) {
+        const [listing] = await db.select({ type: listings.listingType }).from(listings).where(eq(listings.id, id));
+        if (listing) throw badRequest("Only BOUNTY listings are claimed; buy a FIXED listing");
+        throw notFound("Listing");
+      }
+      const { listing, transaction } = found;
+      if (listing.agentId === caller.id) throw badRequest("An agent cannot claim its own bounty");
+      if (!listing.isActive) throw conflict("This bounty is not open");
+      const [row] = await queryTransactions(db, chain.chainId, { id: transaction.id, limit: 1 });
+      const e = row?.escrow;
+      if (e?.status !== "FUNDED") {
+        throw conflict("This bounty is not open for claims", { state: e ? e.status : "PENDING" });
+      }
+      const now = await escrow.now();
+      const claimedBySomeone = BigInt(e.seller) !== 0n;
+      if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
+      const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
+      const terms: EscrowTerms = {
+        buyer: getAddress(e.buyer),
+        seller: getAddress(e.seller),
+        amount: BigInt(e.amount),
+        deadline: Number(e.deadline),
+        disputeWindow: e.disputeWindow,
+        deliveredAt: Number(e.deliveredAt),
+        feeBps: e.feeBps,
+      };
+      let sent: Awaited<ReturnType<typeof escrow.relayAssignSeller>>;
+      try {
+        sent = await escrow.relayAssignSeller(
+          escrowIdToBytes32(transaction.id),
+          terms,
+          getAddress(caller.walletAddress),
+          deadline,
+          {
+            transactionId: transaction.id,
+            // The claim is taken in the database with the outbox record: of concurrent claims, the
+            // relayer's lock lets one in; the others find the seller set and send nothing.
+            record: async (tx) => {
+              const taken = await tx
+                .update(transactions)
+                .set({ sellerAgentId: caller.id, deadline: new Date(deadline * 1000) })
+                .where(
+                  and(
+                    eq(transactions.id, transaction.id),
+                    claimedBySomeone
+                      ? eq(transactions.sellerAgentId, transaction.sellerAgentId ?? caller.id)
+                      : isNull(transactions.sellerAgentId),
+                  ),
+                )
+                .returning({ id: transactions.id });
+              if (taken.length === 0) throw conflict("This bounty was just claimed by another agent");
+            },
+          },
+        );
+      } catch (error) {
+        if (error instanceof RelayRevertedError) throw conflict(`The escrow refused the claim: ${error.message}`);
+        throw error;
+      }
+      const receipt = await deps.relayer.confirm(sent.txHash);
+      if (receipt.status !== "success") throw conflict(`The claim transaction ${sent.txHash} reverted`);
+      if (!(await escrow.waitIndexed(receipt.blockNumber))) {
+        throw new ApiError(503, "indexer_behind", "Claimed on chain; the indexer has not caught up yet", {
+          transaction_id: transaction.id,
+        });
+      }
+      return c.json(
+        {
+          success: true as const,
+          transaction_id: transaction.id,
+          message: "Claimed. Deliver before the deadline; the reward is released after the dispute window.",
+          deadline: new Date(deadline * 1000).toISOString(),
+          tx_hash: sent.txHash,
+          state: "FUNDED" as const,
+        },
+        200,
       );
     },
   );

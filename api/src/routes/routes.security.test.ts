@@ -92,6 +92,11 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "self",
   },
   "GET /api/wallet/withdrawals": { intruder: "self" },
+  "POST /api/listings/{id}/claim": {
+    body: () => ({ agent_id: owner.id }),
+    params: () => ({ id: thirdListing }),
+    intruder: "forbidden",
+  },
   "POST /api/listings/{id}/buy": {
     body: () => ({ buyer_agent_id: owner.id }),
     params: () => ({ id: thirdListing }),

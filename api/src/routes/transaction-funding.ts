@@ -2,9 +2,9 @@ import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { getAddress, type Hex } from "viem";
+import { getAddress, type Hex, zeroAddress } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
-import { agents, transactions } from "../db/schema.ts";
+import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
 import { deriveTransactionState } from "../domain/transaction-state.ts";
@@ -202,10 +202,14 @@ export function transactionFundingRoutes(deps: Deps) {
       if (state !== "PENDING" && !body.tx_hash) {
         throw conflict(`The transaction is ${state}, not PENDING`, { state, transaction_id: id });
       }
-      if (!row.sellerAgentId) throw conflict("This bounty has no seller yet", { state, transaction_id: id });
-      const [seller] = await db.select().from(agents).where(eq(agents.id, row.sellerAgentId));
-      if (!seller) throw notFound("Seller agent");
-      const terms = funding.termsOf(row, caller.walletAddress, seller.walletAddress);
+      // A bounty is funded without a seller (zero address); its claim names one later.
+      let sellerWallet: string = zeroAddress;
+      if (row.sellerAgentId) {
+        const [seller] = await db.select().from(agents).where(eq(agents.id, row.sellerAgentId));
+        if (!seller) throw notFound("Seller agent");
+        sellerWallet = seller.walletAddress;
+      }
+      const terms = funding.termsOf(row, caller.walletAddress, sellerWallet);
       let txHash: string;
       if (body.tx_hash) {
         await funding.completeWithTxHash(row, terms, body.tx_hash as Hex, caller.id);
@@ -217,6 +221,14 @@ export function transactionFundingRoutes(deps: Deps) {
           validAfter: BigInt(authorization.valid_after),
           validBefore: BigInt(authorization.valid_before),
         });
+      }
+      // An external poster's bounty is listed once its reward is in escrow.
+      if (row.listingId && !row.sellerAgentId) {
+        await db
+          .update(listings)
+          .set({ isActive: true, updatedAt: new Date() })
+          .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "BOUNTY")));
+        deps.readCache?.invalidate();
       }
       return c.json({ ...common(row), state: "FUNDED" as const, tx_hash: txHash }, 200);
     },

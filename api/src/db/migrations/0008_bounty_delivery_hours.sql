@@ -1,0 +1,1 @@
+ALTER TABLE "app"."listings" ADD COLUMN "bounty_delivery_hours" integer;
