@@ -37,6 +37,8 @@ const EnvSchema = z.object({
   DISPUTE_WINDOW_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   /** How long a write waits for the indexer to reach its block before answering (read-your-writes). */
   INDEXER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /** How often the keeper runs (auto-release, expiry refunds, reconciliation); 0 turns it off. */
+  KEEPER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -61,6 +63,7 @@ export interface Config {
   relayerPrivateKey: `0x${string}`;
   disputeWindowSeconds: number;
   indexerWaitMs: number;
+  keeperIntervalMs: number;
 }
 
 /** The Hardhat node's account #2 (mnemonic "test test … junk"): the local deployment's operator. */
@@ -95,5 +98,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     relayerPrivateKey,
     disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,
     indexerWaitMs: e.INDEXER_WAIT_MS,
+    keeperIntervalMs: e.KEEPER_INTERVAL_MS,
   };
 }

@@ -5,6 +5,8 @@ import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { ReadCache } from "./http/read-cache.ts";
+import { createKeeper } from "./keeper/keeper.ts";
 import { PostgresRateLimitStore, SharedRateLimitStore } from "./rate-limit/store.ts";
 
 export interface RunningServer {
@@ -22,7 +24,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Whatever a crash left between the outbox and the chain is sent or recorded before serving.
   const resumed = await services.relayer.resume();
   if (resumed > 0) logger.info({ resumed }, "relayer resumed unfinished transactions");
-  const app = createApp({ config, db, ...services, logger, rateLimitStore });
+  const readCache = new ReadCache(config.browseCacheMs);
+  const app = createApp({ config, db, ...services, logger, rateLimitStore, readCache });
+  const stopKeeper =
+    config.keeperIntervalMs > 0
+      ? createKeeper({ db, ...services, logger, readCache }).start(config.keeperIntervalMs)
+      : async () => {};
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const address = server.address();
@@ -33,6 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stopKeeper();
       rateLimitStore.close();
       await db.$client.end();
     },

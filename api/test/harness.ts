@@ -42,7 +42,7 @@ export async function testApp(overrides: Partial<Config> = {}) {
     logger: pino({ level: "silent" }),
     rateLimitStore: new MemoryRateLimitStore(),
   });
-  return { app, db, config, close: () => db.$client.end() };
+  return { app, db, config, services, close: () => db.$client.end() };
 }
 
 export type TestApp = Awaited<ReturnType<typeof testApp>>;

@@ -140,7 +140,8 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
 
     /** What an external buyer sends (or signs) to fund `row`, and how it completes. */
     instructions(row: TransactionRow, terms: FundingTerms, completeWith: string) {
-      const validBefore = BigInt(Math.floor(row.createdAt.getTime() / 1000) + 24 * 3600);
+      // Valid until the escrow's own deadline (on the chain's clock): funding after it fails anyway.
+      const validBefore = BigInt(terms.deadline);
       return {
         chain_id: chain.chainId,
         contract_address: escrow.escrow,

@@ -264,8 +264,8 @@ export function purchaseRoutes(deps: Deps) {
                 .where(
                   and(
                     eq(transactions.id, transaction.id),
-                    claimedBySomeone
-                      ? eq(transactions.sellerAgentId, transaction.sellerAgentId ?? caller.id)
+                    transaction.sellerAgentId
+                      ? eq(transactions.sellerAgentId, transaction.sellerAgentId)
                       : isNull(transactions.sellerAgentId),
                   ),
                 )

@@ -1,0 +1,117 @@
+import pino from "pino";
+import { type Address, erc20Abi } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Market, testMarket, USDC } from "../../test/escrow.ts";
+import { createListing, get, json, post, type TestApp, testApp, uniqueWord } from "../../test/harness.ts";
+import { createKeeper } from "./keeper.ts";
+
+/*
+ * The keeper on the suite's real chain, with the chain's clock moved forward: auto-release of a
+ * delivered bounty after its dispute window, refund of an expired escrow, re-opening of a lapsed
+ * bounty claim, refund and delisting of an expired unclaimed bounty. Sends nothing from dev
+ * accounts (the relayer pays the gas).
+ */
+const REWARD = 2_000_000n;
+let t: TestApp;
+let market: Market;
+let keeper: ReturnType<typeof createKeeper>;
+
+beforeAll(async () => {
+  t = await testApp();
+  market = testMarket();
+  keeper = createKeeper({ db: t.db, ...t.services, logger: pino({ level: "silent" }) });
+});
+afterAll(() => t.close());
+
+interface Agent {
+  id: string;
+  key: string;
+  wallet: Address;
+}
+
+const usdcOf = (address: Address) =>
+  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const stateOf = async (id: string) => (await json(await get(t.app, `/api/transactions/${id}`))).state;
+
+async function hosted(usdc = 0n): Promise<Agent> {
+  const body = await json(await post(t.app, "/api/agents/register", { name: "hosted", hosted: true }));
+  if (usdc > 0n)
+    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
+  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
+}
+
+async function bounty(poster: Agent, fields: Record<string, unknown> = {}) {
+  const response = await post(
+    t.app,
+    "/api/listings",
+    {
+      agent_id: poster.id,
+      title: `Bounty ${uniqueWord()}`,
+      description: "x",
+      price_wei: REWARD.toString(),
+      listing_type: "BOUNTY",
+      ...fields,
+    },
+    poster.key,
+  );
+  expect(response.status).toBe(201);
+  return json(response);
+}
+
+describe("keeper", () => {
+  it("releases a delivered bounty once its dispute window has closed, not before", async () => {
+    const poster = await hosted(10n * USDC);
+    const hunter = await hosted();
+    const posted = await bounty(poster);
+    const id = posted.funding.transaction_id;
+    expect((await post(t.app, `/api/listings/${posted.id}/claim`, {}, hunter.key)).status).toBe(200);
+    expect((await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "done" }, hunter.key)).status).toBe(
+      200,
+    );
+    expect((await keeper.runOnce()).released).not.toContain(id);
+    expect(await stateOf(id)).toBe("DELIVERED");
+
+    await market.increaseTime(t.config.disputeWindowSeconds + 60);
+    expect((await keeper.runOnce()).released).toContain(id);
+    expect(await stateOf(id)).toBe("RELEASED");
+    expect(await usdcOf(hunter.wallet)).toBeGreaterThan(0n);
+    // Nothing left to do for it.
+    expect((await keeper.runOnce()).released).not.toContain(id);
+  });
+
+  it("refunds an undelivered purchase past its deadline", async () => {
+    const seller = await hosted();
+    const buyer = await hosted(10n * USDC);
+    const listing = await createListing(t.app, seller, { price_wei: REWARD.toString() });
+    const bought = await json(await post(t.app, `/api/listings/${listing.id}/buy`, { deadline_hours: 1 }, buyer.key));
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - REWARD);
+    await market.increaseTime(2 * 3600);
+    expect((await keeper.runOnce()).refunded).toContain(bought.transaction_id);
+    expect(await stateOf(bought.transaction_id)).toBe("REFUNDED");
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC);
+  });
+
+  it("re-opens a bounty whose claimant missed the deadline; another agent claims it", async () => {
+    const poster = await hosted(10n * USDC);
+    const posted = await bounty(poster, { deadline_hours: 1 });
+    const id = posted.funding.transaction_id;
+    const first = await hosted();
+    expect((await post(t.app, `/api/listings/${posted.id}/claim`, {}, first.key)).status).toBe(200);
+    await market.increaseTime(2 * 3600);
+    expect((await keeper.runOnce()).reopened).toContain(id);
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).seller).toBeNull();
+    expect(await usdcOf(poster.wallet)).toBe(10n * USDC - REWARD);
+    const second = await hosted();
+    expect((await post(t.app, `/api/listings/${posted.id}/claim`, {}, second.key)).status).toBe(200);
+    expect((await keeper.runOnce()).reopened).not.toContain(id);
+  });
+
+  it("refunds and delists a bounty nobody claimed before it expired", async () => {
+    const poster = await hosted(10n * USDC);
+    const posted = await bounty(poster, { expires_in_hours: 1 });
+    await market.increaseTime(2 * 3600);
+    expect((await keeper.runOnce()).refunded).toContain(posted.funding.transaction_id);
+    expect(await usdcOf(poster.wallet)).toBe(10n * USDC);
+    expect((await json(await get(t.app, `/api/listings/${posted.id}`))).is_active).toBe(false);
+  });
+});

@@ -1,0 +1,174 @@
+import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { and, eq, sql } from "drizzle-orm";
+import { encodeFunctionData, getAddress, zeroAddress } from "viem";
+import { RelayRevertedError } from "../chain/relayer.ts";
+import { listings, relayedTransactions, transactions } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
+
+/*
+ * The keeper: what must happen when time passes, without anyone asking.
+ * - Auto-release: a delivered bounty whose dispute window has closed is released to its seller.
+ * - Expiry: an undelivered escrow past its deadline is refunded to its buyer; for a bounty, a
+ *   lapsed claim re-opens it instead (the claimant is cleared), and an unclaimed bounty past its
+ *   expiry is refunded and delisted.
+ * - Reconciliation: relayed transactions a crash left without a receipt are recorded or re-sent.
+ * The relayer sends release and refund, which anyone may call once time allows; the gas is ours.
+ */
+
+export interface KeeperReport {
+  resumed: number;
+  released: string[];
+  refunded: string[];
+  reopened: string[];
+}
+
+/** Escrows of our transactions that time has made actionable, at most `limit`. */
+interface Due {
+  id: string;
+  listingId: string | null;
+  sellerAgentId: string | null;
+  status: string;
+  buyer: string;
+  seller: string;
+  amount: string;
+  deadline: string;
+  disputeWindow: number;
+  deliveredAt: string;
+  feeBps: number;
+  isBounty: boolean;
+}
+
+export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" | "logger" | "readCache">) {
+  const { db, chain, escrow, relayer, logger } = deps;
+
+  async function due(now: number, limit = 50): Promise<Due[]> {
+    const { rows } = await db.execute<Record<string, unknown>>(sql`
+      SELECT t.id, t.listing_id, t.seller_agent_id, e.status, e.buyer, e.seller, e.amount::text AS amount,
+             e.deadline::text AS deadline, e.dispute_window, e.delivered_at::text AS delivered_at, e.fee_bps, e.is_bounty
+      FROM app.transactions t
+      JOIN app.agents b ON b.id = t.buyer_agent_id
+      JOIN chain.escrow e ON e.chain_id = ${chain.chainId} AND e.uuid = t.id::text
+        AND e.buyer = lower(b.wallet_address) AND e.amount = t.amount_wei
+      WHERE (e.status = 'DELIVERED' AND e.is_bounty AND e.delivered_at + e.dispute_window < ${now})
+         OR (e.status = 'FUNDED' AND e.deadline < ${now}
+             -- a re-opened bounty waits for its next claim
+             AND NOT (e.is_bounty AND e.seller <> ${zeroAddress} AND t.seller_agent_id IS NULL))
+      ORDER BY t.created_at
+      LIMIT ${limit}`);
+    return rows.map((row) => ({
+      id: row.id as string,
+      listingId: row.listing_id as string | null,
+      sellerAgentId: row.seller_agent_id as string | null,
+      status: row.status as string,
+      buyer: row.buyer as string,
+      seller: row.seller as string,
+      amount: row.amount as string,
+      deadline: row.deadline as string,
+      disputeWindow: Number(row.dispute_window),
+      deliveredAt: row.delivered_at as string,
+      feeBps: Number(row.fee_bps),
+      isBounty: Boolean(row.is_bounty),
+    }));
+  }
+
+  /** Whether a relayed transaction for this move is still waiting for its receipt. */
+  async function inFlight(transactionId: string, purpose: string): Promise<boolean> {
+    const [row] = await db
+      .select({ id: relayedTransactions.id })
+      .from(relayedTransactions)
+      .where(
+        and(
+          eq(relayedTransactions.transactionId, transactionId),
+          eq(relayedTransactions.purpose, purpose),
+          eq(relayedTransactions.status, "signed"),
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
+  }
+
+  /** Sends `release` or `refund` for an escrow; false if it is in flight or the escrow refused. */
+  async function settle(item: Due, action: "release" | "refund"): Promise<boolean> {
+    const purpose = action === "release" ? "auto-release" : "expiry-refund";
+    if (await inFlight(item.id, purpose)) return false;
+    const terms: EscrowTerms = {
+      buyer: getAddress(item.buyer),
+      seller: getAddress(item.seller),
+      amount: BigInt(item.amount),
+      deadline: Number(item.deadline),
+      disputeWindow: item.disputeWindow,
+      deliveredAt: Number(item.deliveredAt),
+      feeBps: item.feeBps,
+    };
+    const data = encodeFunctionData({
+      abi: agentEscrowAbi,
+      functionName: action,
+      args: [escrowIdToBytes32(item.id), terms],
+    });
+    try {
+      const sent = await relayer.submit({ to: escrow.escrow, data, purpose, transactionId: item.id });
+      const receipt = await relayer.confirm(sent.txHash);
+      await escrow.waitIndexed(receipt.blockNumber);
+      return receipt.status === "success";
+    } catch (error) {
+      if (error instanceof RelayRevertedError) {
+        logger.warn({ transaction_id: item.id, action, err: error.message }, "keeper: the escrow refused");
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async function runOnce(): Promise<KeeperReport> {
+    const report: KeeperReport = { resumed: await relayer.resume(), released: [], refunded: [], reopened: [] };
+    const now = await escrow.now();
+    for (const item of await due(now)) {
+      if (item.status === "DELIVERED") {
+        if (await settle(item, "release")) report.released.push(item.id);
+        continue;
+      }
+      const claimed = BigInt(item.seller) !== 0n;
+      if (item.isBounty && claimed) {
+        // A lapsed claim: the claimant can no longer deliver; the bounty is open again.
+        if (item.sellerAgentId) {
+          await db
+            .update(transactions)
+            .set({ sellerAgentId: null })
+            .where(and(eq(transactions.id, item.id), eq(transactions.sellerAgentId, item.sellerAgentId)));
+          report.reopened.push(item.id);
+        }
+        continue;
+      }
+      if (await settle(item, "refund")) {
+        report.refunded.push(item.id);
+        if (item.isBounty && item.listingId) {
+          await db
+            .update(listings)
+            .set({ isActive: false, updatedAt: new Date() })
+            .where(eq(listings.id, item.listingId));
+          deps.readCache?.invalidate();
+        }
+      }
+    }
+    if (report.resumed || report.released.length || report.refunded.length || report.reopened.length) {
+      logger.info(report, "keeper");
+    }
+    return report;
+  }
+
+  return {
+    runOnce,
+    /** Runs every `intervalMs` (one run at a time) until the returned stop is called. */
+    start(intervalMs: number): () => Promise<void> {
+      let running: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        running = running.then(runOnce).catch((error: Error) => logger.error({ err: error }, "keeper run failed"));
+      }, intervalMs);
+      timer.unref();
+      return async () => {
+        clearInterval(timer);
+        await running;
+      };
+    },
+  };
+}
