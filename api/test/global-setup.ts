@@ -18,12 +18,13 @@ export default async function setup(project: TestProject) {
     databaseUrl: stack.postgres.url,
     rpcUrl: stack.node.rpcUrl,
     deployment: stack.deployment,
+    deploymentsDir: stack.deploymentsDir,
   });
   return () => stack.stop();
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
-    stack: { databaseUrl: string; rpcUrl: string; deployment: Deployment };
+    stack: { databaseUrl: string; rpcUrl: string; deployment: Deployment; deploymentsDir: string };
   }
 }

@@ -180,6 +180,11 @@ export function createRelayer(options: RelayerOptions): Relayer {
           await db.update(outbox).set({ status: "dropped", updatedAt: new Date() }).where(eq(outbox.id, row.id));
         } else {
           await broadcast(row.rawTransaction as Hex);
+          // Recorded once mined; if this process stops first, the next resume records it.
+          void publicClient
+            .waitForTransactionReceipt({ hash: txHash, timeout: 120_000 })
+            .then((mined) => record(txHash, mined))
+            .catch(() => {});
         }
       }
       return open.length;
