@@ -399,6 +399,10 @@ async function run(): Promise<void> {
 
     // 5. The API, in this process.
     const masterKey = process.env.MASTER_KEY || readOrCreateMasterKey(path.join(dataDir, "master.key"));
+    // The arbiter's desk key (resolves disputes); on the local chain, one is made and kept like the master key.
+    const arbiterKey =
+      process.env.ARBITER_API_KEY ||
+      (local ? readOrCreateMasterKey(path.join(dataDir, "arbiter.key")).replace(/^0x/, "").toLowerCase() : undefined);
     parts.api = await startServer(
       loadConfig({
         ...process.env,
@@ -406,6 +410,7 @@ async function run(): Promise<void> {
         RPC_URL: rpcUrl,
         CHAIN_ID: String(chainId),
         MASTER_KEY: masterKey,
+        ...(arbiterKey && { ARBITER_API_KEY: arbiterKey }),
         PORT: String(ports.api),
       }),
     );
@@ -449,6 +454,11 @@ async function run(): Promise<void> {
     if (!process.env.MASTER_KEY) {
       lines.push(`  Master key   ${shown(path.join(dataDir, "master.key"))} (encrypts hosted agents' wallet keys)`);
     }
+    if (local && !process.env.ARBITER_API_KEY) {
+      lines.push(
+        `  Arbiter key  ${shown(path.join(dataDir, "arbiter.key"))} (Bearer key of POST /api/transactions/{id}/resolve)`,
+      );
+    }
     lines.push(
       "",
       `  Press Ctrl-C to stop everything (data stays in ${shown(dataDir)}).`,
@@ -467,7 +477,7 @@ async function run(): Promise<void> {
   }
 }
 
-/** The master key kept in `file`, created (32 random bytes, mode 0600) the first time. */
+/** A 32-byte key kept in `file` (the master key, the arbiter's key), created (mode 0600) the first time. */
 function readOrCreateMasterKey(file: string): string {
   if (!existsSync(file)) {
     writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });

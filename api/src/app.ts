@@ -13,6 +13,7 @@ import { platformRoutes } from "./routes/platform.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
+import { transactionRecordRoutes } from "./routes/transaction-records.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { walletRoutes } from "./routes/wallet.ts";
 
@@ -56,6 +57,7 @@ export function createApp(given: Deps) {
   app.route("/api/transactions", transactionRoutes(deps));
   app.route("/api/transactions", transactionFundingRoutes(deps));
   app.route("/api/transactions", transactionMoveRoutes(deps));
+  app.route("/api/transactions", transactionRecordRoutes(deps));
   app.route("/", walletRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { z } from "zod";
 
@@ -33,6 +34,19 @@ const EnvSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "RELAYER_PRIVATE_KEY must be 0x and 64 hex characters")
     .optional(),
+  /**
+   * The arbiter's key: it sends `resolve` (and pays its gas). On the local chain it defaults to the
+   * Hardhat node's account #1, the local deployment's arbiter.
+   */
+  ARBITER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "ARBITER_PRIVATE_KEY must be 0x and 64 hex characters")
+    .optional(),
+  /** The Bearer key of the arbiter's desk (64 hex): the only credential POST /resolve accepts. */
+  ARBITER_API_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "ARBITER_API_KEY must be 64 lowercase hex characters")
+    .optional(),
   /** Dispute window of new escrows, in hours (after delivery; then anyone may release). */
   DISPUTE_WINDOW_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   /** How long a write waits for the indexer to reach its block before answering (read-your-writes). */
@@ -64,7 +78,12 @@ export interface Config {
   disputeWindowSeconds: number;
   indexerWaitMs: number;
   keeperIntervalMs: number;
+  /** Absent: disputes cannot be resolved through the API. */
+  arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
+
+/** The Hardhat node's account #1: the local deployment's arbiter. */
+export const LOCAL_ARBITER_PRIVATE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 /** The Hardhat node's account #2 (mnemonic "test test … junk"): the local deployment's operator. */
 export const LOCAL_RELAYER_PRIVATE_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
@@ -99,5 +118,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,
     indexerWaitMs: e.INDEXER_WAIT_MS,
     keeperIntervalMs: e.KEEPER_INTERVAL_MS,
+    arbiter: arbiterOf(e),
   };
+}
+
+function arbiterOf(e: z.infer<typeof EnvSchema>): Config["arbiter"] {
+  if (!e.ARBITER_API_KEY) return undefined;
+  const privateKey =
+    (e.ARBITER_PRIVATE_KEY as `0x${string}` | undefined) ??
+    (e.CHAIN_ID === LOCAL_CHAIN_ID ? LOCAL_ARBITER_PRIVATE_KEY : undefined);
+  if (!privateKey)
+    throw new Error(
+      `Invalid configuration:\n  ARBITER_PRIVATE_KEY is required with ARBITER_API_KEY on chain ${e.CHAIN_ID}`,
+    );
+  return { privateKey, apiKeyHash: createHash("sha256").update(e.ARBITER_API_KEY).digest("hex") };
 }

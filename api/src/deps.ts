@@ -16,6 +16,7 @@ export interface Deps {
   relayer: Relayer;
   escrow: EscrowActions;
   usdc: UsdcActions;
+  arbiterRelayer?: Relayer;
   logger: Logger;
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */

@@ -11,6 +11,9 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 import { listings } from "../src/db/schema.ts";
 import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
 
+/** The arbiter's desk key in tests (the arbiter is the local deployment's, account #1). */
+export const ARBITER_API_KEY = "a".repeat(64);
+
 /**
  * The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. A
  * test file registers many agents from one address, so the registration limit is raised unless
@@ -29,6 +32,7 @@ export async function testApp(overrides: Partial<Config> = {}) {
       RATE_LIMIT_PER_IP_PER_MINUTE: "100000",
       // Tests change rows directly too; the browse cache has tests of its own.
       BROWSE_CACHE_MS: "0",
+      ARBITER_API_KEY,
     }),
     ...overrides,
   };

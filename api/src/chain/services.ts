@@ -12,6 +12,8 @@ export interface ChainServices {
   relayer: Relayer;
   escrow: EscrowActions;
   usdc: UsdcActions;
+  /** Sends the arbiter's rulings, when an arbiter is configured. */
+  arbiterRelayer?: Relayer;
 }
 
 /**
@@ -44,5 +46,14 @@ export async function createChainServices(
     indexerWaitMs: config.indexerWaitMs,
   });
   const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, relayer, now: escrow.now });
-  return { chain, relayer, escrow, usdc };
+  const arbiterRelayer =
+    config.arbiter &&
+    createRelayer({
+      db,
+      publicClient: chain.publicClient,
+      chainId: config.chainId,
+      chainInstance: startBlock.hash,
+      account: privateKeyToAccount(config.arbiter.privateKey),
+    });
+  return { chain, relayer, escrow, usdc, arbiterRelayer };
 }

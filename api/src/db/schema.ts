@@ -251,3 +251,21 @@ export const idempotencyKeys = app.table(
   },
   (t) => [uniqueIndex("idempotency_keys_agent_key").on(t.agentId, t.key)],
 );
+
+/** What the parties submit while a transaction is disputed, for the arbiter. */
+export const evidence = app.table(
+  "evidence",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => transactions.id),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    content: text("content").notNull(),
+    url: text("url"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("evidence_transaction_idx").on(t.transactionId, t.createdAt)],
+);

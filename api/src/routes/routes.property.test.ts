@@ -59,6 +59,10 @@ const ROUTES: RouteUnderTest[] = [
   { method: "POST", path: "/api/dev/faucet" },
   { method: "POST", path: "/api/transactions/{id}/confirm" },
   { method: "POST", path: "/api/transactions/{id}/deliver" },
+  { method: "GET", path: "/api/transactions/{id}/timeline" },
+  { method: "GET", path: "/api/transactions/{id}/deliverable" },
+  { method: "POST", path: "/api/transactions/{id}/evidence" },
+  { method: "POST", path: "/api/transactions/{id}/resolve" },
   { method: "POST", path: "/api/transactions/{id}/release" },
   { method: "POST", path: "/api/transactions/{id}/refund" },
   { method: "POST", path: "/api/transactions/{id}/dispute" },
@@ -77,6 +81,7 @@ const APP_TABLES = [
   "deliverables",
   "withdrawals",
   "idempotency_keys",
+  "evidence",
 ];
 
 /** A fingerprint of every row the API owns. */
@@ -153,6 +158,10 @@ const body = fc.oneof(
       "destination_address",
       "usdc_wei",
       "expires_in_hours",
+      "content",
+      "url",
+      "seller_bps",
+      "note",
       "__proto__",
       "constructor",
     ),

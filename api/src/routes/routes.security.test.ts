@@ -38,9 +38,10 @@ interface KeyedRoute {
   params?: () => Record<string, string>;
   /**
    * What another agent's key gets: `forbidden` (403, nothing changes) for a route on a resource,
-   * `self` for a route that can only ever act on the caller (the owner's rows do not change).
+   * `self` for a route that can only ever act on the caller (the owner's rows do not change),
+   * `not its credential` for a route that takes another kind of key (401, nothing changes).
    */
-  intruder: "forbidden" | "self";
+  intruder: "forbidden" | "self" | "not its credential";
 }
 
 /** Routes that need an agent's key, as `METHOD path` of the OpenAPI document. */
@@ -66,6 +67,18 @@ const KEYED: Record<string, KeyedRoute> = {
     body: () => ({ tx_hash: `0x${"ab".repeat(32)}` }),
     params: () => ({ id: ownerTransaction }),
     intruder: "forbidden",
+  },
+  "GET /api/transactions/{id}/timeline": { params: () => ({ id: ownerTransaction }), intruder: "forbidden" },
+  "GET /api/transactions/{id}/deliverable": { params: () => ({ id: ownerTransaction }), intruder: "forbidden" },
+  "POST /api/transactions/{id}/evidence": {
+    body: () => ({ content: "proof" }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
+  "POST /api/transactions/{id}/resolve": {
+    body: () => ({ seller_bps: 5000 }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "not its credential",
   },
   "POST /api/transactions/{id}/deliver": {
     body: () => ({ deliverable: "work" }),
@@ -199,14 +212,15 @@ describe("keyed routes", () => {
       });
     }
 
-    it(`${route} with another agent's key: ${spec.intruder === "forbidden" ? "403" : "acts on the caller only"}`, async () => {
+    it(`${route} with another agent's key: ${spec.intruder}`, async () => {
       const ownerBefore = await json(await t.app.request(`/api/agents/${owner.id}`));
       const listingBefore = await json(await t.app.request(`/api/listings/${ownerListing}`));
       const before = await snapshot();
       const response = await call(route, spec, `Bearer ${intruder.key}`);
-      if (spec.intruder === "forbidden") {
-        expect(response.status).toBe(403);
-        expect(await json(response)).toMatchObject({ code: "forbidden", error: expect.any(String) });
+      if (spec.intruder !== "self") {
+        const [status, code] = spec.intruder === "forbidden" ? [403, "forbidden"] : [401, "unauthorized"];
+        expect(response.status).toBe(status);
+        expect(await json(response)).toMatchObject({ code, error: expect.any(String) });
         expect(await snapshot()).toBe(before);
       } else {
         // Whatever the answer (an external intruder may not withdraw: 400), it is about the caller.
