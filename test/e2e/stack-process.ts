@@ -25,6 +25,8 @@ export interface StackEnv {
   HARDHAT_PORT: string;
   INDEXER_PORT: string;
   API_PORT: string;
+  /** Any other variable for `pnpm start` (e.g. KEEPER_INTERVAL_MS). */
+  [name: string]: string;
 }
 
 export interface StackProcess {
