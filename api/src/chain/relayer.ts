@@ -81,14 +81,36 @@ export function createRelayer(options: RelayerOptions): Relayer {
   const ours = and(eq(outbox.chainInstance, chainInstance), eq(outbox.fromAddress, address));
 
   async function broadcast(raw: Hex): Promise<void> {
-    try {
-      await publicClient.sendRawTransaction({ serializedTransaction: raw });
-    } catch (error) {
-      // Already in the pool or mined: the same signed bytes, nothing to do.
-      const message = error instanceof BaseError ? error.details || error.shortMessage : String(error);
-      if (/already known|known transaction|already imported|nonce too low/i.test(message)) return;
-      throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await publicClient.sendRawTransaction({ serializedTransaction: raw });
+        return;
+      } catch (error) {
+        const message = error instanceof BaseError ? error.details || error.shortMessage : String(error);
+        // Already in the pool or mined: the same signed bytes, nothing to do.
+        if (/already known|known transaction|already imported|nonce too low/i.test(message)) return;
+        // A lower nonce is still on its way (another instance's, or a node that mines on send and
+        // queues nothing): wait for it briefly.
+        if (/nonce too high/i.test(message) && attempt < 20) {
+          await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+          continue;
+        }
+        throw error;
+      }
     }
+  }
+
+  /**
+   * Broadcasts in nonce order within this process: each submission takes its place in the chain
+   * while it holds the nonce lock, and is sent only once its row has committed.
+   */
+  let broadcasts: Promise<unknown> = Promise.resolve();
+  function queueBroadcast(raw: Hex, committed: Promise<boolean>): Promise<void> {
+    const sent = broadcasts.then(async () => {
+      if (await committed) await broadcast(raw).catch(() => {});
+    });
+    broadcasts = sent;
+    return sent;
   }
 
   async function record(txHash: Hex, receipt: TransactionReceipt): Promise<void> {
@@ -113,53 +135,86 @@ export function createRelayer(options: RelayerOptions): Relayer {
         throw new RelayRevertedError(error);
       }
       const fees = await publicClient.estimateFeesPerGas();
-      const signed = await db.transaction(async (tx) => {
-        // One sender at a time per relayer key, across every API instance on this database.
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`relayer:${chainInstance}:${address}`}))`);
-        const [inFlight] = await tx
-          .select({ nonce: max(outbox.nonce) })
-          .from(outbox)
-          .where(and(ours, eq(outbox.status, "signed")));
-        const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "pending" });
-        const nonce = Math.max(chainNonce, (inFlight?.nonce ?? -1) + 1);
-        const raw = await account.signTransaction({
-          chainId,
-          type: "eip1559",
-          to: request.to,
-          data: request.data,
-          nonce,
-          gas: gas + (gas * GAS_HEADROOM_PERCENT) / 100n,
-          maxFeePerGas: fees.maxFeePerGas,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        });
-        const txHash = keccak256(raw);
-        const [row] = await tx
-          .insert(outbox)
-          .values({
-            chainId,
-            chainInstance,
-            fromAddress: address,
-            nonce,
-            toAddress: request.to,
-            data: request.data,
-            purpose: request.purpose,
-            transactionId: request.transactionId,
-            rawTransaction: raw,
-            txHash,
-          })
-          .returning({ id: outbox.id });
-        await request.record?.(tx, { txHash });
-        return { id: (row as { id: string }).id, txHash, nonce, raw };
+      let settle: (committed: boolean) => void = () => {};
+      const committed = new Promise<boolean>((resolve) => {
+        settle = resolve;
       });
-      // Sent after the commit: a crash in between leaves a signed row that resume() sends.
-      await broadcast(signed.raw).catch(() => {});
+      let sending: Promise<void> = Promise.resolve();
+      const signed = await db
+        .transaction(async (tx) => {
+          // One sender at a time per relayer key, across every API instance on this database.
+          await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`relayer:${chainInstance}:${address}`}))`);
+          const [inFlight] = await tx
+            .select({ nonce: max(outbox.nonce) })
+            .from(outbox)
+            .where(and(ours, eq(outbox.status, "signed")));
+          const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "pending" });
+          const nonce = Math.max(chainNonce, (inFlight?.nonce ?? -1) + 1);
+          const raw = await account.signTransaction({
+            chainId,
+            type: "eip1559",
+            to: request.to,
+            data: request.data,
+            nonce,
+            gas: gas + (gas * GAS_HEADROOM_PERCENT) / 100n,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          });
+          const txHash = keccak256(raw);
+          const [row] = await tx
+            .insert(outbox)
+            .values({
+              chainId,
+              chainInstance,
+              fromAddress: address,
+              nonce,
+              toAddress: request.to,
+              data: request.data,
+              purpose: request.purpose,
+              transactionId: request.transactionId,
+              rawTransaction: raw,
+              txHash,
+            })
+            .returning({ id: outbox.id });
+          await request.record?.(tx, { txHash });
+          // Queued in nonce order now, sent after the commit: a crash in between leaves a signed
+          // row that resume() sends.
+          sending = queueBroadcast(raw, committed);
+          return { id: (row as { id: string }).id, txHash, nonce, raw };
+        })
+        .then(
+          (result) => {
+            settle(true);
+            return result;
+          },
+          (error: unknown) => {
+            settle(false);
+            throw error;
+          },
+        );
+      await sending;
       return { id: signed.id, txHash: signed.txHash, nonce: signed.nonce };
     },
 
     async confirm(txHash, timeoutMs = 60_000) {
-      const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, timeout: timeoutMs });
-      await record(txHash, receipt);
-      return receipt;
+      const until = Date.now() + timeoutMs;
+      for (let waited = 0; ; waited++) {
+        const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+        if (receipt) {
+          await record(txHash, receipt);
+          return receipt;
+        }
+        if (Date.now() > until) throw new Error(`no receipt for ${txHash} within ${timeoutMs} ms`);
+        // Not seen yet: every 2 s, send the recorded bytes again (a lost broadcast heals here).
+        if (waited > 0 && waited % 20 === 0) {
+          const [row] = await db
+            .select({ raw: relayedTransactions.rawTransaction })
+            .from(relayedTransactions)
+            .where(eq(relayedTransactions.txHash, txHash));
+          if (row) await broadcast(row.raw as Hex).catch(() => {});
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     },
 
     async resume() {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { agentEscrowAbi, EscrowStatus, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Address, erc20Abi, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundAccounts, type Market, testMarket, USDC } from "../../test/escrow.ts";
@@ -14,7 +14,7 @@ import {
   type TestApp,
   testApp,
 } from "../../test/harness.ts";
-import { transactions } from "../db/schema.ts";
+import { relayedTransactions, transactions } from "../db/schema.ts";
 
 /*
  * Buying a FIXED listing, on the suite's real chain: a hosted buyer funded by the relayer, an
@@ -121,6 +121,36 @@ describe("a hosted buyer", () => {
     });
     expect(await transactionCount()).toBe(before);
     expect(await usdcOf(buyer.wallet)).toBe(PRICE - 1n);
+  });
+
+  it("20 buyers buy the same listing at once: 20 escrows, each funded once, no relayer nonce collides", async () => {
+    // Set up one by one: the test's own minting sends from one dev account.
+    const buyers: Awaited<ReturnType<typeof hostedBuyer>>[] = [];
+    for (let i = 0; i < 20; i++) buyers.push(await hostedBuyer(PRICE));
+    const answers = await Promise.all(
+      buyers.map(async (buyer) => ({
+        status: (await post(t.app, `/api/listings/${listing.id}/buy`, {}, buyer.key)).status,
+        buyer,
+      })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    for (const { buyer } of answers) expect(await usdcOf(buyer.wallet)).toBe(0n);
+    const relayed = await t.db
+      .select({ nonce: relayedTransactions.nonce, status: relayedTransactions.status })
+      .from(relayedTransactions)
+      .innerJoin(transactions, eq(transactions.id, relayedTransactions.transactionId))
+      .where(
+        and(
+          eq(relayedTransactions.purpose, "fund"),
+          inArray(
+            transactions.buyerAgentId,
+            buyers.map((buyer) => buyer.id),
+          ),
+        ),
+      );
+    expect(relayed).toHaveLength(20);
+    expect(relayed.every((row) => row.status === "mined")).toBe(true);
+    expect(new Set(relayed.map((row) => row.nonce)).size).toBe(20);
   });
 
   it("two buys at once are two escrows, each funded once", async () => {

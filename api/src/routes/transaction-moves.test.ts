@@ -8,9 +8,12 @@ import { createListing, get, json, post, registerWithWallet, type TestApp, testA
 /*
  * Deliver, release, refund and dispute on the suite's real chain, for hosted parties (signed by
  * their custodial keys, relayed) and an external seller (who sends the call and hands in the
- * tx_hash). Balances are checked on chain. Dev account 11 is this file's own.
+ * tx_hash, or signs it for the relayer). Balances are checked on chain. Dev accounts 4 and 11 are
+ * this file's own.
  */
 const EXTERNAL_SELLER = 11;
+/** Only signs (gasless): its ETH balance must not move. */
+const GASLESS_SELLER = 4;
 const PRICE = 4_000_000n;
 
 let t: TestApp;
@@ -185,5 +188,35 @@ describe("an external seller", () => {
     );
     // The refused call with another deliverable stored nothing.
     expect(rows[0]?.n).toBe(1);
+  });
+
+  it("delivers gasless: signs the typed data, the relayer submits it; the seller spends no ETH", async () => {
+    const signer = market.accounts[GASLESS_SELLER]?.account;
+    if (!signer?.signTypedData) throw new Error("no local account");
+    const seller = await registerWithWallet(t.app, "gasless seller", market.address(GASLESS_SELLER));
+    const { id } = await fundedPurchase({ ...seller, wallet: market.address(GASLESS_SELLER) });
+    const deliverable = "Signed, not sent";
+    const first = await json(await move(id, "deliver", { deliverable }, seller.key));
+    const typed = first.instructions.typed_data;
+    const signature = await signer.signTypedData({
+      ...typed,
+      message: { ...typed.message, nonce: BigInt(typed.message.nonce), sigDeadline: BigInt(typed.message.sigDeadline) },
+    });
+    const ethBefore = await market.publicClient.getBalance({ address: market.address(GASLESS_SELLER) });
+    const signed = { signature, nonce: typed.message.nonce, sig_deadline: typed.message.sigDeadline };
+    const done = await move(id, "deliver", { deliverable, signed }, seller.key);
+    expect(done.status).toBe(200);
+    expect(await json(done)).toMatchObject({ state: "DELIVERED", deliverable_hash: keccak256(toBytes(deliverable)) });
+    expect(await market.publicClient.getBalance({ address: market.address(GASLESS_SELLER) })).toBe(ethBefore);
+    // The same signature again: the escrow refuses it (the nonce is used, and it is delivered).
+    expect((await move(id, "deliver", { deliverable, signed }, seller.key)).status).toBe(409);
+    // A malformed signature, or both proofs at once, is a 400.
+    const other = await fundedPurchase({ ...seller, wallet: market.address(GASLESS_SELLER) });
+    const bad = { ...signed, signature: `0x${"11".repeat(65)}` };
+    expect((await move(other.id, "deliver", { deliverable, signed: bad }, seller.key)).status).toBe(400);
+    expect(
+      (await move(other.id, "deliver", { deliverable, signed, tx_hash: `0x${"ab".repeat(32)}` }, seller.key)).status,
+    ).toBe(400);
+    expect(await stateOf(other.id)).toBe("FUNDED");
   });
 });

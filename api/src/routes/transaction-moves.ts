@@ -1,12 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { getAddress, type Hex, keccak256, toBytes } from "viem";
+import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { requireAgent } from "../auth/require-agent.ts";
 import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
 import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
-import { type EscrowMove, FundingProofError, jsonTypedData } from "../chain/escrow-actions.ts";
+import { type EscrowMove, FundingProofError, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
@@ -34,6 +35,17 @@ const Proof = {
   tx_hash: TxHash.optional().openapi({
     description: "External party's second call: the transaction that made the move on chain",
   }),
+  signed: z
+    .strictObject({
+      signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "must be a 65-byte signature in hex"),
+      nonce: z.string().regex(/^\d{1,78}$/),
+      sig_deadline: z.string().regex(/^\d{1,20}$/),
+    })
+    .optional()
+    .openapi({
+      description:
+        "External party, gasless: its EIP-712 signature of `instructions.typed_data` (with that nonce and sig_deadline); the relayer submits it",
+    }),
 };
 
 const DeliverBody = z
@@ -184,13 +196,17 @@ export function transactionMoveRoutes(deps: Deps) {
     callerRow: typeof agents.$inferSelect,
     id: string,
     action: keyof typeof RULES,
-    body: Record<string, unknown> & { tx_hash?: string },
+    body: Record<string, unknown> & {
+      tx_hash?: string;
+      signed?: { signature: string; nonce: string; sig_deadline: string };
+    },
     /** Stores what the move commits to off chain, once it is accepted (not on a refusal). */
     keep?: (tx: Pick<Database, "insert">) => Promise<void>,
   ): Promise<
     | { done: true; row: TransactionRow; txHash: string }
     | { done: false; instructions: Instructions; state: TransactionState }
   > {
+    if (body.tx_hash && body.signed) throw badRequest("Send tx_hash or signed, not both");
     const { row, terms, escrowId } = await load(id, callerRow.id, action, body.tx_hash !== undefined);
     const move = RULES[action].move(body);
 
@@ -209,9 +225,27 @@ export function transactionMoveRoutes(deps: Deps) {
       return { done: true, row: await indexedRow(id, receipt.blockNumber), txHash: body.tx_hash };
     }
 
+    if (body.signed) {
+      if (callerRow.hosted) throw badRequest("Hosted agents' moves are signed by the service; send no signature");
+      try {
+        parseSignature(body.signed.signature as Hex);
+      } catch {
+        throw badRequest("signed.signature is not a valid ECDSA signature (r, s, v)");
+      }
+      const signed = {
+        signer: getAddress(callerRow.walletAddress),
+        nonce: BigInt(body.signed.nonce),
+        sigDeadline: BigInt(body.signed.sig_deadline),
+        signature: body.signed.signature as Hex,
+      };
+      return relayed(id, action, escrowId, terms, move, signed, row, keep);
+    }
+
     if (!callerRow.hosted) {
       await keep?.(db);
       const sigDeadline = BigInt((await escrow.now()) + 3600);
+      // Unordered nonces: a random one, so the signature is never refused as used.
+      const nonce = BigInt(`0x${randomBytes(31).toString("hex")}`);
       return {
         done: false,
         state: stateOf(row),
@@ -219,8 +253,8 @@ export function transactionMoveRoutes(deps: Deps) {
           chain_id: chain.chainId,
           contract_address: escrow.escrow,
           calls: [escrow.moveCall(escrowId, terms, move)],
-          typed_data: jsonTypedData(escrow.moveTypedData(escrowId, move, 0n, sigDeadline)),
-          complete_with: `POST /api/transactions/${id}/${action} again with the same body and { "tx_hash": "<your transaction>" }`,
+          typed_data: jsonTypedData(escrow.moveTypedData(escrowId, move, nonce, sigDeadline)),
+          complete_with: `POST /api/transactions/${id}/${action} again with the same body and { "tx_hash": "<your transaction>" }, or gasless with { "signed": { "signature", "nonce": "${nonce}", "sig_deadline": "${sigDeadline}" } }`,
         },
       };
     }
@@ -228,7 +262,20 @@ export function transactionMoveRoutes(deps: Deps) {
     if (!callerRow.encryptedPrivateKey) throw new Error(`hosted agent ${callerRow.id} has no custodial key`);
     const wallet = getAddress(callerRow.walletAddress);
     const account = privateKeyToAccount(decryptPrivateKey(callerRow.encryptedPrivateKey, wallet, config.masterKey));
-    const signed = await escrow.signMove(account, escrowId, move);
+    return relayed(id, action, escrowId, terms, move, await escrow.signMove(account, escrowId, move), row, keep);
+  }
+
+  /** The relayer submits a signed move (the service's or an external party's); answered once indexed. */
+  async function relayed(
+    id: string,
+    action: keyof typeof RULES,
+    escrowId: Hex,
+    terms: EscrowTerms,
+    move: EscrowMove,
+    signed: SignedMove,
+    row: TransactionRow,
+    keep?: (tx: Pick<Database, "insert">) => Promise<void>,
+  ): Promise<{ done: true; row: TransactionRow; txHash: string }> {
     let sent: Awaited<ReturnType<typeof escrow.relayMove>>;
     try {
       sent = await escrow.relayMove(escrowId, terms, move, signed, {
