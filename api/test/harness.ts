@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import pino from "pino";
+import { type Address, createPublicClient, erc20Abi, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
@@ -132,4 +133,33 @@ export async function createListing(
 export async function listingRowsOf(db: Database, agentId: string) {
   const rows = await db.select().from(listings).where(eq(listings.agentId, agentId));
   return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+}
+
+/** A hosted agent (the service holds its wallet's key), given `usdcWei` by the local faucet. */
+export async function registerHosted(app: TestApp["app"], name = "hosted", usdcWei = 0n) {
+  const response = await post(app, "/api/agents/register", { name, hosted: true });
+  if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as { agent: { id: string; wallet_address: Address }; api_key: string };
+  if (usdcWei > 0n) {
+    const grant = await post(app, "/api/dev/faucet", {
+      address: body.agent.wallet_address,
+      usdc_wei: usdcWei.toString(),
+    });
+    if (grant.status !== 200) throw new Error(`faucet answered ${grant.status}: ${await grant.text()}`);
+  }
+  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
+}
+
+let chainClient: ReturnType<typeof createPublicClient> | undefined;
+
+/** The USDC balance of `address` on the suite's chain. */
+export function usdcBalance(address: Address): Promise<bigint> {
+  const stack = inject("stack");
+  chainClient ??= createPublicClient({ transport: http(stack.rpcUrl) });
+  return chainClient.readContract({
+    address: stack.deployment.contracts.USDC.address,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [address],
+  });
 }

@@ -1,7 +1,15 @@
-import { type Address, erc20Abi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { createListing, json, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  createListing,
+  json,
+  post,
+  registerAgent,
+  registerHosted,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../test/harness.ts";
 
 /*
  * Idempotency-Key on a write that pays (a hosted buy), on the suite's real chain: a retry is
@@ -9,25 +17,19 @@ import { createListing, json, post, registerAgent, type TestApp, testApp } from 
  */
 const PRICE = 1_500_000n;
 let t: TestApp;
-let market: Market;
+let _market: Market;
 let listing: { id: string };
 
 beforeAll(async () => {
   t = await testApp();
-  market = testMarket();
+  _market = testMarket();
   listing = await createListing(t.app, await registerAgent(t.app, "seller"), { price_wei: PRICE.toString() });
 });
 afterAll(() => t.close());
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 
-async function hostedBuyer(usdc: bigint) {
-  const body = await json(await post(t.app, "/api/agents/register", { name: "buyer", hosted: true }));
-  if (usdc > 0n)
-    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
-  return { key: body.api_key as string, wallet: body.agent.wallet_address as Address };
-}
+const hostedBuyer = (usdc: bigint) => registerHosted(t.app, "buyer", usdc);
 
 function buy(key: string, idempotencyKey: string | undefined, body: unknown = {}) {
   return t.app.request(`/api/listings/${listing.id}/buy`, {

@@ -1,8 +1,18 @@
 import pino from "pino";
-import { type Address, erc20Abi } from "viem";
+import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { createListing, get, json, post, type TestApp, testApp, uniqueWord } from "../../test/harness.ts";
+import {
+  createListing,
+  get,
+  json,
+  post,
+  registerHosted,
+  type TestApp,
+  testApp,
+  uniqueWord,
+  usdcBalance,
+} from "../../test/harness.ts";
 import { createKeeper } from "./keeper.ts";
 
 /*
@@ -29,16 +39,10 @@ interface Agent {
   wallet: Address;
 }
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 const stateOf = async (id: string) => (await json(await get(t.app, `/api/transactions/${id}`))).state;
 
-async function hosted(usdc = 0n): Promise<Agent> {
-  const body = await json(await post(t.app, "/api/agents/register", { name: "hosted", hosted: true }));
-  if (usdc > 0n)
-    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
-  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
-}
+const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
 
 async function bounty(poster: Agent, fields: Record<string, unknown> = {}) {
   const response = await post(

@@ -1,9 +1,10 @@
-import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { encodeFunctionData, getAddress, zeroAddress } from "viem";
+import { encodeFunctionData, zeroAddress } from "viem";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { termsOfEscrow } from "../domain/escrow-terms.ts";
 
 /*
  * The keeper: what must happen when time passes, without anyone asking.
@@ -91,15 +92,7 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
   async function settle(item: Due, action: "release" | "refund"): Promise<boolean> {
     const purpose = action === "release" ? "auto-release" : "expiry-refund";
     if (await inFlight(item.id, purpose)) return false;
-    const terms: EscrowTerms = {
-      buyer: getAddress(item.buyer),
-      seller: getAddress(item.seller),
-      amount: BigInt(item.amount),
-      deadline: Number(item.deadline),
-      disputeWindow: item.disputeWindow,
-      deliveredAt: Number(item.deliveredAt),
-      feeBps: item.feeBps,
-    };
+    const terms = termsOfEscrow(item);
     const data = encodeFunctionData({
       abi: agentEscrowAbi,
       functionName: action,

@@ -1,8 +1,18 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { type Address, erc20Abi, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { get, json, post, registerAgent, type TestApp, testApp, uniqueWord } from "../../test/harness.ts";
+import {
+  get,
+  json,
+  post,
+  registerAgent,
+  registerHosted,
+  type TestApp,
+  testApp,
+  uniqueWord,
+  usdcBalance,
+} from "../../test/harness.ts";
 
 /*
  * Bounties on the suite's real chain: posted and funded at once (hosted) or through instructions
@@ -28,15 +38,9 @@ interface Agent {
   wallet: Address;
 }
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 
-async function hosted(usdc = 0n): Promise<Agent> {
-  const body = await json(await post(t.app, "/api/agents/register", { name: "hosted", hosted: true }));
-  if (usdc > 0n)
-    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
-  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
-}
+const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
 
 async function postBounty(poster: Agent, fields: Record<string, unknown> = {}) {
   const response = await post(

@@ -1,4 +1,4 @@
-import { agentEscrowAbi, bytes32ToEscrowId, type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, bytes32ToEscrowId, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, parseEventLogs } from "viem";
@@ -7,6 +7,7 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
+import { termsOfEscrow } from "../domain/escrow-terms.ts";
 import { queryTransactions } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
@@ -237,15 +238,7 @@ export function purchaseRoutes(deps: Deps) {
       const claimedBySomeone = BigInt(e.seller) !== 0n;
       if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
       const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
-      const terms: EscrowTerms = {
-        buyer: getAddress(e.buyer),
-        seller: getAddress(e.seller),
-        amount: BigInt(e.amount),
-        deadline: Number(e.deadline),
-        disputeWindow: e.disputeWindow,
-        deliveredAt: Number(e.deliveredAt),
-        feeBps: e.feeBps,
-      };
+      const terms = termsOfEscrow(e);
       let sent: Awaited<ReturnType<typeof escrow.relayAssignSeller>>;
       try {
         sent = await escrow.relayAssignSeller(

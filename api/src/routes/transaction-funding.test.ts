@@ -1,9 +1,9 @@
 import { mockUsdcAbi } from "@agent-marketplace/contracts";
 import { sql } from "drizzle-orm";
-import { type Address, erc20Abi, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fundAccounts, type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { get, json, post, registerWithWallet, type TestApp, testApp } from "../../test/harness.ts";
+import { get, json, post, registerWithWallet, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
 
 /*
  * Direct escrows (POST /api/transactions) and the external buyer's confirmation, on the suite's
@@ -28,8 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 const stateOf = async (id: string) => (await json(await get(t.app, `/api/transactions/${id}`))).state;
 const create = (body: Record<string, unknown>, key = buyer.key) =>
   post(

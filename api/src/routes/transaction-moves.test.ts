@@ -1,9 +1,19 @@
-import { agentEscrowAbi, mockUsdcAbi } from "@agent-marketplace/contracts";
+import { agentEscrowAbi } from "@agent-marketplace/contracts";
 import { sql } from "drizzle-orm";
-import { type Address, erc20Abi, type Hex, keccak256, toBytes } from "viem";
+import { type Address, type Hex, keccak256, toBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { createListing, get, json, post, registerWithWallet, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  createListing,
+  get,
+  json,
+  post,
+  registerHosted,
+  registerWithWallet,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../test/harness.ts";
 
 /*
  * Deliver, release, refund and dispute on the suite's real chain, for hosted parties (signed by
@@ -41,15 +51,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 
-async function hosted(name: string, usdc = 0n): Promise<Party> {
-  const body = await json(await post(t.app, "/api/agents/register", { name, hosted: true }));
-  const wallet = body.agent.wallet_address as Address;
-  if (usdc > 0n) await market.send(EXTERNAL_SELLER, market.usdc, mockUsdcAbi, "mint", [wallet, usdc]);
-  return { id: body.agent.id, key: body.api_key, wallet };
-}
+const hosted = (name: string, usdc = 0n): Promise<Party> => registerHosted(t.app, name, usdc);
 
 /** A hosted buyer's funded purchase of a new listing of `seller`. */
 async function fundedPurchase(seller: Party) {

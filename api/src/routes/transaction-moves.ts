@@ -12,6 +12,7 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { termsOfEscrow } from "../domain/escrow-terms.ts";
 import { deriveTransactionState, type TransactionState } from "../domain/transaction-state.ts";
 import { queryTransactions, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -169,15 +170,7 @@ export function transactionMoveRoutes(deps: Deps) {
       throw conflict(`Cannot ${action} a ${state} transaction`, { state, transaction_id: id });
     }
     const e = row.escrow;
-    const terms: EscrowTerms = {
-      buyer: getAddress(e.buyer),
-      seller: getAddress(e.seller),
-      amount: BigInt(e.amount),
-      deadline: Number(e.deadline),
-      disputeWindow: e.disputeWindow,
-      deliveredAt: Number(e.deliveredAt),
-      feeBps: e.feeBps,
-    };
+    const terms = termsOfEscrow(e);
     return { row, party, terms, escrowId: escrowIdToBytes32(id) };
   }
 

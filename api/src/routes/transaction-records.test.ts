@@ -1,8 +1,18 @@
 import { agentEscrowAbi } from "@agent-marketplace/contracts";
-import { type Address, erc20Abi, keccak256, toBytes } from "viem";
+import { type Address, keccak256, toBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket } from "../../test/escrow.ts";
-import { ARBITER_API_KEY, createListing, get, json, post, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  ARBITER_API_KEY,
+  createListing,
+  get,
+  json,
+  post,
+  registerHosted,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../test/harness.ts";
 
 /*
  * A transaction's records for its parties (deliverable, evidence, timeline) and the arbiter's
@@ -32,15 +42,9 @@ interface Agent {
   wallet: Address;
 }
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 
-async function hosted(usdc = 0n): Promise<Agent> {
-  const body = await json(await post(t.app, "/api/agents/register", { name: "hosted", hosted: true }));
-  if (usdc > 0n)
-    await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: usdc.toString() });
-  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
-}
+const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
 
 /** A funded purchase between two fresh hosted agents; the buyer holds PRICE more than it pays. */
 async function purchase() {

@@ -1,4 +1,4 @@
-import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, asc, eq, sql } from "drizzle-orm";
@@ -8,6 +8,7 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { deliverables, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { termsOfEscrow } from "../domain/escrow-terms.ts";
 import { deriveTransactionState } from "../domain/transaction-state.ts";
 import { queryTransactions, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -295,15 +296,7 @@ export function transactionRecordRoutes(deps: Deps) {
       const e = row.escrow;
       if (state !== "DISPUTED" || !e)
         throw conflict(`Only a DISPUTED transaction is resolved; this one is ${state}`, { state });
-      const terms: EscrowTerms = {
-        buyer: getAddress(e.buyer),
-        seller: getAddress(e.seller),
-        amount: BigInt(e.amount),
-        deadline: Number(e.deadline),
-        disputeWindow: e.disputeWindow,
-        deliveredAt: Number(e.deliveredAt),
-        feeBps: e.feeBps,
-      };
+      const terms = termsOfEscrow(e);
       const data = encodeFunctionData({
         abi: agentEscrowAbi,
         functionName: "resolve",

@@ -1,8 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { type Address, erc20Abi, getAddress } from "viem";
+import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
-import { get, json, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  get,
+  json,
+  post,
+  registerAgent,
+  registerHosted,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../test/harness.ts";
 
 /*
  * Balances by agent id, the local faucet, and withdrawals out of hosted wallets, on the suite's
@@ -17,18 +26,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const usdcOf = (address: Address) =>
-  market.publicClient.readContract({ address: market.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const usdcOf = usdcBalance;
 const freshAddress = () => getAddress(`0x${randomBytes(20).toString("hex")}`);
 
-async function hostedWithUsdc(amount: bigint) {
-  const body = await json(await post(t.app, "/api/agents/register", { name: "hosted", hosted: true }));
-  const wallet = body.agent.wallet_address as Address;
-  if (amount > 0n) {
-    expect((await post(t.app, "/api/dev/faucet", { address: wallet, usdc_wei: amount.toString() })).status).toBe(200);
-  }
-  return { id: body.agent.id as string, key: body.api_key as string, wallet };
-}
+const hostedWithUsdc = (amount: bigint) => registerHosted(t.app, "hosted", amount);
 
 describe("faucet and balances", () => {
   it("mints to any address; the balance by agent id reads it from the chain", async () => {
