@@ -5,15 +5,13 @@
  * buyer funding with its own transactions, a bounty claimed, delivered and auto-released by the
  * keeper after the dispute window, a refund, and a dispute settled by the arbiter.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
-import { freePort } from "@agent-marketplace/indexer/local-postgres";
 import { type Address, createPublicClient, createTestClient, createWalletClient, erc20Abi, type Hex, http } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, killStack, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
+import { json, killStack, newStackEnv, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const EXTERNAL_BUYER = 5;
@@ -75,15 +73,7 @@ async function listing(seller: Agent, price: bigint, type = "FIXED") {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "e2e-money-"));
-  env = {
-    DATA_DIR: path.join(dir, "data"),
-    DEPLOYMENTS_DIR: path.join(dir, "deployments"),
-    PG_PORT: String(await freePort()),
-    HARDHAT_PORT: String(await freePort()),
-    INDEXER_PORT: String(await freePort()),
-    API_PORT: String(await freePort()),
-  };
+  ({ dir, env } = await newStackEnv("e2e-money-"));
   stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500" });
   await stack.healthy();
   rpcUrl = `http://127.0.0.1:${env.HARDHAT_PORT}`;

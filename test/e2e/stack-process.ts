@@ -3,9 +3,11 @@
  * its own ports and data folder, in a process group of its own so that nothing outlives a test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@agent-marketplace/indexer/local-postgres";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const startScript = path.join(repoRoot, "api", "scripts", "start-stack.ts");
@@ -40,6 +42,22 @@ export interface StackProcess {
    * process exits first.
    */
   healthy(timeoutMs?: number): Promise<void>;
+}
+
+/** A fresh temporary folder and free ports for one stack: `dir` holds its data and deployments. */
+export async function newStackEnv(prefix: string): Promise<{ dir: string; env: StackEnv }> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return {
+    dir,
+    env: {
+      DATA_DIR: path.join(dir, "data"),
+      DEPLOYMENTS_DIR: path.join(dir, "deployments"),
+      PG_PORT: String(await freePort()),
+      HARDHAT_PORT: String(await freePort()),
+      INDEXER_PORT: String(await freePort()),
+      API_PORT: String(await freePort()),
+    },
+  };
 }
 
 export function startStackProcess(env: StackEnv): StackProcess {

@@ -4,12 +4,11 @@
  * agents again (hosted wallets included). Every port and the data folder are the test's own.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { freePort, isListening } from "@agent-marketplace/indexer/local-postgres";
+import { isListening } from "@agent-marketplace/indexer/local-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, killStack, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
+import { json, killStack, newStackEnv, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
 
 interface Registered {
   id: string;
@@ -57,15 +56,7 @@ describe("pnpm start", () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "e2e-start-"));
-    env = {
-      DATA_DIR: path.join(dir, "data"),
-      DEPLOYMENTS_DIR: path.join(dir, "deployments"),
-      PG_PORT: String(await freePort()),
-      HARDHAT_PORT: String(await freePort()),
-      INDEXER_PORT: String(await freePort()),
-      API_PORT: String(await freePort()),
-    };
+    ({ dir, env } = await newStackEnv("e2e-start-"));
   });
 
   afterAll(async () => {

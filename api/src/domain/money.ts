@@ -14,3 +14,13 @@ export function formatEth(wei: bigint): string {
   const tenThousandths = wei / 10n ** 14n;
   return `${tenThousandths / 10_000n}.${(tenThousandths % 10_000n).toString().padStart(4, "0")}`;
 }
+
+/** A wallet's balances as the API answers them: wei strings and two formatted amounts. */
+export function balanceAnswer(balances: { ethWei: bigint; usdcWei: bigint }) {
+  return {
+    eth_wei: balances.ethWei.toString(),
+    usdc_wei: balances.usdcWei.toString(),
+    eth_formatted: formatEth(balances.ethWei),
+    usdc_formatted: formatUsdc(balances.usdcWei),
+  };
+}

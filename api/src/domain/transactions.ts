@@ -144,6 +144,14 @@ export function prepareRecentTransactions(db: Database, chainId: number, limit: 
 
 export type TransactionRow = Awaited<ReturnType<typeof queryTransactions>>[number];
 
+/** A transaction row's state, derived from its indexed escrow (PENDING without one). */
+export function stateOfRow(row: Pick<TransactionRow, "escrow">): TransactionState {
+  const { escrow } = row;
+  return deriveTransactionState(
+    escrow ? { status: escrow.status as EscrowState, resolutionSellerBps: escrow.resolutionSellerBps } : undefined,
+  );
+}
+
 /** Unix seconds (a numeric column as a string) to ISO 8601. */
 function isoOfSeconds(seconds: string): string {
   return new Date(Number(seconds) * 1000).toISOString();
@@ -152,9 +160,7 @@ function isoOfSeconds(seconds: string): string {
 /** The answer shape of one transaction row (see schemas/transaction.ts). */
 export function toTransaction(row: TransactionRow, location: EscrowLocation): TransactionView {
   const { transaction: t, escrow } = row;
-  const state = deriveTransactionState(
-    escrow ? { status: escrow.status as EscrowState, resolutionSellerBps: escrow.resolutionSellerBps } : undefined,
-  );
+  const state = stateOfRow(row);
   const disputedBy = escrow?.disputedBy;
   return {
     id: t.id,

@@ -8,7 +8,7 @@ import { chainAccountStats } from "../db/chain-views.ts";
 import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
 import { agents, apiKeys, keyChallenges, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { formatEth, formatUsdc } from "../domain/money.ts";
+import { balanceAnswer, formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, completedSql, recordOf, volumeSql } from "../domain/track-record.ts";
 import { prepareRecentTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -525,17 +525,7 @@ export function agentRoutes(deps: Deps) {
     }),
     async (c) => {
       const { address } = c.req.valid("query");
-      const { ethWei, usdcWei } = await chain.balances(address);
-      return c.json(
-        {
-          address,
-          eth_wei: ethWei.toString(),
-          usdc_wei: usdcWei.toString(),
-          eth_formatted: formatEth(ethWei),
-          usdc_formatted: formatUsdc(usdcWei),
-        },
-        200,
-      );
+      return c.json({ address, ...balanceAnswer(await chain.balances(address)) }, 200);
     },
   );
 

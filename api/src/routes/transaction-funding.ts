@@ -1,5 +1,4 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, zeroAddress } from "viem";
@@ -7,8 +6,7 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
-import { deriveTransactionState } from "../domain/transaction-state.ts";
-import { queryTransactions } from "../domain/transactions.ts";
+import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
@@ -193,11 +191,7 @@ export function transactionFundingRoutes(deps: Deps) {
       if (!found) throw notFound("Transaction");
       const row = found.transaction;
       if (row.buyerAgentId !== caller.id) throw forbidden("Only the buyer confirms the funding");
-      const state = deriveTransactionState(
-        found.escrow
-          ? { status: found.escrow.status as EscrowState, resolutionSellerBps: found.escrow.resolutionSellerBps }
-          : undefined,
-      );
+      const state = stateOfRow(found);
       // A tx_hash may arrive after the indexer already shows its funding: the proof is checked instead.
       if (state !== "PENDING" && !body.tx_hash) {
         throw conflict(`The transaction is ${state}, not PENDING`, { state, transaction_id: id });

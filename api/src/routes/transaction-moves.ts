@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -13,8 +12,8 @@ import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
-import { deriveTransactionState, type TransactionState } from "../domain/transaction-state.ts";
-import { queryTransactions, type TransactionRow } from "../domain/transactions.ts";
+import type { TransactionState } from "../domain/transaction-state.ts";
+import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
@@ -174,12 +173,7 @@ export function transactionMoveRoutes(deps: Deps) {
     return { row, party, terms, escrowId: escrowIdToBytes32(id) };
   }
 
-  function stateOf(row: TransactionRow): TransactionState {
-    const e = row.escrow;
-    return deriveTransactionState(
-      e ? { status: e.status as EscrowState, resolutionSellerBps: e.resolutionSellerBps } : undefined,
-    );
-  }
+  const stateOf = stateOfRow;
 
   /**
    * Makes `action` for the caller: hosted → signed and relayed; external → instructions, or the

@@ -1,5 +1,4 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import type { EscrowState } from "@agent-marketplace/indexer";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { encodeFunctionData, getAddress } from "viem";
@@ -9,8 +8,7 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import { deliverables, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
-import { deriveTransactionState } from "../domain/transaction-state.ts";
-import { queryTransactions, type TransactionRow } from "../domain/transactions.ts";
+import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, conflict, forbidden, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { isUuid } from "../http/request.ts";
@@ -69,12 +67,7 @@ export function transactionRecordRoutes(deps: Deps) {
     return row;
   }
 
-  const stateOf = (row: TransactionRow) =>
-    deriveTransactionState(
-      row.escrow
-        ? { status: row.escrow.status as EscrowState, resolutionSellerBps: row.escrow.resolutionSellerBps }
-        : undefined,
-    );
+  const stateOf = stateOfRow;
 
   app.openapi(
     createRoute({

@@ -9,7 +9,7 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, relayedTransactions, withdrawals } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { InsufficientBalanceError } from "../domain/escrow-funding.ts";
-import { formatEth, formatUsdc } from "../domain/money.ts";
+import { balanceAnswer } from "../domain/money.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
@@ -93,18 +93,7 @@ export function walletRoutes(deps: Deps) {
         .where(and(eq(agents.id, agent_id), eq(agents.isActive, true)));
       if (!agent) throw notFound("Agent");
       const address = getAddress(agent.wallet);
-      const { ethWei, usdcWei } = await chain.balances(address);
-      return c.json(
-        {
-          agent_id,
-          address,
-          eth_wei: ethWei.toString(),
-          usdc_wei: usdcWei.toString(),
-          eth_formatted: formatEth(ethWei),
-          usdc_formatted: formatUsdc(usdcWei),
-        },
-        200,
-      );
+      return c.json({ agent_id, address, ...balanceAnswer(await chain.balances(address)) }, 200);
     },
   );
 
