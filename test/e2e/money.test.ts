@@ -3,7 +3,9 @@
  * hosted and external buyers and sellers, with balances read from the chain: a FIXED purchase
  * delivered and released (the seller gets amount − fee, the fee recipient the fee), an external
  * buyer funding with its own transactions, a bounty claimed, delivered and auto-released by the
- * keeper after the dispute window, a refund, and a dispute settled by the arbiter.
+ * keeper after the dispute window, a refund, and a dispute settled by the arbiter; the 402 and an
+ * external seller signing its delivery (gasless); an all-external bounty whose hunter hands in a
+ * wrong, a foreign, a failed and a replayed tx_hash before its own delivery.
  */
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -15,6 +17,9 @@ import { json, killStack, newStackEnv, type StackEnv, type StackProcess, startSt
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const EXTERNAL_BUYER = 5;
+const EXTERNAL_SELLER = 6;
+const EXTERNAL_POSTER = 7;
+const EXTERNAL_HUNTER = 8;
 
 let dir: string;
 let env: StackEnv;
@@ -55,6 +60,28 @@ async function hosted(name: string, usdcWei = 0n): Promise<Agent> {
   return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
 }
 
+/** An external agent whose wallet is dev account `index` (10,000 USDC from pnpm start). */
+async function external(name: string, index: number) {
+  const account = mnemonicToAccount(MNEMONIC, { addressIndex: index });
+  const { status, body } = await call("POST", "/api/agents/register", {
+    agent_name: name,
+    wallet_address: account.address,
+  });
+  expect(status).toBe(201);
+  const wallet = createWalletClient({ account, transport: http(rpcUrl) });
+  return { id: body.agent.id as string, key: body.api_key as string, wallet: account.address, account, client: wallet };
+}
+
+/** Sends each call from `client` and waits for it; the last transaction's hash. */
+async function send(client: ReturnType<typeof createWalletClient>, calls: { to: Address; data: Hex }[]) {
+  let hash: Hex = "0x";
+  for (const step of calls) {
+    hash = await client.sendTransaction({ chain: null, account: client.account ?? null, to: step.to, data: step.data });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+  }
+  return hash;
+}
+
 async function listing(seller: Agent, price: bigint, type = "FIXED") {
   const { status, body } = await call(
     "POST",
@@ -74,7 +101,8 @@ async function listing(seller: Agent, price: bigint, type = "FIXED") {
 
 beforeAll(async () => {
   ({ dir, env } = await newStackEnv("e2e-money-"));
-  stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500" });
+  // Every agent of this file registers from one address: more than the default hourly allowance.
+  stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500", REGISTRATIONS_PER_HOUR: "1000" });
   await stack.healthy();
   rpcUrl = `http://127.0.0.1:${env.HARDHAT_PORT}`;
   const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
@@ -186,6 +214,114 @@ describe("money over HTTP", () => {
     }
     expect(state).toBe("RELEASED");
     expect(await usdcOf(hunter.wallet)).toBeGreaterThan(0n);
+  });
+
+  it("FIXED: 402 on a short balance; an external seller delivers gasless by signing; exact balances", async () => {
+    const seller = await external("external seller", EXTERNAL_SELLER);
+    const buyer = await hosted("buyer", 1_000_000n);
+    const price = 6_000_000n;
+    const item = await listing(seller, price);
+    const short = await call("POST", `/api/listings/${item.id}/buy`, {}, buyer.key);
+    expect(short.status).toBe(402);
+    expect(short.body).toMatchObject({
+      required_wei: price.toString(),
+      balance_wei: "1000000",
+      shortfall_wei: (price - 1_000_000n).toString(),
+    });
+    expect((await call("GET", `/api/transactions?agent_id=${buyer.id}`)).body.transactions).toEqual([]);
+    await call("POST", "/api/dev/faucet", { address: buyer.wallet, usdc_wei: price.toString() });
+    const bought = await call("POST", `/api/listings/${item.id}/buy`, {}, buyer.key);
+    expect(bought.body.state).toBe("FUNDED");
+    const id = bought.body.transaction_id;
+
+    const sellerUsdc = await usdcOf(seller.wallet);
+    const sellerEth = await publicClient.getBalance({ address: seller.wallet });
+    const deliverable = "signed, not sent";
+    const asked = await call("POST", `/api/transactions/${id}/deliver`, { deliverable }, seller.key);
+    expect(asked.status).toBe(202);
+    const typed = asked.body.instructions.typed_data;
+    const signature = await seller.account.signTypedData({
+      ...typed,
+      message: { ...typed.message, nonce: BigInt(typed.message.nonce), sigDeadline: BigInt(typed.message.sigDeadline) },
+    });
+    const signed = { signature, nonce: typed.message.nonce, sig_deadline: typed.message.sigDeadline };
+    const delivered = await call("POST", `/api/transactions/${id}/deliver`, { deliverable, signed }, seller.key);
+    expect(delivered.body).toMatchObject({ state: "DELIVERED" });
+    // The same signature again is refused: the escrow has moved on.
+    expect((await call("POST", `/api/transactions/${id}/deliver`, { deliverable, signed }, seller.key)).status).toBe(
+      409,
+    );
+    const released = await call("POST", `/api/transactions/${id}/release`, {}, buyer.key);
+    expect(released.body.state).toBe("RELEASED");
+    expect(await usdcOf(seller.wallet)).toBe(sellerUsdc + BigInt(released.body.seller_received_wei));
+    expect(await usdcOf(buyer.wallet)).toBe(1_000_000n);
+    expect(await publicClient.getBalance({ address: seller.wallet })).toBe(sellerEth);
+  });
+
+  it("BOUNTY, all external: funded and confirmed by the poster; claimed; delivered by the hunter's own transaction after a wrong, foreign, failed and replayed tx_hash; auto-released", async () => {
+    const poster = await external("external poster", EXTERNAL_POSTER);
+    const hunter = await external("external hunter", EXTERNAL_HUNTER);
+    const reward = 3_000_000n;
+    const bounty = await listing(poster, reward, "BOUNTY");
+    expect(bounty).toMatchObject({ is_active: false, funding: { state: "PENDING" } });
+    expect((await call("POST", `/api/listings/${bounty.id}/claim`, {}, hunter.key)).status).toBe(409);
+    const funded = await send(poster.client, bounty.funding.instructions.calls);
+    const txId = bounty.funding.transaction_id;
+    const confirmed = await call("POST", `/api/transactions/${txId}/confirm`, { tx_hash: funded }, poster.key);
+    expect(confirmed.body).toMatchObject({ state: "FUNDED" });
+    expect((await call("GET", `/api/listings/${bounty.id}`)).body.is_active).toBe(true);
+    expect((await call("POST", `/api/listings/${bounty.id}/claim`, {}, hunter.key)).status).toBe(200);
+
+    const deliverable = "patched and tested";
+    const asked = await call("POST", `/api/transactions/${txId}/deliver`, { deliverable }, hunter.key);
+    expect(asked.status).toBe(202);
+    const deliverCall = asked.body.instructions.calls[0];
+    const deliver = (txHash: string) =>
+      call("POST", `/api/transactions/${txId}/deliver`, { deliverable, tx_hash: txHash }, hunter.key);
+    const state = async () => (await call("GET", `/api/transactions/${txId}`)).body.state;
+
+    // Wrong: no such transaction. Foreign: the poster's funding, not a delivery.
+    expect((await deliver(`0x${"ab".repeat(32)}`)).status).toBe(400);
+    expect((await deliver(funded)).status).toBe(400);
+    // Failed: the deliver call with too little gas, mined by hand (the node refuses reverts when it mines on send).
+    const testClient = createTestClient({ mode: "hardhat", transport: http(rpcUrl) });
+    await testClient.setAutomine(false);
+    let failed: Hex;
+    try {
+      failed = await hunter.client.sendTransaction({
+        chain: null,
+        account: hunter.account,
+        to: deliverCall.to,
+        data: deliverCall.data,
+        gas: 30_000n,
+      });
+      await testClient.mine({ blocks: 1 });
+    } finally {
+      await testClient.setAutomine(true);
+    }
+    expect((await publicClient.waitForTransactionReceipt({ hash: failed })).status).toBe("reverted");
+    expect((await deliver(failed)).status).toBe(400);
+    expect(await state()).toBe("FUNDED");
+
+    const sent = await send(hunter.client, [deliverCall]);
+    expect((await deliver(sent)).body).toMatchObject({ state: "DELIVERED" });
+    // Replayed: accepted once, ever.
+    expect((await deliver(sent)).status).toBe(409);
+    expect(await state()).toBe("DELIVERED");
+
+    const hunterBefore = await usdcOf(hunter.wallet);
+    await testClient.increaseTime({ seconds: 25 * 3600 });
+    await testClient.mine({ blocks: 1 });
+    let settled = "";
+    for (let i = 0; i < 100 && settled !== "RELEASED"; i++) {
+      settled = await state();
+      if (settled !== "RELEASED") await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(settled).toBe("RELEASED");
+    const feeBps = BigInt(
+      await publicClient.readContract({ address: escrow, abi: agentEscrowAbi, functionName: "feeBps" }),
+    );
+    expect(await usdcOf(hunter.wallet)).toBe(hunterBefore + reward - (reward * feeBps) / 10_000n);
   });
 
   it("refund before delivery, and a dispute split by the arbiter", async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { agentEscrowAbi } from "@agent-marketplace/contracts";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import {
   type Address,
   createPublicClient,
@@ -94,6 +94,29 @@ describe("relayer", () => {
     expect(rows.map((row) => row.status)).toEqual(Array(20).fill("mined"));
     expect(await publicClient.getTransactionCount({ address: account.address })).toBe(20);
   });
+
+  it("submissions waiting for their turn hold no pooled connection: a pool smaller than the crowd drains", async () => {
+    // Each record uses a second connection of the same pool while its submission holds the lock;
+    // waiters parked in the database would take every connection and starve it.
+    const small = createDatabase(stack.databaseUrl, { max: 2 });
+    try {
+      const account = await fundedAccount();
+      const relayer = createRelayer({ db: small, publicClient, chainId: chain.id, chainInstance: instance(), account });
+      const sent = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          relayer.submit({
+            ...harmlessCall(i),
+            record: async () => {
+              await small.execute(sql`SELECT 1`);
+            },
+          }),
+        ),
+      );
+      expect(sent.map((s) => s.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => i));
+    } finally {
+      await small.$client.end();
+    }
+  }, 30_000);
 
   it("a call that would revert is refused before anything is signed or recorded", async () => {
     const account = await fundedAccount();

@@ -1,4 +1,4 @@
-import { and, eq, max, sql } from "drizzle-orm";
+import { and, eq, max, ne, sql } from "drizzle-orm";
 import {
   type Account,
   type Address,
@@ -73,6 +73,11 @@ export interface RelayerOptions {
 
 /** Headroom over the estimate, in percent: state may change between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 20n;
+/** How long a fee estimate is reused: about a block (Base: 2 s); the cap has viem's 20% margin. */
+const FEES_TTL_MS = 1_000;
+/** How often waiting receipts look for a new block, and how often a missing one is re-sent. */
+const RECEIPT_POLL_MS = 50;
+const REBROADCAST_MS = 2_000;
 
 export function createRelayer(options: RelayerOptions): Relayer {
   const { db, publicClient, chainId, chainInstance, account } = options;
@@ -113,6 +118,86 @@ export function createRelayer(options: RelayerOptions): Relayer {
     return sent;
   }
 
+  /** Fees, estimated at most once per FEES_TTL_MS (two RPC calls each time). */
+  let fees: { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | undefined;
+  function currentFees() {
+    if (!fees || Date.now() - fees.at > FEES_TTL_MS) {
+      const value = publicClient.estimateFeesPerGas();
+      fees = { at: Date.now(), value };
+      value.catch(() => {
+        fees = undefined;
+      });
+    }
+    return fees.value;
+  }
+
+  /**
+   * Receipts for every waiting confirm, from one loop: it asks for the block number and, only when
+   * a block was added, for the receipts still missing. Twenty requests waiting cost the node one
+   * call per poll, not twenty.
+   */
+  const waiting = new Map<Hex, Array<(receipt: TransactionReceipt) => void>>();
+  let watching = false;
+  async function watchReceipts(): Promise<void> {
+    if (watching) return;
+    watching = true;
+    let seen = -1n;
+    try {
+      while (waiting.size > 0) {
+        const block = await publicClient.getBlockNumber({ cacheTime: 0 }).catch(() => seen);
+        if (block !== seen) {
+          seen = block;
+          await Promise.all(
+            [...waiting.keys()].map(async (hash) => {
+              const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+              if (!receipt) return;
+              for (const resolve of waiting.get(hash) ?? []) resolve(receipt);
+              waiting.delete(hash);
+            }),
+          );
+        }
+        if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+      }
+    } finally {
+      watching = false;
+    }
+  }
+  /** The receipt of `hash` once a block includes it, or undefined after `ms`. */
+  function nextReceipt(hash: Hex, ms: number): Promise<TransactionReceipt | undefined> {
+    return new Promise((resolve) => {
+      const resolvers = waiting.get(hash) ?? [];
+      const timer = setTimeout(() => {
+        const left = (waiting.get(hash) ?? []).filter((r) => r !== done);
+        if (left.length > 0) waiting.set(hash, left);
+        else waiting.delete(hash);
+        resolve(undefined);
+      }, ms);
+      const done = (receipt: TransactionReceipt) => {
+        clearTimeout(timer);
+        resolve(receipt);
+      };
+      resolvers.push(done);
+      waiting.set(hash, resolvers);
+      void watchReceipts();
+    });
+  }
+
+  /**
+   * This process's submissions take the advisory lock one at a time; the others wait here. Waiting
+   * in the database instead would hold a pooled connection each, and a full pool of waiters would
+   * starve the holder of any connection its `record` needed.
+   */
+  let turns: Promise<void> = Promise.resolve();
+  function nextTurn(): Promise<() => void> {
+    let release: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ready = turns.then(() => release);
+    turns = turns.then(() => done);
+    return ready;
+  }
+
   async function record(txHash: Hex, receipt: TransactionReceipt): Promise<void> {
     await db
       .update(outbox)
@@ -134,22 +219,28 @@ export function createRelayer(options: RelayerOptions): Relayer {
       } catch (error) {
         throw new RelayRevertedError(error);
       }
-      const fees = await publicClient.estimateFeesPerGas();
+      // The chain's count of the relayer's transactions, read before the lock (the node's answer is
+      // the slow part of a submission); under the lock it only matters if something else sent
+      // from this key, since every one of ours is in the outbox.
+      const [fee, chainNonce] = await Promise.all([
+        currentFees(),
+        publicClient.getTransactionCount({ address, blockTag: "pending" }),
+      ]);
       let settle: (committed: boolean) => void = () => {};
       const committed = new Promise<boolean>((resolve) => {
         settle = resolve;
       });
       let sending: Promise<void> = Promise.resolve();
+      const endTurn = await nextTurn();
       const signed = await db
         .transaction(async (tx) => {
           // One sender at a time per relayer key, across every API instance on this database.
           await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`relayer:${chainInstance}:${address}`}))`);
-          const [inFlight] = await tx
+          const [last] = await tx
             .select({ nonce: max(outbox.nonce) })
             .from(outbox)
-            .where(and(ours, eq(outbox.status, "signed")));
-          const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "pending" });
-          const nonce = Math.max(chainNonce, (inFlight?.nonce ?? -1) + 1);
+            .where(and(ours, ne(outbox.status, "dropped")));
+          const nonce = Math.max(chainNonce, (last?.nonce ?? -1) + 1);
           const raw = await account.signTransaction({
             chainId,
             type: "eip1559",
@@ -157,8 +248,8 @@ export function createRelayer(options: RelayerOptions): Relayer {
             data: request.data,
             nonce,
             gas: gas + (gas * GAS_HEADROOM_PERCENT) / 100n,
-            maxFeePerGas: fees.maxFeePerGas,
-            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+            maxFeePerGas: fee.maxFeePerGas,
+            maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
           });
           const txHash = keccak256(raw);
           const [row] = await tx
@@ -191,30 +282,30 @@ export function createRelayer(options: RelayerOptions): Relayer {
             settle(false);
             throw error;
           },
-        );
+        )
+        .finally(endTurn);
       await sending;
       return { id: signed.id, txHash: signed.txHash, nonce: signed.nonce };
     },
 
     async confirm(txHash, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
-      for (let waited = 0; ; waited++) {
-        const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-        if (receipt) {
-          await record(txHash, receipt);
-          return receipt;
-        }
-        if (Date.now() > until) throw new Error(`no receipt for ${txHash} within ${timeoutMs} ms`);
-        // Not seen yet: every 2 s, send the recorded bytes again (a lost broadcast heals here).
-        if (waited > 0 && waited % 20 === 0) {
-          const [row] = await db
-            .select({ raw: relayedTransactions.rawTransaction })
-            .from(relayedTransactions)
-            .where(eq(relayedTransactions.txHash, txHash));
-          if (row) await broadcast(row.raw as Hex).catch(() => {});
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      // Mined on send (automine), or already: no wait.
+      let receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+      while (!receipt) {
+        const left = until - Date.now();
+        if (left <= 0) throw new Error(`no receipt for ${txHash} within ${timeoutMs} ms`);
+        receipt = await nextReceipt(txHash, Math.min(REBROADCAST_MS, left));
+        if (receipt) break;
+        // Not seen for a while: send the recorded bytes again (a lost broadcast heals here).
+        const [row] = await db
+          .select({ raw: relayedTransactions.rawTransaction })
+          .from(relayedTransactions)
+          .where(eq(relayedTransactions.txHash, txHash));
+        if (row) await broadcast(row.raw as Hex).catch(() => {});
       }
+      await record(txHash, receipt);
+      return receipt;
     },
 
     async resume() {

@@ -5,8 +5,13 @@ import * as schema from "./schema.ts";
 export type Database = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 /** numeric (OID 1700) stays a string: wei amounts do not fit a JS number. */
-export function createDatabase(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 20 });
+export function createDatabase(url: string, options: { max?: number; connectionTimeoutMs?: number } = {}): Database {
+  // A request that cannot get a connection in time fails (503 busy) instead of waiting forever.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+  });
   // An idle connection that Postgres drops (a restart, a failover) must not crash the process: the
   // pool discards it and the next query opens a new one.
   pool.on("error", () => {});

@@ -88,6 +88,13 @@ export const listings = app.table(
     timesPurchased: integer("times_purchased").notNull().default(0),
     /** BOUNTY only: hours a claimant has to deliver, counted from the claim. */
     bountyDeliveryHours: integer("bounty_delivery_hours"),
+    /** BOUNTY only: when an unclaimed (or re-opened) bounty is refunded to its poster and delisted. */
+    bountyExpiresAt: timestamp("bounty_expires_at", { withTimezone: true }),
+    /**
+     * BOUNTY only: an external poster's reward is not in escrow yet. The listing is hidden until its
+     * funding is seen (confirm, or the keeper finding the indexed escrow); its owner cannot list it.
+     */
+    awaitingFunding: boolean("awaiting_funding").notNull().default(false),
     ratingSum: integer("rating_sum").notNull().default(0),
     ratingCount: integer("rating_count").notNull().default(0),
     /** Title and description as words, for `keyword` (GIN index: no scan). */
@@ -104,6 +111,8 @@ export const listings = app.table(
     index("listings_active_price_idx").on(t.isActive, t.priceWei, t.id),
     index("listings_active_popular_idx").on(t.isActive, t.timesPurchased, t.id),
     index("listings_agent_id_idx").on(t.agentId),
+    // The keeper looks for funded bounties still hidden: few rows, looked up every run.
+    index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),
   ],
 );
 

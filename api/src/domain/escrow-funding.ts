@@ -1,4 +1,5 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { and, eq, sql } from "drizzle-orm";
 import { type Address, getAddress, type Hex, parseSignature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
@@ -11,10 +12,10 @@ import {
 } from "../chain/escrow-actions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import type { Database } from "../db/client.ts";
-import type { agents } from "../db/schema.ts";
-import { transactions } from "../db/schema.ts";
+import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { ApiError, badRequest } from "../http/errors.ts";
+import { awaitIndexed } from "./read-your-writes.ts";
 
 type Agent = typeof agents.$inferSelect;
 type TransactionRow = typeof transactions.$inferSelect;
@@ -63,18 +64,18 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
   }
 
   /** Waits for the indexer to reach `block`; 503 if it does not in time (the escrow is funded). */
-  async function readYourWrites(block: bigint, transactionId: string): Promise<void> {
-    if (!(await escrow.waitIndexed(block))) {
-      throw new ApiError(
-        503,
-        "indexer_behind",
-        `Funded on chain in block ${block}, but the indexer has not reached it yet: GET /api/transactions/${transactionId} shortly`,
-        { transaction_id: transactionId, block_number: block.toString() },
-      );
-    }
-  }
+  const readYourWrites = (block: bigint, transactionId: string) => awaitIndexed(escrow, block, "Funded", transactionId);
 
   /** Relays a funding signature; `insert` adds the caller's rows in the outbox's database transaction. */
+  /** A FIXED listing's purchase counts once, as its escrow is funded (a bounty is not a purchase). */
+  async function countPurchase(tx: Pick<Database, "update">, row: TransactionRow): Promise<void> {
+    if (!row.listingId || !row.sellerAgentId) return;
+    await tx
+      .update(listings)
+      .set({ timesPurchased: sql`${listings.timesPurchased} + 1` })
+      .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "FIXED")));
+  }
+
   async function relay(
     row: TransactionRow,
     terms: FundingTerms,
@@ -86,12 +87,13 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     try {
       sent = await escrow.relayFunding(terms, authorization, {
         transactionId: row.id,
-        record: insert
-          ? async (tx) => {
-              await alsoRecord?.(tx);
-              await tx.insert(transactions).values(row);
-            }
-          : undefined,
+        record: async (tx) => {
+          if (insert) {
+            await alsoRecord?.(tx);
+            await tx.insert(transactions).values(row);
+          }
+          await countPurchase(tx, row);
+        },
       });
     } catch (error) {
       if (!(error instanceof RelayRevertedError)) throw error;
@@ -129,10 +131,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
     ): Promise<Hex> {
       const terms = termsOf(row, buyer.walletAddress, seller);
-      const { usdcWei } = await chain.balances(terms.buyer);
-      if (usdcWei < terms.amount) {
-        throw new InsufficientBalanceError(terms.amount, usdcWei, terms.buyer, chain.chainId, escrow.usdc);
-      }
+      // A short balance makes the relayer's simulation revert; relay() answers it with the 402.
       if (!buyer.encryptedPrivateKey) throw new Error(`hosted agent ${buyer.id} has no custodial key`);
       const account = privateKeyToAccount(decryptPrivateKey(buyer.encryptedPrivateKey, terms.buyer, config.masterKey));
       return relay(row, terms, await escrow.signFunding(account, terms), true, alsoRecord);
@@ -167,6 +166,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
         transactionId: row.id,
         agentId,
       });
+      await countPurchase(db, row);
       await readYourWrites(receipt.blockNumber, row.id);
     },
 

@@ -53,6 +53,12 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
     const code = status === 413 ? "payload_too_large" : status === 400 ? "bad_request" : "http_error";
     return c.json({ error: error.message || "Bad request", code, request_id: requestId }, status);
   }
+  if (error.message === "timeout exceeded when trying to connect") {
+    // pg's pool had no connection to give within its timeout: overloaded, not broken.
+    c.get("logger")?.warn({ err: error }, "database pool exhausted");
+    c.header("Retry-After", "1");
+    return c.json({ error: "The service is busy; retry shortly", code: "busy", request_id: requestId }, 503);
+  }
   c.get("logger")?.error({ err: error }, "unhandled error");
   return c.json({ error: "Internal server error", code: "internal", request_id: requestId }, 500);
 }

@@ -110,6 +110,29 @@ describe("keeper", () => {
     expect((await keeper.runOnce()).reopened).not.toContain(id);
   });
 
+  it("refunds and delists a re-opened bounty once the bounty itself has expired; a later claim is refused", async () => {
+    const poster = await hosted(10n * USDC);
+    const posted = await bounty(poster, { deadline_hours: 1, expires_in_hours: 100 });
+    const id = posted.funding.transaction_id;
+    const first = await hosted();
+    expect((await post(t.app, `/api/listings/${posted.id}/claim`, {}, first.key)).status).toBe(200);
+    await market.increaseTime(2 * 3600);
+    expect((await keeper.runOnce()).reopened).toContain(id);
+    // Re-opened before the bounty's expiry: it waits for the next claim.
+    expect((await keeper.runOnce()).refunded).not.toContain(id);
+    expect(await usdcOf(poster.wallet)).toBe(10n * USDC - REWARD);
+
+    await market.increaseTime(100 * 3600);
+    const late = await hosted();
+    const refused = await post(t.app, `/api/listings/${posted.id}/claim`, {}, late.key);
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).error).toMatch(/expired/);
+    expect((await keeper.runOnce()).refunded).toContain(id);
+    expect(await stateOf(id)).toBe("REFUNDED");
+    expect(await usdcOf(poster.wallet)).toBe(10n * USDC);
+    expect((await json(await get(t.app, `/api/listings/${posted.id}`))).is_active).toBe(false);
+  });
+
   it("refunds and delists a bounty nobody claimed before it expired", async () => {
     const poster = await hosted(10n * USDC);
     const posted = await bounty(poster, { expires_in_hours: 1 });

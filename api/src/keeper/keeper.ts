@@ -4,6 +4,7 @@ import { encodeFunctionData, zeroAddress } from "viem";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { fundedBountiesAwaitingListing, listFundedBounty } from "../domain/bounties.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
 
 /*
@@ -12,12 +13,16 @@ import { termsOfEscrow } from "../domain/escrow-terms.ts";
  * - Expiry: an undelivered escrow past its deadline is refunded to its buyer; for a bounty, a
  *   lapsed claim re-opens it instead (the claimant is cleared), and an unclaimed bounty past its
  *   expiry is refunded and delisted.
- * - Reconciliation: relayed transactions a crash left without a receipt are recorded or re-sent.
+ * - Reconciliation: relayed transactions a crash left without a receipt are recorded or re-sent,
+ *   and an external poster's bounty funded on chain but never confirmed is listed. (A transaction's
+ *   state is read from its indexed escrow, so a PENDING one whose funding landed is FUNDED already.)
  * The relayer sends release and refund, which anyone may call once time allows; the gas is ours.
  */
 
 export interface KeeperReport {
   resumed: number;
+  /** Bounty listings whose funding was seen on chain without a confirm. */
+  listed: string[];
   released: string[];
   refunded: string[];
   reopened: string[];
@@ -48,12 +53,14 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
              e.deadline::text AS deadline, e.dispute_window, e.delivered_at::text AS delivered_at, e.fee_bps, e.is_bounty
       FROM app.transactions t
       JOIN app.agents b ON b.id = t.buyer_agent_id
+      LEFT JOIN app.listings l ON l.id = t.listing_id
       JOIN chain.escrow e ON e.chain_id = ${chain.chainId} AND e.uuid = t.id::text
         AND e.buyer = lower(b.wallet_address) AND e.amount = t.amount_wei
       WHERE (e.status = 'DELIVERED' AND e.is_bounty AND e.delivered_at + e.dispute_window < ${now})
          OR (e.status = 'FUNDED' AND e.deadline < ${now}
-             -- a re-opened bounty waits for its next claim
-             AND NOT (e.is_bounty AND e.seller <> ${zeroAddress} AND t.seller_agent_id IS NULL))
+             -- a re-opened bounty waits for its next claim until the bounty itself expires
+             AND NOT (e.is_bounty AND e.seller <> ${zeroAddress} AND t.seller_agent_id IS NULL
+                      AND (l.bounty_expires_at IS NULL OR l.bounty_expires_at > to_timestamp(${now}))))
       ORDER BY t.created_at
       LIMIT ${limit}`);
     return rows.map((row) => ({
@@ -113,23 +120,31 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
   }
 
   async function runOnce(): Promise<KeeperReport> {
-    const report: KeeperReport = { resumed: await relayer.resume(), released: [], refunded: [], reopened: [] };
+    const report: KeeperReport = {
+      resumed: await relayer.resume(),
+      listed: [],
+      released: [],
+      refunded: [],
+      reopened: [],
+    };
+    for (const listingId of await fundedBountiesAwaitingListing(db, chain.chainId)) {
+      if (await listFundedBounty(db, listingId)) report.listed.push(listingId);
+    }
+    if (report.listed.length > 0) deps.readCache?.invalidate();
     const now = await escrow.now();
     for (const item of await due(now)) {
       if (item.status === "DELIVERED") {
         if (await settle(item, "release")) report.released.push(item.id);
         continue;
       }
-      const claimed = BigInt(item.seller) !== 0n;
-      if (item.isBounty && claimed) {
-        // A lapsed claim: the claimant can no longer deliver; the bounty is open again.
-        if (item.sellerAgentId) {
-          await db
-            .update(transactions)
-            .set({ sellerAgentId: null })
-            .where(and(eq(transactions.id, item.id), eq(transactions.sellerAgentId, item.sellerAgentId)));
-          report.reopened.push(item.id);
-        }
+      if (item.isBounty && item.sellerAgentId) {
+        // A lapsed claim: the claimant can no longer deliver; the bounty is open again (and is
+        // refunded on a later run if it is past its own expiry).
+        await db
+          .update(transactions)
+          .set({ sellerAgentId: null })
+          .where(and(eq(transactions.id, item.id), eq(transactions.sellerAgentId, item.sellerAgentId)));
+        report.reopened.push(item.id);
         continue;
       }
       if (await settle(item, "refund")) {
@@ -143,7 +158,13 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
         }
       }
     }
-    if (report.resumed || report.released.length || report.refunded.length || report.reopened.length) {
+    if (
+      report.resumed ||
+      report.listed.length ||
+      report.released.length ||
+      report.refunded.length ||
+      report.reopened.length
+    ) {
       logger.info(report, "keeper");
     }
     return report;

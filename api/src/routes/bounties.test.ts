@@ -1,18 +1,20 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import pino from "pino";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
 import {
   get,
   json,
+  patch,
   post,
-  registerAgent,
   registerHosted,
   type TestApp,
   testApp,
   uniqueWord,
   usdcBalance,
 } from "../../test/harness.ts";
+import { createKeeper } from "../keeper/keeper.ts";
 
 /*
  * Bounties on the suite's real chain: posted and funded at once (hosted) or through instructions
@@ -26,9 +28,12 @@ const REWARD = 5_000_000n;
 let t: TestApp;
 let market: Market;
 
+let keeper: ReturnType<typeof createKeeper>;
+
 beforeAll(async () => {
   t = await testApp();
   market = testMarket();
+  keeper = createKeeper({ db: t.db, ...t.services, logger: pino({ level: "silent" }) });
 });
 afterAll(() => t.close());
 
@@ -152,18 +157,36 @@ describe("a hosted poster's bounty", () => {
   });
 });
 
+/** The external agent whose wallet is a dev account that holds USDC (one wallet, one agent). */
+let externalAgent: Agent | undefined;
+async function externalPoster(): Promise<Agent> {
+  if (externalAgent) return externalAgent;
+  const external = await json(
+    await post(t.app, "/api/agents/register", {
+      agent_name: "dev poster",
+      wallet_address: market.address(EXTERNAL_POSTER),
+    }),
+  );
+  externalAgent = { id: external.agent.id, key: external.api_key, wallet: market.address(EXTERNAL_POSTER) };
+  return externalAgent;
+}
+
+/** Sends the funding instructions' calls from the external poster's wallet; the last call's receipt. */
+async function fundFromWallet(instructions: { calls: { to: Address; data: Hex }[] }) {
+  const wallet = market.accounts[EXTERNAL_POSTER]?.wallet;
+  if (!wallet) throw new Error("no wallet");
+  let receipt: Awaited<ReturnType<typeof market.publicClient.waitForTransactionReceipt>> | undefined;
+  for (const call of instructions.calls) {
+    const hash = await wallet.sendTransaction({ to: call.to, data: call.data });
+    receipt = await market.publicClient.waitForTransactionReceipt({ hash });
+  }
+  if (!receipt) throw new Error("no calls");
+  return receipt;
+}
+
 describe("an external poster's bounty", () => {
   it("is hidden until the poster's funding is confirmed, then claimable", async () => {
-    const poster = await registerAgent(t.app, "external poster");
-    // The poster's wallet is a dev account that holds USDC.
-    const external = await json(
-      await post(t.app, "/api/agents/register", {
-        agent_name: "dev poster",
-        wallet_address: market.address(EXTERNAL_POSTER),
-      }),
-    );
-    expect(poster.id).toBeTruthy();
-    const agent = { id: external.agent.id, key: external.api_key, wallet: market.address(EXTERNAL_POSTER) };
+    const agent = await externalPoster();
     const word = uniqueWord();
     const { status, body: bounty } = await postBounty(agent, { title: `Bounty ${word}` });
     expect(status).toBe(201);
@@ -172,22 +195,37 @@ describe("an external poster's bounty", () => {
     const hunter = await hosted();
     expect((await claim(bounty.id, hunter.key)).status).toBe(409);
 
-    const wallet = market.accounts[EXTERNAL_POSTER]?.wallet;
-    if (!wallet) throw new Error("no wallet");
-    let hash: Hex = "0x";
-    for (const call of bounty.funding.instructions.calls) {
-      hash = await wallet.sendTransaction({ to: call.to, data: call.data });
-      await market.publicClient.waitForTransactionReceipt({ hash });
-    }
+    const { transactionHash } = await fundFromWallet(bounty.funding.instructions);
     const confirmed = await post(
       t.app,
       `/api/transactions/${bounty.funding.transaction_id}/confirm`,
-      { tx_hash: hash },
+      { tx_hash: transactionHash },
       agent.key,
     );
     expect(confirmed.status).toBe(200);
     expect((await json(await get(t.app, `/api/listings?keyword=${word}`))).listings).toHaveLength(1);
     expect((await claim(bounty.id, hunter.key)).status).toBe(200);
+  });
+
+  it("cannot be listed by its owner before funding; funded without a confirm, the keeper lists it once", async () => {
+    const agent = await externalPoster();
+    const word = uniqueWord();
+    const { body: bounty } = await postBounty(agent, { title: `Bounty ${word}` });
+    const listing = `/api/listings/${bounty.id}`;
+    const relist = await patch(t.app, listing, { is_active: true }, agent.key);
+    expect(relist.status).toBe(409);
+    expect((await json(await get(t.app, listing))).is_active).toBe(false);
+    expect((await keeper.runOnce()).listed).not.toContain(bounty.id);
+
+    const { blockNumber } = await fundFromWallet(bounty.funding.instructions);
+    expect(await t.services.escrow.waitIndexed(blockNumber)).toBe(true);
+    expect((await keeper.runOnce()).listed).toContain(bounty.id);
+    expect((await json(await get(t.app, `/api/listings?keyword=${word}`))).listings).toHaveLength(1);
+    expect((await keeper.runOnce()).listed).not.toContain(bounty.id);
+    // Delisted by its owner after funding, it stays delisted.
+    expect((await patch(t.app, listing, { is_active: false }, agent.key)).status).toBe(200);
+    expect((await keeper.runOnce()).listed).not.toContain(bounty.id);
+    expect((await json(await get(t.app, listing))).is_active).toBe(false);
   });
 });
 

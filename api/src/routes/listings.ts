@@ -342,6 +342,7 @@ export function listingRoutes(deps: Deps) {
    */
   async function createBounty(poster: typeof agents.$inferSelect, body: z.infer<typeof CreateListingBody>) {
     const listingId = crypto.randomUUID();
+    const scheduled = await funding.schedule(body.expires_in_hours ?? DEFAULT_BOUNTY_EXPIRY_HOURS);
     const listingRow = {
       id: listingId,
       agentId: poster.id,
@@ -352,7 +353,9 @@ export function listingRoutes(deps: Deps) {
       priceWei: body.price_wei,
       isNegotiable: false,
       isActive: poster.hosted,
+      awaitingFunding: !poster.hosted,
       bountyDeliveryHours: body.deadline_hours ?? DEFAULT_BOUNTY_DELIVERY_HOURS,
+      bountyExpiresAt: scheduled.deadline,
     };
     const transaction: typeof transactions.$inferSelect = {
       id: crypto.randomUUID(),
@@ -362,7 +365,7 @@ export function listingRoutes(deps: Deps) {
       amountWei: body.price_wei,
       currency: "USDC",
       description: body.title,
-      ...(await funding.schedule(body.expires_in_hours ?? DEFAULT_BOUNTY_EXPIRY_HOURS)),
+      ...scheduled,
       createdAt: new Date(),
     };
     if (poster.hosted) {
@@ -398,7 +401,12 @@ export function listingRoutes(deps: Deps) {
   async function ownListing(id: string, agentId: string) {
     if (!isUuid(id)) throw notFound("Listing");
     const [listing] = await db
-      .select({ agentId: listings.agentId, priceWei: listings.priceWei, listingType: listings.listingType })
+      .select({
+        agentId: listings.agentId,
+        priceWei: listings.priceWei,
+        listingType: listings.listingType,
+        awaitingFunding: listings.awaitingFunding,
+      })
       .from(listings)
       .where(eq(listings.id, id));
     if (!listing) throw notFound("Listing");
@@ -607,6 +615,9 @@ export function listingRoutes(deps: Deps) {
       checkPriceUsdc(body.price_usdc, body.price_wei ?? listing.priceWei);
       if (listing.listingType === "BOUNTY" && body.price_wei !== undefined && body.price_wei !== listing.priceWei) {
         throw conflict("A bounty's reward is in escrow: it cannot change");
+      }
+      if (listing.awaitingFunding && body.is_active === true) {
+        throw conflict("This bounty is listed once its reward is funded: POST /api/transactions/{id}/confirm");
       }
       const changes = {
         ...(body.price_wei !== undefined && { priceWei: body.price_wei }),

@@ -75,6 +75,11 @@ async function transactionCount(): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** The listing's times_purchased, as its page shows it. */
+async function timesPurchased(listingId: string): Promise<number> {
+  return (await json(await get(t.app, `/api/listings/${listingId}`))).times_purchased;
+}
+
 describe("a hosted buyer", () => {
   it("gets a funded escrow, visible at once, paid from its wallet without ETH", async () => {
     const buyer = await hostedBuyer(10n * USDC);
@@ -127,6 +132,7 @@ describe("a hosted buyer", () => {
     // Set up one by one: the test's own minting sends from one dev account.
     const buyers: Awaited<ReturnType<typeof hostedBuyer>>[] = [];
     for (let i = 0; i < 20; i++) buyers.push(await hostedBuyer(PRICE));
+    const purchasedBefore = await timesPurchased(listing.id);
     const answers = await Promise.all(
       buyers.map(async (buyer) => ({
         status: (await post(t.app, `/api/listings/${listing.id}/buy`, {}, buyer.key)).status,
@@ -151,6 +157,7 @@ describe("a hosted buyer", () => {
     expect(relayed).toHaveLength(20);
     expect(relayed.every((row) => row.status === "mined")).toBe(true);
     expect(new Set(relayed.map((row) => row.nonce)).size).toBe(20);
+    expect(await timesPurchased(listing.id)).toBe(purchasedBefore + 20);
   });
 
   it("two buys at once are two escrows, each funded once", async () => {
@@ -196,6 +203,7 @@ describe("an external buyer", () => {
     });
     expect((await json(await get(t.app, `/api/transactions/${pending.transaction_id}`))).state).toBe("PENDING");
 
+    const purchasedBefore = await timesPurchased(listing.id);
     const txHash = await sendCalls(pending.instructions.calls);
     const second = await post(t.app, `/api/listings/${listing.id}/buy`, { tx_hash: txHash }, externalBuyer.key);
     expect(second.status).toBe(200);
@@ -210,6 +218,8 @@ describe("an external buyer", () => {
     const replay = await post(t.app, `/api/listings/${listing.id}/buy`, { tx_hash: txHash }, externalBuyer.key);
     expect(replay.status).toBe(409);
     expect(await json(replay)).toMatchObject({ transaction_id: pending.transaction_id });
+    // Counted once, when its funding was accepted.
+    expect(await timesPurchased(listing.id)).toBe(purchasedBefore + 1);
   });
 
   it("a wrong, failed or foreign tx_hash is refused and changes nothing", async () => {
@@ -217,6 +227,7 @@ describe("an external buyer", () => {
     const buy = (txHash: string) =>
       post(t.app, `/api/listings/${listing.id}/buy`, { tx_hash: txHash }, externalBuyer.key);
     const [row] = await t.db.select().from(transactions).where(eq(transactions.id, pending.transaction_id));
+    const purchasedBefore = await timesPurchased(listing.id);
 
     // Unknown hash.
     expect((await buy(`0x${randomBytes(32).toString("hex")}`)).status).toBe(400);
@@ -249,7 +260,9 @@ describe("an external buyer", () => {
     // The row is unchanged by the refusals; the valid funding still completes.
     const [after] = await t.db.select().from(transactions).where(eq(transactions.id, pending.transaction_id));
     expect(after).toEqual(row);
+    expect(await timesPurchased(listing.id)).toBe(purchasedBefore);
     expect((await buy(funding)).status).toBe(200);
+    expect(await timesPurchased(listing.id)).toBe(purchasedBefore + 1);
   });
 });
 

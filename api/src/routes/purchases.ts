@@ -8,9 +8,10 @@ import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
+import { awaitIndexed } from "../domain/read-your-writes.ts";
 import { queryTransactions } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
@@ -235,6 +236,9 @@ export function purchaseRoutes(deps: Deps) {
         throw conflict("This bounty is not open for claims", { state: e ? e.status : "PENDING" });
       }
       const now = await escrow.now();
+      if (listing.bountyExpiresAt && now * 1000 >= listing.bountyExpiresAt.getTime()) {
+        throw conflict("This bounty has expired; its reward goes back to the poster");
+      }
       const claimedBySomeone = BigInt(e.seller) !== 0n;
       if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
       const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
@@ -273,11 +277,7 @@ export function purchaseRoutes(deps: Deps) {
       }
       const receipt = await deps.relayer.confirm(sent.txHash);
       if (receipt.status !== "success") throw conflict(`The claim transaction ${sent.txHash} reverted`);
-      if (!(await escrow.waitIndexed(receipt.blockNumber))) {
-        throw new ApiError(503, "indexer_behind", "Claimed on chain; the indexer has not caught up yet", {
-          transaction_id: transaction.id,
-        });
-      }
+      await awaitIndexed(escrow, receipt.blockNumber, "Claimed", transaction.id);
       return c.json(
         {
           success: true as const,

@@ -3,8 +3,9 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, zeroAddress } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
-import { agents, listings, transactions } from "../db/schema.ts";
+import { agents, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { listFundedBounty } from "../domain/bounties.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
 import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -218,10 +219,7 @@ export function transactionFundingRoutes(deps: Deps) {
       }
       // An external poster's bounty is listed once its reward is in escrow.
       if (row.listingId && !row.sellerAgentId) {
-        await db
-          .update(listings)
-          .set({ isActive: true, updatedAt: new Date() })
-          .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "BOUNTY")));
+        await listFundedBounty(db, row.listingId);
         deps.readCache?.invalidate();
       }
       return c.json({ ...common(row), state: "FUNDED" as const, tx_hash: txHash }, 200);

@@ -12,6 +12,7 @@ import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
+import { awaitIndexed } from "../domain/read-your-writes.ts";
 import type { TransactionState } from "../domain/transaction-state.ts";
 import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -289,12 +290,7 @@ export function transactionMoveRoutes(deps: Deps) {
 
   /** The row once the indexer has `block`; 503 (the move is on chain) if it does not in time. */
   async function indexedRow(id: string, block: bigint): Promise<TransactionRow> {
-    if (!(await escrow.waitIndexed(block))) {
-      throw new ApiError(503, "indexer_behind", `Done on chain in block ${block}; the indexer has not caught up yet`, {
-        transaction_id: id,
-        block_number: block.toString(),
-      });
-    }
+    await awaitIndexed(escrow, block, "Done", id);
     const [row] = await queryTransactions(db, chain.chainId, { id, limit: 1 });
     if (!row) throw notFound("Transaction");
     return row;
@@ -341,8 +337,8 @@ export function transactionMoveRoutes(deps: Deps) {
     const body = c.req.valid("json");
     const caller = c.get("agent").row;
     const hash = keccak256(toBytes(body.deliverable));
-    const result = await makeMove(caller, id, "deliver", body, async () => {
-      await db
+    const result = await makeMove(caller, id, "deliver", body, async (tx) => {
+      await tx
         .insert(deliverables)
         .values({ transactionId: id, hash, content: body.deliverable })
         .onConflictDoNothing();

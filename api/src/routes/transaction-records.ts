@@ -8,9 +8,10 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import { deliverables, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
+import { awaitIndexed } from "../domain/read-your-writes.ts";
 import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, conflict, forbidden, notFound, unauthorized, validationHook } from "../http/errors.ts";
+import { conflict, forbidden, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../schemas/common.ts";
 
@@ -304,9 +305,7 @@ export function transactionRecordRoutes(deps: Deps) {
       }
       const receipt = await relayer.confirm(sent.txHash);
       if (receipt.status !== "success") throw conflict(`The ruling ${sent.txHash} reverted`);
-      if (!(await escrow.waitIndexed(receipt.blockNumber))) {
-        throw new ApiError(503, "indexer_behind", "Resolved on chain; the indexer has not caught up yet");
-      }
+      await awaitIndexed(escrow, receipt.blockNumber, "Resolved", id);
       const [after] = await queryTransactions(db, chain.chainId, { id, limit: 1 });
       const settled = after?.escrow;
       return c.json(
