@@ -15,5 +15,11 @@ export function createDatabase(url: string, options: { max?: number; connectionT
   // An idle connection that Postgres drops (a restart, a failover) must not crash the process: the
   // pool discards it and the next query opens a new one.
   pool.on("error", () => {});
+  // The same for a connection that is checked out (a transaction awaiting the chain, say): pg lets
+  // the pool's listener go while a client is lent, and an 'error' with no listener ends the process.
+  // The statement that was running fails on its own; the broken client is discarded on release.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   return drizzle(pool, { schema }) as Database;
 }
