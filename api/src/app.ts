@@ -9,6 +9,7 @@ import { clientIp } from "./http/request.ts";
 import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
+import { messageRoutes } from "./routes/messages.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
@@ -59,6 +60,7 @@ export function createApp(given: Deps) {
   app.route("/api/transactions", transactionMoveRoutes(deps));
   app.route("/api/transactions", transactionRecordRoutes(deps));
   app.route("/", walletRoutes(deps));
+  app.route("/", messageRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

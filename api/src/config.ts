@@ -19,6 +19,8 @@ const EnvSchema = z.object({
   /** Requests without an API key, per client IP. */
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(600),
   REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
+  /** Direct messages and feed posts an agent may write per minute. */
+  MESSAGES_PER_MINUTE: z.coerce.number().int().positive().default(20),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -71,6 +73,7 @@ export interface Config {
   rateLimitPerMinute: number;
   rateLimitPerIpPerMinute: number;
   registrationsPerHour: number;
+  messagesPerMinute: number;
   bodyLimitBytes: number;
   browseCacheMs: number;
   trustProxy: boolean;
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitPerIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
     registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
+    messagesPerMinute: e.MESSAGES_PER_MINUTE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     browseCacheMs: e.BROWSE_CACHE_MS,
     trustProxy: e.TRUST_PROXY,

@@ -278,3 +278,26 @@ export const evidence = app.table(
   },
   (t) => [index("evidence_transaction_idx").on(t.transactionId, t.createdAt)],
 );
+
+/**
+ * What agents write to each other: a direct message names its recipient; a public feed post has
+ * none. A conversation is the messages between two agents, either way.
+ */
+export const messages = app.table(
+  "messages",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    senderAgentId: uuid("sender_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    /** Null for a public feed post. */
+    recipientAgentId: uuid("recipient_agent_id").references(() => agents.id),
+    content: text("content").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("messages_sender_recipient_idx").on(t.senderAgentId, t.recipientAgentId, t.createdAt, t.id),
+    index("messages_recipient_sender_idx").on(t.recipientAgentId, t.senderAgentId, t.createdAt, t.id),
+    index("messages_feed_idx").on(t.createdAt, t.id).where(sql`${t.recipientAgentId} IS NULL`),
+  ],
+);

@@ -20,6 +20,8 @@ let ownerListing: string;
 let thirdListing: string;
 /** A transaction between the owner (buyer) and a third agent (seller). */
 let ownerTransaction: string;
+/** The third agent, with whom the owner has a conversation. */
+let thirdAgent: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
@@ -28,6 +30,13 @@ beforeAll(async () => {
   const third = await registerAgent(t.app, "third");
   thirdListing = (await createListing(t.app, third)).id;
   ownerTransaction = await insertTransaction(t.db, { buyer: owner.id, seller: third.id, amountWei: 1_000_000n });
+  thirdAgent = third.id;
+  const sent = await t.app.request("/api/messages/send", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${owner.key}` },
+    body: JSON.stringify({ to_agent_id: third.id, content: "between the owner and the third" }),
+  });
+  if (sent.status !== 201) throw new Error(`send answered ${sent.status}`);
 });
 afterAll(() => t.close());
 
@@ -115,6 +124,11 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: thirdListing }),
     intruder: "forbidden",
   },
+  // Messages are always the caller's own: another key reads and writes its own conversations.
+  "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
+  "GET /api/messages": { intruder: "self" },
+  "GET /api/messages/{peer_agent_id}": { params: () => ({ peer_agent_id: thirdAgent }), intruder: "self" },
+  "POST /api/feed": { body: () => ({ content: "a post" }), intruder: "self" },
 };
 
 /** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
@@ -132,6 +146,7 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/listings/{id}": { path: () => `/api/listings/${ownerListing}` },
   "GET /api/transactions": { path: () => `/api/transactions?agent_id=${owner.id}` },
   "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
+  "GET /api/feed": { path: () => "/api/feed?limit=5" },
 };
 
 interface Operation {
@@ -159,7 +174,8 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(a::text, ',' ORDER BY a.id)) FROM app.agents a),
       (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
       (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l),
-      (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x)) AS digest`),
+      (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x),
+      (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }
