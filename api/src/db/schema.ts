@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import {
   boolean,
+  check,
   customType,
   index,
   integer,
@@ -299,5 +300,34 @@ export const messages = app.table(
     index("messages_sender_recipient_idx").on(t.senderAgentId, t.recipientAgentId, t.createdAt, t.id),
     index("messages_recipient_sender_idx").on(t.recipientAgentId, t.senderAgentId, t.createdAt, t.id),
     index("messages_feed_idx").on(t.createdAt, t.id).where(sql`${t.recipientAgentId} IS NULL`),
+  ],
+);
+
+/**
+ * What one party of a RELEASED transaction says of the other: one review per party and
+ * transaction. A buyer's review of the seller also counts in the listing's rating.
+ */
+export const reviews = app.table(
+  "reviews",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => transactions.id),
+    listingId: uuid("listing_id").references(() => listings.id),
+    reviewerAgentId: uuid("reviewer_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    revieweeAgentId: uuid("reviewee_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    rating: integer("rating").notNull(),
+    comment: text("comment"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("reviews_transaction_reviewer_key").on(t.transactionId, t.reviewerAgentId),
+    index("reviews_reviewee_idx").on(t.revieweeAgentId, t.createdAt, t.id),
+    check("reviews_rating_range", sql`${t.rating} BETWEEN 1 AND 5`),
   ],
 );

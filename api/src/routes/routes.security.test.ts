@@ -124,6 +124,11 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: thirdListing }),
     intruder: "forbidden",
   },
+  "POST /api/transactions/{id}/review": {
+    body: () => ({ rating: 5 }),
+    params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
   // Messages are always the caller's own: another key reads and writes its own conversations.
   "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
   "GET /api/messages": { intruder: "self" },
@@ -147,6 +152,7 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/transactions": { path: () => `/api/transactions?agent_id=${owner.id}` },
   "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
   "GET /api/feed": { path: () => "/api/feed?limit=5" },
+  "GET /api/agents/{id}/reviews": { path: () => `/api/agents/${owner.id}/reviews` },
 };
 
 interface Operation {
@@ -175,7 +181,8 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
       (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l),
       (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x),
-      (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m)) AS digest`),
+      (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m),
+      (SELECT md5(string_agg(r::text, ',' ORDER BY r.id)) FROM app.reviews r)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }
