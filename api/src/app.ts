@@ -12,6 +12,7 @@ import { listingRoutes } from "./routes/listings.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
+import { reputationRoutes } from "./routes/reputation.ts";
 import { reviewRoutes } from "./routes/reviews.ts";
 import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
@@ -63,6 +64,7 @@ export function createApp(given: Deps) {
   app.route("/", walletRoutes(deps));
   app.route("/", messageRoutes(deps));
   app.route("/", reviewRoutes(deps));
+  app.route("/", reputationRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>
