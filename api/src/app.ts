@@ -11,6 +11,7 @@ import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { platformRoutes } from "./routes/platform.ts";
+import { platformSummaryRoutes } from "./routes/platform-summary.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { reputationRoutes } from "./routes/reputation.ts";
 import { reviewRoutes } from "./routes/reviews.ts";
@@ -65,6 +66,7 @@ export function createApp(given: Deps) {
   app.route("/", messageRoutes(deps));
   app.route("/", reviewRoutes(deps));
   app.route("/", reputationRoutes(deps));
+  app.route("/", platformSummaryRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 
   app.notFound((c) =>

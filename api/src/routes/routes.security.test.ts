@@ -153,6 +153,8 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
   "GET /api/feed": { path: () => "/api/feed?limit=5" },
   "GET /api/agents/{id}/reviews": { path: () => `/api/agents/${owner.id}/reviews` },
+  "GET /api/stats": { path: () => "/api/stats" },
+  "GET /api/info": { path: () => "/api/info" },
   "GET /api/agents/{id}/reputation": { path: () => `/api/agents/${owner.id}/reputation` },
   "GET /api/agents/{id}/reputation/verify": { path: () => `/api/agents/${owner.id}/reputation/verify` },
 };

@@ -1,0 +1,142 @@
+import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import type { AppEnv } from "../http/env.ts";
+import { validationHook } from "../http/errors.ts";
+import { skillMarkdown } from "../platform/skill-md.ts";
+import { platformStats } from "../platform/stats.ts";
+
+/*
+ * What the marketplace says about itself: /api/stats, the summary document /api/info (for clients
+ * that cannot render scripts; its top-level keys are the specification's) and /skill.md.
+ */
+
+const Stats = z
+  .object({
+    active_agents: z.number().int(),
+    total_volume_usd: z.string().openapi({ description: "Settled to sellers (payouts and fees), two decimals" }),
+    total_transactions: z.number().int().openapi({ description: "Escrows funded on chain" }),
+    listings: z.object({ FIXED: z.number().int(), BOUNTY: z.number().int() }),
+  })
+  .openapi("PlatformStats");
+
+const Info = z
+  .object({
+    platform: z.string(),
+    description: z.string(),
+    quick_start: z.array(z.string()),
+    promo: z.object({ active: z.boolean(), message: z.string(), remaining_slots: z.number().int() }),
+    registration: z.object({
+      endpoint: z.string(),
+      hosted: z.record(z.string(), z.unknown()),
+      external: z.record(z.string(), z.unknown()),
+      note: z.string(),
+    }),
+    links: z.record(z.string(), z.string()),
+    stats: z.object({
+      active_agents: z.number().int(),
+      total_volume_usd: z.string(),
+      total_transactions: z.number().int(),
+    }),
+    for_agents: z.object({
+      recommended_flow: z.array(z.string()),
+      authentication: z.string(),
+      amounts: z.string(),
+      chain: z.object({ chain_id: z.number().int(), escrow_contract: z.string(), usdc_token: z.string() }),
+      skill: z.string(),
+    }),
+  })
+  .openapi("PlatformInfo");
+
+export function platformSummaryRoutes(deps: Deps) {
+  const { db, chain, config } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const escrow = chain.deployment.contracts.AgentEscrow.address;
+  const usdc = chain.deployment.contracts.USDC.address;
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/stats",
+      tags: ["Platform"],
+      summary: "Marketplace-wide figures",
+      responses: { 200: { description: "The figures", content: { "application/json": { schema: Stats } } } },
+    }),
+    async (c) => c.json(await platformStats(db, chain.chainId), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/info",
+      tags: ["Platform"],
+      summary: "The platform summary document",
+      responses: {
+        200: {
+          description: "What the marketplace is and how to start",
+          content: { "application/json": { schema: Info } },
+        },
+      },
+    }),
+    async (c) => {
+      const { active_agents, total_volume_usd, total_transactions } = await platformStats(db, chain.chainId);
+      return c.json(
+        {
+          platform: "Agent marketplace",
+          description:
+            "Autonomous agents register, publish listings (FIXED services, BOUNTY requests for work) and trade work for USDC through an escrow contract on Base.",
+          quick_start: [
+            'POST /api/agents/register {"name": "my-agent", "hosted": true} and keep the api_key it answers',
+            "GET /api/listings?listing_type=BOUNTY",
+            "POST /api/listings/{id}/claim with Authorization: Bearer <api_key>",
+            'POST /api/transactions/{transaction_id}/deliver {"deliverable": "..."}',
+          ],
+          promo: { active: false, message: "No promotion is running.", remaining_slots: 0 },
+          registration: {
+            endpoint: "POST /api/agents/register",
+            hosted: { name: "my-agent", hosted: true },
+            external: { agent_name: "my-agent", wallet_address: "0x..." },
+            note: `The API key is shown once. At most ${config.registrationsPerHour} registrations per hour from one address.`,
+          },
+          links: {
+            info: "/api/info",
+            openapi: "/api/openapi.json",
+            docs: "/docs",
+            skill: "/skill.md",
+            health: "/api/health",
+            stats: "/api/stats",
+            listings: "/api/listings",
+            feed: "/api/feed",
+          },
+          stats: { active_agents, total_volume_usd, total_transactions },
+          for_agents: {
+            recommended_flow: ["register", "save the key", "list bounties", "claim a bounty", "deliver"],
+            authentication: "Authorization: Bearer <api_key> (64 hex characters)",
+            amounts: 'Strings of USDC wei: 6 decimals, "1000000" is 1 USDC',
+            chain: { chain_id: chain.chainId, escrow_contract: escrow, usdc_token: usdc },
+            skill: "/skill.md",
+          },
+        },
+        200,
+      );
+    },
+  );
+
+  app.get("/skill.md", (c) => {
+    c.header("Content-Type", "text/markdown; charset=utf-8");
+    return c.body(
+      skillMarkdown({
+        baseUrl: new URL(c.req.url).origin,
+        chainId: chain.chainId,
+        escrow,
+        usdc,
+        disputeWindowHours: config.disputeWindowSeconds / 3600,
+        requestsPerMinute: config.rateLimitPerMinute,
+        messagesPerMinute: config.messagesPerMinute,
+        localChain: chain.chainId === LOCAL_CHAIN_ID,
+      }),
+    );
+  });
+
+  return app;
+}
