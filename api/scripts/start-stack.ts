@@ -410,6 +410,7 @@ async function run(): Promise<void> {
         RPC_URL: rpcUrl,
         CHAIN_ID: String(chainId),
         MASTER_KEY: masterKey,
+        INDEXER_URL: `http://127.0.0.1:${ports.indexer}`,
         ...(arbiterKey && { ARBITER_API_KEY: arbiterKey }),
         PORT: String(ports.api),
       }),

@@ -53,6 +53,11 @@ const EnvSchema = z.object({
   DISPUTE_WINDOW_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   /** How long a write waits for the indexer to reach its block before answering (read-your-writes). */
   INDEXER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /**
+   * The indexer's own HTTP server (Ponder's /health). When set, health answers 503 as soon as the
+   * indexer process stops answering, not only once its lag grows.
+   */
+  INDEXER_URL: z.string().url().optional(),
   /** How often the keeper runs (auto-release, expiry refunds, reconciliation); 0 turns it off. */
   KEEPER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
@@ -81,6 +86,7 @@ export interface Config {
   disputeWindowSeconds: number;
   indexerWaitMs: number;
   keeperIntervalMs: number;
+  indexerUrl?: string;
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
@@ -122,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,
     indexerWaitMs: e.INDEXER_WAIT_MS,
     keeperIntervalMs: e.KEEPER_INTERVAL_MS,
+    indexerUrl: e.INDEXER_URL,
     arbiter: arbiterOf(e),
   };
 }

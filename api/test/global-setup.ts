@@ -8,8 +8,9 @@ import type { TestProject } from "vitest/node";
  */
 export default async function setup(project: TestProject) {
   const stack = await startStack({ name: "api-test" });
+  let indexerUrl: string;
   try {
-    await stack.startIndexer();
+    indexerUrl = (await stack.startIndexer()).url;
   } catch (error) {
     await stack.stop();
     throw error;
@@ -19,12 +20,13 @@ export default async function setup(project: TestProject) {
     rpcUrl: stack.node.rpcUrl,
     deployment: stack.deployment,
     deploymentsDir: stack.deploymentsDir,
+    indexerUrl,
   });
   return () => stack.stop();
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
-    stack: { databaseUrl: string; rpcUrl: string; deployment: Deployment; deploymentsDir: string };
+    stack: { databaseUrl: string; rpcUrl: string; deployment: Deployment; deploymentsDir: string; indexerUrl: string };
   }
 }

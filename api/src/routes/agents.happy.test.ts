@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort as closedPort } from "@agent-marketplace/indexer/local-postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { get, json, newWallet, patch, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 import { keyChallengeMessage } from "./agents.ts";
 
@@ -146,5 +147,19 @@ describe("platform", () => {
       chain: { ok: true },
       indexer: { ok: true },
     });
+  });
+
+  it("asks the indexer process itself when INDEXER_URL is set: 200 while it answers, 503 once it does not", async () => {
+    const watching = await testApp({ indexerUrl: inject("stack").indexerUrl });
+    const stopped = await testApp({ indexerUrl: `http://127.0.0.1:${await closedPort()}` });
+    try {
+      expect((await get(watching.app, "/api/health")).status).toBe(200);
+      const response = await get(stopped.app, "/api/health");
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ status: "down", database: { ok: true }, indexer: { ok: false } });
+    } finally {
+      await watching.close();
+      await stopped.close();
+    }
   });
 });

@@ -18,6 +18,18 @@ const Health = z
   })
   .openapi("Health");
 
+/**
+ * Whether the indexer process answers its own /health within a second. Without INDEXER_URL the
+ * process cannot be asked: only its checkpoint (and lag) speak for it.
+ */
+async function indexerAnswers(indexerUrl: string | undefined): Promise<boolean> {
+  if (!indexerUrl) return true;
+  const response = await fetch(new URL("/health", indexerUrl), { signal: AbortSignal.timeout(1_000) }).catch(
+    () => undefined,
+  );
+  return response?.ok === true;
+}
+
 /** /api/health, /api/openapi.json and /docs. `root` is the whole app, whose routes the document describes. */
 export function platformRoutes(deps: Deps, root: OpenAPIHono<AppEnv>) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -39,11 +51,15 @@ export function platformRoutes(deps: Deps, root: OpenAPIHono<AppEnv>) {
         () => false,
       );
       const head = await deps.chain.publicClient.getBlockNumber().catch(() => undefined);
-      const indexed = database
-        ? await indexedBlock((text) => deps.db.$client.query(text), deps.chain.chainId).catch(() => undefined)
-        : undefined;
+      const [indexed, indexerAlive] = await Promise.all([
+        database
+          ? indexedBlock((text) => deps.db.$client.query(text), deps.chain.chainId).catch(() => undefined)
+          : undefined,
+        indexerAnswers(deps.config.indexerUrl),
+      ]);
       const lag = head !== undefined && indexed !== undefined ? (head > indexed ? head - indexed : 0n) : undefined;
-      const down = !database || head === undefined || indexed === undefined;
+      const indexerOk = indexed !== undefined && indexerAlive;
+      const down = !database || head === undefined || !indexerOk;
       const status: "ok" | "degraded" | "down" = down
         ? "down"
         : lag !== undefined && lag > MAX_HEALTHY_LAG_BLOCKS
@@ -55,7 +71,7 @@ export function platformRoutes(deps: Deps, root: OpenAPIHono<AppEnv>) {
           database: { ok: database },
           chain: { ok: head !== undefined, chain_id: deps.chain.chainId, head_block: head?.toString() ?? null },
           indexer: {
-            ok: indexed !== undefined,
+            ok: indexerOk,
             indexed_block: indexed?.toString() ?? null,
             lag_blocks: lag?.toString() ?? null,
           },
