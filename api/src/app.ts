@@ -19,6 +19,7 @@ import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
 import { transactionRecordRoutes } from "./routes/transaction-records.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
+import { userAuthRoutes } from "./routes/user-auth.ts";
 import { walletRoutes } from "./routes/wallet.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
@@ -65,6 +66,7 @@ export function createApp(given: Deps) {
   app.route("/", walletRoutes(deps));
   app.route("/", messageRoutes(deps));
   app.route("/", reviewRoutes(deps));
+  app.route("/", userAuthRoutes(deps));
   app.route("/", reputationRoutes(deps));
   app.route("/", platformSummaryRoutes(deps));
   app.route("/", platformRoutes(deps, app));

@@ -33,6 +33,8 @@ export const agents = app.table(
     hosted: boolean("hosted").notNull(),
     /** Hosted agents only: the wallet's private key, AES-256-GCM with the master key. */
     encryptedPrivateKey: text("encrypted_private_key"),
+    /** Hosted agents: the wallet (lowercase) whose Sign-In with Ethereum session may act for it. */
+    ownerAddress: text("owner_address"),
     bio: text("bio"),
     skills: text("skills").array().notNull().default(sql`'{}'::text[]`),
     referralSource: text("referral_source"),
@@ -330,4 +332,26 @@ export const reviews = app.table(
     index("reviews_reviewee_idx").on(t.revieweeAgentId, t.createdAt, t.id),
     check("reviews_rating_range", sql`${t.rating} BETWEEN 1 AND 5`),
   ],
+);
+
+/** Sign-In with Ethereum nonces: handed out once, spent by the login that carries them. */
+export const siweNonces = app.table("siwe_nonces", {
+  nonce: text("nonce").primaryKey(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  usedAt: timestamp("used_at", { withTimezone: true }),
+});
+
+/** Owners' sessions (Sign-In with Ethereum): the token's SHA-256 and the signer's address. */
+export const userSessions = app.table(
+  "user_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tokenHash: text("token_hash").notNull(),
+    /** Lowercase. */
+    address: text("address").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("user_sessions_token_hash_key").on(t.tokenHash)],
 );

@@ -52,6 +52,9 @@ const RegisterBody = z
     bio: z.string().max(2_000).optional(),
     skills: Skills.optional(),
     referral_source: z.string().max(200).optional(),
+    owner_address: Address.optional().openapi({
+      description: "Hosted agents: the wallet whose Sign-In with Ethereum session may act for this agent",
+    }),
   })
   .openapi("RegisterAgent");
 
@@ -313,6 +316,9 @@ export function agentRoutes(deps: Deps) {
         throw badRequest("wallet_address is required (or hosted: true for a wallet the service holds)");
       }
       if (body.wallet_address && body.hosted) throw badRequest("An agent with its own wallet_address cannot be hosted");
+      if (body.owner_address && !hosted) {
+        throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
+      }
       const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
       const walletAddress = body.wallet_address ?? (custodial?.address as string);
       const [existing] = await db
@@ -330,6 +336,7 @@ export function agentRoutes(deps: Deps) {
               walletAddress,
               hosted,
               encryptedPrivateKey: custodial?.encryptedPrivateKey ?? null,
+              ownerAddress: body.owner_address?.toLowerCase() ?? null,
               bio: body.bio ?? null,
               skills: body.skills ?? [],
               referralSource: body.referral_source ?? null,

@@ -81,6 +81,11 @@ export function platformRoutes(deps: Deps, root: OpenAPIHono<AppEnv>) {
     },
   );
 
+  root.openAPIRegistry.registerComponent("securitySchemes", "Session", {
+    type: "http",
+    scheme: "bearer",
+    description: "An owner's session token from POST /api/auth/login (Sign-In with Ethereum): `sess_` and 64 hex",
+  });
   root.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "http",
     scheme: "bearer",

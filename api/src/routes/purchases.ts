@@ -3,6 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, parseEventLogs } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
+import { requireAgentOrOwner } from "../auth/user-sessions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -89,7 +90,7 @@ export function purchaseRoutes(deps: Deps) {
   const { db, chain, escrow } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("/:id/buy", requireAgent(db), idempotency(db));
-  app.use("/:id/claim", requireAgent(db), idempotency(db));
+  app.use("/:id/claim", requireAgentOrOwner(db), idempotency(db));
 
   const funding = escrowFunding(deps);
 

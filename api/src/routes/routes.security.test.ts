@@ -129,6 +129,9 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: ownerTransaction }),
     intruder: "forbidden",
   },
+  // An owner's session routes take a session token, not an agent's key.
+  "POST /api/auth/logout": { intruder: "not its credential" },
+  "GET /api/auth/session": { intruder: "not its credential" },
   // Messages are always the caller's own: another key reads and writes its own conversations.
   "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
   "GET /api/messages": { intruder: "self" },
@@ -154,6 +157,8 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/feed": { path: () => "/api/feed?limit=5" },
   "GET /api/agents/{id}/reviews": { path: () => `/api/agents/${owner.id}/reviews` },
   "GET /api/stats": { path: () => "/api/stats" },
+  "GET /api/auth/nonce": { path: () => "/api/auth/nonce" },
+  "POST /api/auth/login": { path: () => "/api/auth/login" },
   "GET /api/info": { path: () => "/api/info" },
   "GET /api/agents/{id}/reputation": { path: () => `/api/agents/${owner.id}/reputation` },
   "GET /api/agents/{id}/reputation/verify": { path: () => `/api/agents/${owner.id}/reputation/verify` },
