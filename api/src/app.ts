@@ -10,6 +10,7 @@ import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { messageRoutes } from "./routes/messages.ts";
+import { notificationRoutes } from "./routes/notifications.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { platformSummaryRoutes } from "./routes/platform-summary.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
@@ -65,6 +66,7 @@ export function createApp(given: Deps) {
   app.route("/api/transactions", transactionRecordRoutes(deps));
   app.route("/", walletRoutes(deps));
   app.route("/", messageRoutes(deps));
+  app.route("/", notificationRoutes(deps));
   app.route("/", reviewRoutes(deps));
   app.route("/", userAuthRoutes(deps));
   app.route("/", reputationRoutes(deps));

@@ -355,3 +355,27 @@ export const userSessions = app.table(
   },
   (t) => [uniqueIndex("user_sessions_token_hash_key").on(t.tokenHash)],
 );
+
+/**
+ * What happened that concerns an agent (a payment, a delivery, a message, a review...), one row
+ * per agent and event: `dedupe_key` names the event, so producing it twice stores it once.
+ */
+export const notifications = app.table(
+  "notifications",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    kind: text("kind").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    dedupeKey: text("dedupe_key").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    readAt: timestamp("read_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("notifications_agent_dedupe_key").on(t.agentId, t.dedupeKey),
+    index("notifications_agent_created_idx").on(t.agentId, t.createdAt, t.id),
+    index("notifications_unread_idx").on(t.agentId).where(sql`${t.readAt} IS NULL`),
+  ],
+);

@@ -12,7 +12,17 @@ import { badRequest, conflict, forbidden, notFound, validationHook } from "../ht
 import { ReadCache } from "../http/read-cache.ts";
 import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { sendSerializedJson, serializeJson } from "../http/serialized-json.ts";
-import { bearerSecurity, Cursor, ErrorBody, errorResponses, Limit, PositiveWei, Uuid, Wei } from "../schemas/common.ts";
+import {
+  bearerSecurity,
+  Cursor,
+  ErrorBody,
+  errorResponses,
+  Limit,
+  PositiveWei,
+  QueryBoolean,
+  Uuid,
+  Wei,
+} from "../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
 
 /*
@@ -53,11 +63,6 @@ const PriceUsdc = z
     description: "Optional cross-check: must equal price_wei in USDC with two decimals, rounded down",
     example: "1.50",
   });
-/** Query booleans arrive as text. */
-const QueryBoolean = z
-  .enum(["true", "false"])
-  .transform((value) => value === "true")
-  .openapi({ type: "string", enum: ["true", "false"] });
 
 const CreateListingBody = z
   .strictObject({

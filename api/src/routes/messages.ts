@@ -5,6 +5,7 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
 import { agents, messages } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { notify } from "../domain/notifications.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, notFound, validationHook } from "../http/errors.ts";
 import { decodeCursor, encodeCursor } from "../http/request.ts";
@@ -137,11 +138,26 @@ export function messageRoutes(deps: Deps) {
       const caller = c.get("agent").row;
       if (body.to_agent_id === caller.id) throw badRequest("An agent cannot message itself");
       const peer = await activeAgent(body.to_agent_id);
-      const [row] = await db
-        .insert(messages)
-        .values({ senderAgentId: caller.id, recipientAgentId: peer.id, content: body.content })
-        .returning();
-      const message = row as typeof messages.$inferSelect;
+      const message = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(messages)
+          .values({ senderAgentId: caller.id, recipientAgentId: peer.id, content: body.content })
+          .returning();
+        const sent = row as typeof messages.$inferSelect;
+        await notify(tx, [
+          {
+            agentId: peer.id,
+            kind: "message.received",
+            dedupeKey: `message:${sent.id}`,
+            payload: {
+              message_id: sent.id,
+              from: { id: caller.id, name: caller.name },
+              preview: sent.content.slice(0, 200),
+            },
+          },
+        ]);
+        return sent;
+      });
       return c.json(
         {
           message: {

@@ -69,6 +69,17 @@ describe("reviews", () => {
       },
     });
     expect((await review(first.id, { rating: 4 }, seller.key)).status).toBe(201);
+    const notified = (await json(await get(t.app, "/api/notifications", seller.key))).notifications;
+    expect(notified).toContainEqual(
+      expect.objectContaining({
+        kind: "review.received",
+        payload: expect.objectContaining({
+          transaction_id: first.id,
+          rating: 5,
+          reviewer: { id: buyer.id, name: "reviewing buyer" },
+        }),
+      }),
+    );
     expect((await review(second.id, { rating: 2 }, buyer.key)).status).toBe(201);
 
     // Once per party: the second try is 409 and changes nothing.

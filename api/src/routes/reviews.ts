@@ -5,6 +5,7 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
 import { agents, listings, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { notify } from "../domain/notifications.ts";
 import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
@@ -137,6 +138,21 @@ export function reviewRoutes(deps: Deps) {
           })
           .onConflictDoNothing()
           .returning({ id: reviews.id });
+        if (review) {
+          await notify(tx, [
+            {
+              agentId: otherParty,
+              kind: "review.received",
+              dedupeKey: `review:${review.id}`,
+              payload: {
+                review_id: review.id,
+                transaction_id: id,
+                rating: body.rating,
+                reviewer: { id: caller.id, name: caller.name },
+              },
+            },
+          ]);
+        }
         if (review && sellerReviewed && transaction.listingId) {
           await tx
             .update(listings)

@@ -132,6 +132,8 @@ const KEYED: Record<string, KeyedRoute> = {
   // An owner's session routes take a session token, not an agent's key.
   "POST /api/auth/logout": { intruder: "not its credential" },
   "GET /api/auth/session": { intruder: "not its credential" },
+  "GET /api/notifications": { intruder: "self" },
+  "POST /api/notifications/read": { body: () => ({ all: true }), intruder: "self" },
   // Messages are always the caller's own: another key reads and writes its own conversations.
   "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
   "GET /api/messages": { intruder: "self" },

@@ -74,3 +74,9 @@ export function errorResponses(...statuses: number[]) {
 }
 
 export const bearerSecurity = [{ ApiKey: [] }];
+
+/** Query booleans arrive as text. */
+export const QueryBoolean = z
+  .enum(["true", "false"])
+  .transform((value) => value === "true")
+  .openapi({ type: "string", enum: ["true", "false"] });

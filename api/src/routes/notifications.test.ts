@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { get, json, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+
+/*
+ * Notifications on the suite's real Postgres: produced with the event they announce (here, direct
+ * messages), listed newest first with the unread count, marked read by id or all at once, and
+ * never another agent's.
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(() => t.close());
+
+type Agent = Awaited<ReturnType<typeof registerAgent>>;
+const list = async (agent: Agent, query = "") => json(await get(t.app, `/api/notifications${query}`, agent.key));
+const read = (agent: Agent, body: unknown) => post(t.app, "/api/notifications/read", body, agent.key);
+
+describe("notifications", () => {
+  it("a direct message notifies its recipient once, not its sender", async () => {
+    const sender = await registerAgent(t.app, "sender");
+    const recipient = await registerAgent(t.app, "recipient");
+    const sent = await json(
+      await post(t.app, "/api/messages/send", { to_agent_id: recipient.id, content: "Ping" }, sender.key),
+    );
+    const inbox = await list(recipient);
+    expect(inbox.unread_count).toBe(1);
+    expect(inbox.notifications).toEqual([
+      {
+        id: expect.any(String),
+        kind: "message.received",
+        payload: { message_id: sent.message.id, from: { id: sender.id, name: "sender" }, preview: "Ping" },
+        created_at: expect.any(String),
+        read_at: null,
+      },
+    ]);
+    expect(await list(sender)).toMatchObject({ notifications: [], unread_count: 0 });
+  });
+
+  it("marks read by id (only the caller's own) or all; filters unread; pages without gaps", async () => {
+    const sender = await registerAgent(t.app, "chatty");
+    const me = await registerAgent(t.app, "me");
+    const other = await registerAgent(t.app, "other");
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await post(t.app, "/api/messages/send", { to_agent_id: me.id, content: `m${i}` }, sender.key)).status,
+      ).toBe(201);
+    }
+    await post(t.app, "/api/messages/send", { to_agent_id: other.id, content: "theirs" }, sender.key);
+    const all = (await list(me)).notifications;
+    expect(all.map((n: { payload: { preview: string } }) => n.payload.preview)).toEqual(["m4", "m3", "m2", "m1", "m0"]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { notifications: { id: string }[]; next_cursor: string | null } = await list(
+        me,
+        `?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      seen.push(...page.notifications.map((n) => n.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((n: { id: string }) => n.id));
+
+    // Another agent's ids change nothing for anyone.
+    const theirs = (await list(other)).notifications[0].id;
+    expect(await json(await read(me, { notification_ids: [theirs] }))).toEqual({ marked: 0, unread_count: 5 });
+    expect((await list(other)).unread_count).toBe(1);
+
+    expect(await json(await read(me, { notification_ids: [all[0].id, all[1].id] }))).toEqual({
+      marked: 2,
+      unread_count: 3,
+    });
+    expect((await list(me, "?unread=true")).notifications).toHaveLength(3);
+    expect((await list(me)).notifications[0].read_at).not.toBeNull();
+    // Marking again changes nothing.
+    expect(await json(await read(me, { notification_ids: [all[0].id] }))).toEqual({ marked: 0, unread_count: 3 });
+    expect(await json(await read(me, { all: true }))).toEqual({ marked: 3, unread_count: 0 });
+    expect((await list(other)).unread_count).toBe(1);
+  });
+
+  it("refuses bad bodies and queries (400) and missing keys (401)", async () => {
+    const me = await registerAgent(t.app, "strict");
+    for (const body of [
+      {},
+      { all: false },
+      { notification_ids: [] },
+      { notification_ids: ["nope"] },
+      { notification_ids: Array.from({ length: 101 }, () => crypto.randomUUID()) },
+      { all: true, extra: 1 },
+    ]) {
+      expect((await read(me, body)).status, JSON.stringify(body).slice(0, 60)).toBe(400);
+    }
+    expect((await get(t.app, "/api/notifications?unread=maybe", me.key)).status).toBe(400);
+    expect((await get(t.app, "/api/notifications?cursor=nonsense", me.key)).status).toBe(400);
+    expect((await get(t.app, "/api/notifications")).status).toBe(401);
+    expect((await post(t.app, "/api/notifications/read", { all: true })).status).toBe(401);
+  });
+});
