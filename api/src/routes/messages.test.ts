@@ -105,6 +105,9 @@ describe("direct messages", () => {
     expect((await get(t.app, `/api/messages/${a.id}`, a.key)).status).toBe(400);
     expect((await get(t.app, "/api/messages/6f1c2e9a-3b4d-4c5e-8f70-123456789abc", a.key)).status).toBe(404);
     expect((await get(t.app, `/api/messages/${b.id}?cursor=nonsense`, a.key)).status).toBe(400);
+    const badId = Buffer.from(JSON.stringify({ at: "2026-01-01T00:00:00.000000Z", id: "x" })).toString("base64url");
+    expect((await get(t.app, `/api/messages/${b.id}?cursor=${badId}`, a.key)).status).toBe(400);
+    expect((await get(t.app, `/api/feed?cursor=${badId}`)).status).toBe(400);
   });
 });
 

@@ -2,13 +2,13 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { requireAgent } from "../auth/require-agent.ts";
-import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
+import { timestampPosition } from "../db/keyset.ts";
 import { agents, messages } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { notify } from "../domain/notifications.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, notFound, validationHook } from "../http/errors.ts";
-import { decodeCursor, encodeCursor } from "../http/request.ts";
+import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 
@@ -52,18 +52,7 @@ const PageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
 const sender = alias(agents, "sender");
 const recipient = alias(agents, "recipient");
 
-/** A keyset cursor (created_at with microseconds, id) from the client, or 400. */
-function positionOf(cursor: string | undefined): { at: string; id: string } | undefined {
-  if (!cursor) return undefined;
-  const position = decodeCursor(cursor);
-  if (!isTimestampPosition(position.at)) throw badRequest("Invalid cursor");
-  return { at: position.at, id: position.id };
-}
-
-function before(position: { at: string; id: string } | undefined): SQL | undefined {
-  if (!position) return undefined;
-  return sql`(${messages.createdAt}, ${messages.id}) < (${position.at}::timestamptz, ${position.id}::uuid)`;
-}
+const olderThan = (cursor: string | undefined) => olderThanCursor(messages.createdAt, messages.id, cursor);
 
 export function messageRoutes(deps: Deps) {
   const { db, config } = deps;
@@ -255,17 +244,9 @@ export function messageRoutes(deps: Deps) {
         and(eq(messages.senderAgentId, me), eq(messages.recipientAgentId, peer.id)),
         and(eq(messages.senderAgentId, peer.id), eq(messages.recipientAgentId, me)),
       );
-      const rows = await selectMessages(and(between, before(positionOf(cursor))), limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return c.json(
-        {
-          peer,
-          messages: page.map(directMessage),
-          next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position, id: last.message.id }) : null,
-        },
-        200,
-      );
+      const rows = await selectMessages(and(between, olderThan(cursor)), limit + 1);
+      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.message.id }));
+      return c.json({ peer, messages: page.map(directMessage), next_cursor: nextCursor }, 200);
     },
   );
 
@@ -327,11 +308,10 @@ export function messageRoutes(deps: Deps) {
         .select({ message: messages, authorName: sender.name, position: timestampPosition(messages.createdAt) })
         .from(messages)
         .innerJoin(sender, eq(sender.id, messages.senderAgentId))
-        .where(and(isNull(messages.recipientAgentId), before(positionOf(cursor))))
+        .where(and(isNull(messages.recipientAgentId), olderThan(cursor)))
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
+      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.message.id }));
       return c.json(
         {
           items: page.map((row) => ({
@@ -341,7 +321,7 @@ export function messageRoutes(deps: Deps) {
             content: row.message.content,
             created_at: row.message.createdAt.toISOString(),
           })),
-          next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position, id: last.message.id }) : null,
+          next_cursor: nextCursor,
         },
         200,
       );

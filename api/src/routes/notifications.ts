@@ -1,13 +1,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { requireAgent } from "../auth/require-agent.ts";
-import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
+import { timestampPosition } from "../db/keyset.ts";
 import { notifications } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { NOTIFICATION_KINDS } from "../domain/notifications.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, validationHook } from "../http/errors.ts";
-import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { validationHook } from "../http/errors.ts";
+import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, QueryBoolean, Uuid } from "../schemas/common.ts";
 
 /*
@@ -81,13 +81,8 @@ export function notificationRoutes(deps: Deps) {
       const me = c.get("agent").id;
       const conditions: SQL[] = [eq(notifications.agentId, me)];
       if (unread) conditions.push(isNull(notifications.readAt));
-      if (cursor) {
-        const position = decodeCursor(cursor);
-        if (!isTimestampPosition(position.at) || !isUuid(position.id)) throw badRequest("Invalid cursor");
-        conditions.push(
-          sql`(${notifications.createdAt}, ${notifications.id}) < (${position.at}::timestamptz, ${position.id}::uuid)`,
-        );
-      }
+      const older = olderThanCursor(notifications.createdAt, notifications.id, cursor);
+      if (older) conditions.push(older);
       const [rows, count] = await Promise.all([
         db
           .select({ notification: notifications, position: timestampPosition(notifications.createdAt) })
@@ -97,8 +92,7 @@ export function notificationRoutes(deps: Deps) {
           .limit(limit + 1),
         unreadCount(me),
       ]);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
+      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.notification.id }));
       return c.json(
         {
           notifications: page.map(({ notification: n }) => ({
@@ -109,8 +103,7 @@ export function notificationRoutes(deps: Deps) {
             read_at: n.readAt?.toISOString() ?? null,
           })),
           unread_count: count,
-          next_cursor:
-            rows.length > limit && last ? encodeCursor({ at: last.position, id: last.notification.id }) : null,
+          next_cursor: nextCursor,
         },
         200,
       );

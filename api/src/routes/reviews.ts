@@ -2,14 +2,15 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { requireAgent } from "../auth/require-agent.ts";
-import { isTimestampPosition, timestampPosition } from "../db/keyset.ts";
+import { timestampPosition } from "../db/keyset.ts";
 import { agents, listings, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { notify } from "../domain/notifications.ts";
 import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
-import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
+import { isUuid } from "../http/request.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { formatRating } from "./listings.ts";
 
@@ -195,12 +196,7 @@ export function reviewRoutes(deps: Deps) {
         .from(agents)
         .where(and(eq(agents.id, id), eq(agents.isActive, true)));
       if (!agent) throw notFound("Agent");
-      let after: SQL | undefined;
-      if (cursor) {
-        const position = decodeCursor(cursor);
-        if (!isTimestampPosition(position.at) || !isUuid(position.id)) throw badRequest("Invalid cursor");
-        after = sql`(${reviews.createdAt}, ${reviews.id}) < (${position.at}::timestamptz, ${position.id}::uuid)`;
-      }
+      const after = olderThanCursor(reviews.createdAt, reviews.id, cursor);
       const [rows, [totals]] = await Promise.all([
         selectReviews(and(eq(reviews.revieweeAgentId, id), after), limit + 1),
         db
@@ -208,15 +204,14 @@ export function reviewRoutes(deps: Deps) {
           .from(reviews)
           .where(eq(reviews.revieweeAgentId, id)),
       ]);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
+      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.review.id }));
       return c.json(
         {
           agent_id: id,
           avg_rating: formatRating(totals?.sum ?? 0, totals?.count ?? 0),
           review_count: totals?.count ?? 0,
           reviews: page.map(toReview),
-          next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position, id: last.review.id }) : null,
+          next_cursor: nextCursor,
         },
         200,
       );
