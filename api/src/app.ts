@@ -22,6 +22,7 @@ import { transactionRecordRoutes } from "./routes/transaction-records.ts";
 import { transactionRoutes } from "./routes/transactions.ts";
 import { userAuthRoutes } from "./routes/user-auth.ts";
 import { walletRoutes } from "./routes/wallet.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(given: Deps) {
@@ -67,6 +68,7 @@ export function createApp(given: Deps) {
   app.route("/", walletRoutes(deps));
   app.route("/", messageRoutes(deps));
   app.route("/", notificationRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   app.route("/", reviewRoutes(deps));
   app.route("/", userAuthRoutes(deps));
   app.route("/", reputationRoutes(deps));

@@ -60,6 +60,22 @@ const EnvSchema = z.object({
   INDEXER_URL: z.string().url().optional(),
   /** How often the keeper runs (auto-release, expiry refunds, reconciliation); 0 turns it off. */
   KEEPER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /**
+   * How often indexed escrow events become notifications and due webhooks are sent; 0 turns both
+   * off (tests drive them by hand).
+   */
+  NOTIFY_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+  /** Wait before a failed webhook's second attempt; each further wait is 4 times longer (≤ 1 h). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+  /** Attempts before a webhook delivery is marked failed. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  /** How long a webhook receiver has to answer. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
+  /**
+   * Whether webhook URLs may point at loopback or private addresses. Only for local development:
+   * the default is true on the local chain and false elsewhere.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -87,6 +103,8 @@ export interface Config {
   indexerWaitMs: number;
   keeperIntervalMs: number;
   indexerUrl?: string;
+  notifyIntervalMs: number;
+  webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number; allowPrivateAddresses: boolean };
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
@@ -129,6 +147,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexerWaitMs: e.INDEXER_WAIT_MS,
     keeperIntervalMs: e.KEEPER_INTERVAL_MS,
     indexerUrl: e.INDEXER_URL,
+    notifyIntervalMs: e.NOTIFY_INTERVAL_MS,
+    webhooks: {
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      allowPrivateAddresses: (e.WEBHOOK_ALLOW_PRIVATE ?? String(e.CHAIN_ID === LOCAL_CHAIN_ID)) === "true",
+    },
     arbiter: arbiterOf(e),
   };
 }

@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "./app.ts";
@@ -7,7 +8,12 @@ import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { createKeeper } from "./keeper/keeper.ts";
+import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
+import { createWebhookSender } from "./notifications/webhook-sender.ts";
 import { PostgresRateLimitStore, SharedRateLimitStore } from "./rate-limit/store.ts";
+
+/** How long closing waits for open requests before it ends every connection (live streams too). */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface RunningServer {
   url: string;
@@ -30,6 +36,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
     config.keeperIntervalMs > 0
       ? createKeeper({ db, ...services, logger, readCache }).start(config.keeperIntervalMs)
       : async () => {};
+  // Indexed escrow events become notifications; due webhooks are sent.
+  const stopNotifying =
+    config.notifyIntervalMs > 0
+      ? [
+          createEscrowEventNotifier({ db, chainId: config.chainId, logger }).start(config.notifyIntervalMs),
+          createWebhookSender({ db, config, logger }).start(config.notifyIntervalMs),
+        ]
+      : [];
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const address = server.address();
@@ -39,8 +53,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return {
     url,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Requests in flight get a moment to finish; live streams never would.
+        setTimeout(() => (server as Server).closeAllConnections(), CLOSE_GRACE_MS).unref();
+      });
       await stopKeeper();
+      await Promise.all(stopNotifying.map((stop) => stop()));
       rateLimitStore.close();
       await db.$client.end();
     },

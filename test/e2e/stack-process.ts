@@ -3,7 +3,7 @@
  * its own ports and data folder, in a process group of its own so that nothing outlives a test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,4 +141,19 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
 export async function json(response: Response): Promise<any> {
   return response.json();
+}
+
+/** Linux: the processes whose command line holds every one of `words` (in /proc). */
+export function processesWith(words: string[]): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (words.every((word) => args.some((arg) => arg.includes(word)))) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
 }

@@ -4,11 +4,19 @@
  * agents again (hosted wallets included). Every port and the data folder are the test's own.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { isListening } from "@agent-marketplace/indexer/local-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, killStack, newStackEnv, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
+import {
+  json,
+  killStack,
+  newStackEnv,
+  processesWith,
+  type StackEnv,
+  type StackProcess,
+  startStackProcess,
+} from "./stack-process.ts";
 
 interface Registered {
   id: string;
@@ -194,18 +202,3 @@ describe("pnpm start", () => {
     },
   );
 });
-
-/** Linux: the processes whose command line holds every one of `words` (in /proc). */
-function processesWith(words: string[]): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (words.every((word) => args.some((arg) => arg.includes(word)))) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}

@@ -8,7 +8,7 @@ import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
 
 /**
  * 401 unless the request carries the live API key of an active agent; sets `c.var.agent` with the
- * agent's row as read in the same query.
+ * agent's row as read in the same query. Applied twice to one request, it checks once.
  */
 export function requireAgent(db: Database): MiddlewareHandler<AppEnv> {
   const authenticate = db
@@ -19,6 +19,8 @@ export function requireAgent(db: Database): MiddlewareHandler<AppEnv> {
     .limit(1)
     .prepare("authenticate_api_key");
   return async (c, next) => {
+    // Already authenticated by an enclosing route group's check of the same header.
+    if (c.get("agent")) return next();
     const key = apiKeyFromHeader(c.req.header("authorization"));
     if (!key) throw unauthorized();
     const [found] = await authenticate.execute({ keyHash: hashApiKey(key) });

@@ -7,7 +7,7 @@ import { type AnyColumn, type SQL, sql } from "drizzle-orm";
  */
 
 /** The column as an ISO 8601 UTC string with microseconds, for a cursor. */
-export function timestampPosition(column: AnyColumn): SQL<string> {
+export function timestampPosition(column: AnyColumn | SQL): SQL<string> {
   return sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 

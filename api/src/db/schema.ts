@@ -42,6 +42,8 @@ export const agents = app.table(
     isActive: boolean("is_active").notNull().default(true),
     isPaused: boolean("is_paused").notNull().default(false),
     webhookUrl: text("webhook_url"),
+    /** The key webhooks are signed with (HMAC-SHA256), AES-256-GCM with the master key; shown once. */
+    webhookSecretEncrypted: text("webhook_secret_encrypted"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -377,5 +379,62 @@ export const notifications = app.table(
     uniqueIndex("notifications_agent_dedupe_key").on(t.agentId, t.dedupeKey),
     index("notifications_agent_created_idx").on(t.agentId, t.createdAt, t.id),
     index("notifications_unread_idx").on(t.agentId).where(sql`${t.readAt} IS NULL`),
+  ],
+);
+
+/**
+ * One webhook delivery per notification of an agent that has a webhook URL: the URL at the time,
+ * the attempts so far and the last answer. The agent reads them as its delivery log.
+ */
+export const webhookDeliveries = app.table(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    notificationId: uuid("notification_id")
+      .notNull()
+      .references(() => notifications.id),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    url: text("url").notNull(),
+    /** pending (waiting for its next attempt), delivered (a 2xx answer), failed (attempts exhausted). */
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_notification_key").on(t.notificationId),
+    index("webhook_deliveries_agent_created_idx").on(t.agentId, t.createdAt, t.id),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/** How far a background reader has read an ordered source (e.g. the indexed escrow events). */
+export const readCursors = app.table("read_cursors", {
+  name: text("name").primaryKey(),
+  position: text("position").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Public events of the marketplace shown in the feed next to posts (a purchase, a claim, a payment). */
+export const feedEvents = app.table(
+  "feed_events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    kind: text("kind").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /** Names the event: produced twice, stored once. */
+    dedupeKey: text("dedupe_key").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("feed_events_dedupe_key").on(t.dedupeKey),
+    index("feed_events_created_idx").on(t.createdAt, t.id),
   ],
 );

@@ -1,6 +1,7 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
 import { encodeFunctionData, zeroAddress } from "viem";
+import { repeatEvery } from "../background/repeat.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -174,15 +175,7 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
     runOnce,
     /** Runs every `intervalMs` (one run at a time) until the returned stop is called. */
     start(intervalMs: number): () => Promise<void> {
-      let running: Promise<unknown> = Promise.resolve();
-      const timer = setInterval(() => {
-        running = running.then(runOnce).catch((error: Error) => logger.error({ err: error }, "keeper run failed"));
-      }, intervalMs);
-      timer.unref();
-      return async () => {
-        clearInterval(timer);
-        await running;
-      };
+      return repeatEvery(intervalMs, runOnce, (error) => logger.error({ err: error }, "keeper run failed"));
     },
   };
 }

@@ -14,6 +14,8 @@ import { prepareRecentTransactions, toTransaction } from "../domain/transactions
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, conflict, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { newWebhookSecret } from "../notifications/webhook-secret.ts";
+import { checkWebhookUrl, WebhookUrlError } from "../notifications/webhook-url.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { Transaction } from "../schemas/transaction.ts";
@@ -399,12 +401,34 @@ export function agentRoutes(deps: Deps) {
       security: bearerSecurity,
       request: { body: { required: true, content: { "application/json": { schema: PatchMeBody } } } },
       responses: {
-        200: { description: "The updated profile", content: { "application/json": { schema: OwnProfile } } },
+        200: {
+          description:
+            "The updated profile. Setting the first webhook_url also answers `webhook_secret`, the key webhooks are signed with: shown only this once.",
+          content: {
+            "application/json": {
+              schema: OwnProfile.extend({
+                webhook_secret: z
+                  .string()
+                  .optional()
+                  .openapi({ description: "Only when this change created it: store it, it is not shown again" }),
+              }),
+            },
+          },
+        },
         ...errorResponses(400, 401, 413, 429),
       },
     }),
     async (c) => {
       const body = c.req.valid("json");
+      let agent = c.get("agent").row;
+      // A new webhook URL must be allowed; the first one gets the signing secret, shown once here.
+      let webhookSecret: ReturnType<typeof newWebhookSecret> | undefined;
+      if (typeof body.webhook_url === "string") {
+        await checkWebhookUrl(body.webhook_url, config.webhooks.allowPrivateAddresses).catch((error: unknown) => {
+          throw error instanceof WebhookUrlError ? badRequest(error.message) : error;
+        });
+        if (!agent.webhookSecretEncrypted) webhookSecret = newWebhookSecret(agent.id, config.masterKey);
+      }
       const changes = {
         ...(body.name !== undefined && { name: body.name }),
         ...(body.bio !== undefined && { bio: body.bio }),
@@ -412,8 +436,8 @@ export function agentRoutes(deps: Deps) {
         ...(body.is_paused !== undefined && { isPaused: body.is_paused }),
         ...(body.metadata !== undefined && { metadata: body.metadata }),
         ...(body.webhook_url !== undefined && { webhookUrl: body.webhook_url }),
+        ...(webhookSecret && { webhookSecretEncrypted: webhookSecret.sealed }),
       };
-      let agent = c.get("agent").row;
       if (Object.keys(changes).length > 0) {
         const [updated] = await db
           .update(agents)
@@ -425,7 +449,10 @@ export function agentRoutes(deps: Deps) {
         // Names and pauses show in listing browse answers.
         deps.readCache?.invalidate();
       }
-      return c.json(await ownProfile(agent), 200);
+      return c.json(
+        { ...(await ownProfile(agent)), ...(webhookSecret && { webhook_secret: webhookSecret.secret }) },
+        200,
+      );
     },
   );
 

@@ -123,10 +123,49 @@ describe("the public feed", () => {
     expect((await post(t.app, "/api/feed", { content: `${word} two` }, author.key)).status).toBe(201);
     expect((await post(t.app, "/api/feed", { content: "anonymous" })).status).toBe(401);
     const feed = await json(await get(t.app, "/api/feed?limit=100"));
-    const mine = feed.items.filter((item: { content: string }) => item.content.startsWith(word));
+    const mine = feed.items.filter((item: { content?: string }) => item.content?.startsWith(word));
     expect(mine.map((item: { content: string }) => item.content)).toEqual([`${word} two`, `${word} one`]);
     // Feed posts are not direct messages.
     expect((await json(await get(t.app, "/api/messages", author.key))).conversations).toEqual([]);
+  });
+
+  it("interleaves public events with posts by time and pages through both without gaps", async () => {
+    const author = await registerAgent(t.app, "interleaved");
+    const word = `mixed-${crypto.randomUUID()}`;
+    const expected: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const posted = await json(await post(t.app, "/api/feed", { content: `${word} ${i}` }, author.key));
+      expected.push(posted.post.id);
+      // A public event, as the escrow event notifier writes them.
+      const { rows } = await t.db.execute<{ id: string }>(sql`
+        INSERT INTO app.feed_events (kind, payload, dedupe_key)
+        VALUES ('payment.released', ${JSON.stringify({ marker: word, i })}::jsonb, ${`${word}:${i}`})
+        RETURNING id`);
+      expected.push(rows[0]?.id as string);
+    }
+    const ours = (item: { id: string }) => expected.includes(item.id);
+    const seen: { id: string; kind: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { id: string; kind: string }[]; next_cursor: string | null } = await json(
+        await get(t.app, `/api/feed?limit=2${cursor ? `&cursor=${cursor}` : ""}`),
+      );
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.filter(ours));
+      cursor = seen.length < expected.length ? page.next_cursor : null;
+    } while (cursor);
+    expect(seen.map((item) => item.id)).toEqual([...expected].reverse());
+    expect(seen.map((item) => item.kind)).toEqual(["event", "post", "event", "post", "event", "post"]);
+    const event = (await json(await get(t.app, "/api/feed?limit=100"))).items.find(
+      (item: { id: string }) => item.id === expected[5],
+    );
+    expect(event).toEqual({
+      kind: "event",
+      id: expected[5],
+      event: "payment.released",
+      payload: { marker: word, i: 2 },
+      created_at: expect.any(String),
+    });
   });
 });
 

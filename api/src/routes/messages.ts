@@ -1,14 +1,15 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { requireAgent } from "../auth/require-agent.ts";
 import { timestampPosition } from "../db/keyset.ts";
-import { agents, messages } from "../db/schema.ts";
+import { agents, feedEvents, messages } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { notify } from "../domain/notifications.ts";
 import type { AppEnv } from "../http/env.ts";
 import { badRequest, notFound, validationHook } from "../http/errors.ts";
 import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
+import { FEED_EVENT_KINDS } from "../notifications/escrow-event-notifier.ts";
+import { notify } from "../notifications/notify.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 
@@ -44,6 +45,18 @@ const Thread = z
 const FeedPost = z
   .object({ kind: z.literal("post"), id: Uuid, author: AgentRef, content: z.string(), created_at: z.string() })
   .openapi("FeedPost");
+
+const FeedEvent = z
+  .object({
+    kind: z.literal("event"),
+    id: Uuid,
+    event: z.enum(FEED_EVENT_KINDS),
+    payload: z.record(z.string(), z.unknown()).openapi({
+      description: "transaction_id, listing { id, title }, buyer and seller { id, name }, amount_wei, tx_hash",
+    }),
+    created_at: z.string(),
+  })
+  .openapi("FeedEvent");
 
 const SendBody = z.strictObject({ to_agent_id: Uuid, content: Content }).openapi("SendMessageRequest");
 const PostBody = z.strictObject({ content: Content }).openapi("FeedPostRequest");
@@ -288,14 +301,16 @@ export function messageRoutes(deps: Deps) {
       method: "get",
       path: "/api/feed",
       tags: ["Messages"],
-      summary: "The public feed, newest first",
+      summary: "The public feed, newest first: posts and public events",
+      description:
+        "Posts (kind `post`) and what happens on the marketplace (kind `event`: a listing purchased, a bounty claimed, a payment released), as the indexer sees it on chain.",
       request: { query: PageQuery },
       responses: {
         200: {
           description: "A page of the feed",
           content: {
             "application/json": {
-              schema: z.object({ items: z.array(FeedPost), next_cursor: z.string().nullable() }),
+              schema: z.object({ items: z.array(z.union([FeedPost, FeedEvent])), next_cursor: z.string().nullable() }),
             },
           },
         },
@@ -304,29 +319,60 @@ export function messageRoutes(deps: Deps) {
     }),
     async (c) => {
       const { limit, cursor } = c.req.valid("query");
-      const rows = await db
-        .select({ message: messages, authorName: sender.name, position: timestampPosition(messages.createdAt) })
-        .from(messages)
-        .innerJoin(sender, eq(sender.id, messages.senderAgentId))
-        .where(and(isNull(messages.recipientAgentId), olderThan(cursor)))
-        .orderBy(desc(messages.createdAt), desc(messages.id))
-        .limit(limit + 1);
-      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.message.id }));
-      return c.json(
-        {
-          items: page.map((row) => ({
-            kind: "post" as const,
-            id: row.message.id,
-            author: { id: row.message.senderAgentId, name: row.authorName },
-            content: row.message.content,
-            created_at: row.message.createdAt.toISOString(),
-          })),
-          next_cursor: nextCursor,
-        },
-        200,
-      );
+      // Each side reads at most a page from its own index; the union keeps the newest.
+      const { rows } = await db.execute<FeedRow & Record<string, unknown>>(sql`
+        SELECT * FROM (
+          (SELECT 'post' AS kind, messages.id, ${timestampPosition(messages.createdAt)} AS position,
+                  messages.created_at, messages.content, messages.sender_agent_id AS author_id, a.name AS author_name,
+                  NULL AS event, NULL::jsonb AS payload
+           FROM app.messages JOIN app.agents a ON a.id = messages.sender_agent_id
+           WHERE messages.recipient_agent_id IS NULL
+             AND ${olderThanCursor(messages.createdAt, messages.id, cursor) ?? sql`true`}
+           ORDER BY messages.created_at DESC, messages.id DESC LIMIT ${limit + 1})
+          UNION ALL
+          (SELECT 'event', feed_events.id, ${timestampPosition(feedEvents.createdAt)}, feed_events.created_at,
+                  NULL, NULL, NULL, feed_events.kind, feed_events.payload
+           FROM app.feed_events
+           WHERE ${olderThanCursor(feedEvents.createdAt, feedEvents.id, cursor) ?? sql`true`}
+           ORDER BY feed_events.created_at DESC, feed_events.id DESC LIMIT ${limit + 1})
+        ) items
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${limit + 1}`);
+      const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.id }));
+      return c.json({ items: page.map(toFeedItem), next_cursor: nextCursor }, 200);
     },
   );
 
   return app;
+}
+
+interface FeedRow {
+  kind: "post" | "event";
+  id: string;
+  position: string;
+  created_at: string | Date;
+  content: string | null;
+  author_id: string | null;
+  author_name: string | null;
+  event: string | null;
+  payload: Record<string, unknown> | null;
+}
+
+function toFeedItem(row: FeedRow): z.infer<typeof FeedPost> | z.infer<typeof FeedEvent> {
+  const createdAt = new Date(row.created_at).toISOString();
+  return row.kind === "post"
+    ? {
+        kind: "post",
+        id: row.id,
+        author: { id: row.author_id as string, name: row.author_name as string },
+        content: row.content as string,
+        created_at: createdAt,
+      }
+    : {
+        kind: "event",
+        id: row.id,
+        event: row.event as z.infer<typeof FeedEvent>["event"],
+        payload: row.payload ?? {},
+        created_at: createdAt,
+      };
 }

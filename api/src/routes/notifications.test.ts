@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventStreamReader } from "../../test/event-stream.ts";
 import { get, json, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /*
@@ -96,5 +97,96 @@ describe("notifications", () => {
     expect((await get(t.app, "/api/notifications?cursor=nonsense", me.key)).status).toBe(400);
     expect((await get(t.app, "/api/notifications")).status).toBe(401);
     expect((await post(t.app, "/api/notifications/read", { all: true })).status).toBe(401);
+  });
+});
+
+/** An open event stream of `agent`. */
+async function openStream(agent: Agent, lastEventId?: string) {
+  const abort = new AbortController();
+  const response = await t.app.request("/api/notifications/stream", {
+    headers: { authorization: `Bearer ${agent.key}`, ...(lastEventId && { "last-event-id": lastEventId }) },
+    signal: abort.signal,
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const events = eventStreamReader(response.body as ReadableStream<Uint8Array>);
+  return {
+    next: events.next,
+    close() {
+      abort.abort();
+      return events.close();
+    },
+  };
+}
+
+const send = (from: Agent, to: Agent, content: string) =>
+  post(t.app, "/api/messages/send", { to_agent_id: to.id, content }, from.key);
+
+describe("the notification stream", () => {
+  it("opens with the unread count, then carries each new notification of the caller only", async () => {
+    const me = await registerAgent(t.app, "listener");
+    const friend = await registerAgent(t.app, "friend");
+    const other = await registerAgent(t.app, "someone else");
+    await send(friend, me, "before the stream");
+    const stream = await openStream(me);
+    try {
+      expect(await stream.next()).toEqual({ event: "ready", id: undefined, data: JSON.stringify({ unread_count: 1 }) });
+      await send(friend, other, "not for the listener");
+      await send(friend, me, "live");
+      const live = await stream.next();
+      expect(live.event).toBe("message.received");
+      const notification = JSON.parse(live.data);
+      expect(live.id).toBe(notification.id);
+      expect(notification).toMatchObject({ kind: "message.received", payload: { preview: "live" }, read_at: null });
+      // The same notification as the list has.
+      expect((await list(me)).notifications[0]).toEqual(notification);
+      await send(friend, me, "and another");
+      expect(JSON.parse((await stream.next()).data).payload.preview).toBe("and another");
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("a reconnect with Last-Event-ID receives what followed, in order, once", async () => {
+    const me = await registerAgent(t.app, "reconnecting");
+    const friend = await registerAgent(t.app, "friend");
+    const first = await openStream(me);
+    await first.next(); // ready
+    await send(friend, me, "one");
+    const seen = await first.next();
+    await first.close();
+    await send(friend, me, "two");
+    await send(friend, me, "three");
+    const again = await openStream(me, seen.id);
+    try {
+      await again.next(); // ready
+      const previews = [
+        JSON.parse((await again.next()).data).payload.preview,
+        JSON.parse((await again.next()).data).payload.preview,
+      ];
+      expect(previews).toEqual(["two", "three"]);
+      await expect(again.next(500)).rejects.toThrow(/no event/);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("many notifications written at once all arrive", async () => {
+    const me = await registerAgent(t.app, "busy");
+    const friends = await Promise.all(Array.from({ length: 5 }, () => registerAgent(t.app, "friend")));
+    const stream = await openStream(me);
+    try {
+      await stream.next(); // ready
+      await Promise.all(friends.flatMap((friend, i) => [send(friend, me, `a${i}`), send(friend, me, `b${i}`)]));
+      const previews: string[] = [];
+      for (let i = 0; i < 10; i++) previews.push(JSON.parse((await stream.next()).data).payload.preview);
+      expect(previews.sort()).toEqual(["a0", "a1", "a2", "a3", "a4", "b0", "b1", "b2", "b3", "b4"]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("needs the agent's key", async () => {
+    expect((await get(t.app, "/api/notifications/stream")).status).toBe(401);
   });
 });

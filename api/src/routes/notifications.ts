@@ -1,19 +1,32 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { streamSSE } from "hono/streaming";
 import { requireAgent } from "../auth/require-agent.ts";
 import { timestampPosition } from "../db/keyset.ts";
 import { notifications } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { NOTIFICATION_KINDS } from "../domain/notifications.ts";
 import type { AppEnv } from "../http/env.ts";
 import { validationHook } from "../http/errors.ts";
 import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
+import { isUuid } from "../http/request.ts";
+import { createLiveHub } from "../notifications/live-hub.ts";
+import { NOTIFICATION_KINDS } from "../notifications/notify.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, QueryBoolean, Uuid } from "../schemas/common.ts";
 
 /*
- * The caller's notifications, newest first (`unread=true` for the unread ones), and marking them
- * read by id or all at once. Every answer carries the unread count.
+ * The caller's notifications, newest first (`unread=true` for the unread ones), marking them read
+ * by id or all at once (every answer carries the unread count), and a live stream of new ones
+ * (Server-Sent Events).
  */
+
+/** A stream reads on its own this often, even without a wake, and sends a keep-alive comment. */
+const STREAM_POLL_MS = 15_000;
+/**
+ * How far back a stream looks on each read. `created_at` is when the writing transaction began,
+ * so a row can commit after a later-stamped one was already sent: reads overlap by this much and
+ * skip what they sent.
+ */
+const STREAM_LOOKBACK_MS = 30_000;
 
 const Notification = z
   .object({
@@ -37,6 +50,8 @@ export function notificationRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("/api/notifications", requireAgent(db));
   app.use("/api/notifications/*", requireAgent(db));
+
+  const hub = createLiveHub(deps.config.databaseUrl, deps.logger);
 
   async function unreadCount(agentId: string): Promise<number> {
     const [row] = await db
@@ -95,13 +110,7 @@ export function notificationRoutes(deps: Deps) {
       const { page, nextCursor } = keysetPage(rows, limit, (row) => ({ at: row.position, id: row.notification.id }));
       return c.json(
         {
-          notifications: page.map(({ notification: n }) => ({
-            id: n.id,
-            kind: n.kind as (typeof NOTIFICATION_KINDS)[number],
-            payload: n.payload,
-            created_at: n.createdAt.toISOString(),
-            read_at: n.readAt?.toISOString() ?? null,
-          })),
+          notifications: page.map(({ notification }) => toNotification(notification)),
           unread_count: count,
           next_cursor: nextCursor,
         },
@@ -147,5 +156,121 @@ export function notificationRoutes(deps: Deps) {
     },
   );
 
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/notifications/stream",
+      tags: ["Notifications"],
+      summary: "New notifications as they happen (Server-Sent Events)",
+      description:
+        "Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s.",
+      security: bearerSecurity,
+      request: {
+        headers: z.object({
+          "last-event-id": z.string().optional().openapi({ description: "Resume after this notification" }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "An event stream",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+        ...errorResponses(401),
+      },
+    }),
+    async (c) => {
+      const me = c.get("agent").id;
+      const resumeId = c.req.header("last-event-id");
+      const [resumeAt] =
+        resumeId && isUuid(resumeId)
+          ? await db
+              .select({ at: timestampPosition(notifications.createdAt) })
+              .from(notifications)
+              .where(and(eq(notifications.id, resumeId), eq(notifications.agentId, me)))
+          : [];
+      // Without a known Last-Event-ID the stream starts now: what the lookback finds is skipped.
+      const [startAt] = resumeAt
+        ? [resumeAt]
+        : await db
+            .execute<{ at: string }>(sql`SELECT ${timestampPosition(sql`now()`)} AS at`)
+            .then((result) => result.rows);
+      const start = {
+        at: (startAt as { at: string }).at,
+        id: resumeAt ? (resumeId as string) : "ffffffff-ffff-ffff-ffff-ffffffffffff",
+      };
+      const sent = new Map<string, number>();
+      let floor = Date.parse(start.at);
+
+      async function newRows() {
+        const rows = await db
+          .select({ notification: notifications, position: timestampPosition(notifications.createdAt) })
+          .from(notifications)
+          .where(
+            and(
+              eq(notifications.agentId, me),
+              sql`(${notifications.createdAt}, ${notifications.id}) > (${start.at}::timestamptz, ${start.id}::uuid)`,
+              sql`${notifications.createdAt} > ${new Date(floor - STREAM_LOOKBACK_MS).toISOString()}::timestamptz`,
+            ),
+          )
+          .orderBy(notifications.createdAt, notifications.id)
+          .limit(200);
+        return rows.filter((row) => !sent.has(row.notification.id));
+      }
+
+      return streamSSE(c, async (stream) => {
+        let aborted = false;
+        let woken = false;
+        let resolveWait: (() => void) | undefined;
+        const wake = () => {
+          woken = true;
+          resolveWait?.();
+        };
+        stream.onAbort(() => {
+          aborted = true;
+          wake();
+        });
+        const unsubscribe = hub.subscribe(me, wake);
+        try {
+          if (!resumeAt) for (const row of await newRows()) sent.set(row.notification.id, Date.parse(row.position));
+          await stream.writeSSE({ event: "ready", data: JSON.stringify({ unread_count: await unreadCount(me) }) });
+          while (!aborted) {
+            if (!woken) {
+              await new Promise<void>((resolve) => {
+                resolveWait = resolve;
+                setTimeout(resolve, STREAM_POLL_MS).unref();
+              });
+            }
+            const wasWoken = woken;
+            woken = false;
+            resolveWait = undefined;
+            if (aborted) break;
+            const rows = await newRows();
+            for (const { notification: n, position } of rows) {
+              await stream.writeSSE({ id: n.id, event: n.kind, data: JSON.stringify(toNotification(n)) });
+              const at = Date.parse(position);
+              sent.set(n.id, at);
+              floor = Math.max(floor, at);
+            }
+            if (rows.length === 200) woken = true; // more are waiting
+            if (rows.length === 0 && !wasWoken) await stream.write(": keep-alive\n\n");
+            for (const [id, at] of sent) if (at < floor - 2 * STREAM_LOOKBACK_MS) sent.delete(id);
+          }
+        } finally {
+          unsubscribe();
+        }
+      });
+    },
+  );
+
   return app;
+}
+
+function toNotification(n: typeof notifications.$inferSelect) {
+  return {
+    id: n.id,
+    kind: n.kind as (typeof NOTIFICATION_KINDS)[number],
+    payload: n.payload,
+    created_at: n.createdAt.toISOString(),
+    read_at: n.readAt?.toISOString() ?? null,
+  };
 }

@@ -5,12 +5,12 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { timestampPosition } from "../db/keyset.ts";
 import { agents, listings, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { notify } from "../domain/notifications.ts";
 import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
 import { isUuid } from "../http/request.ts";
+import { notify } from "../notifications/notify.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { formatRating } from "./listings.ts";
 

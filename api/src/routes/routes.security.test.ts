@@ -22,6 +22,8 @@ let thirdListing: string;
 let ownerTransaction: string;
 /** The third agent, with whom the owner has a conversation. */
 let thirdAgent: string;
+/** A webhook delivery of the owner's (the third agent's message, sent to the owner's webhook). */
+let ownerDelivery: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
@@ -37,6 +39,22 @@ beforeAll(async () => {
     body: JSON.stringify({ to_agent_id: third.id, content: "between the owner and the third" }),
   });
   if (sent.status !== 201) throw new Error(`send answered ${sent.status}`);
+  const hooked = await t.app.request("/api/agents/me", {
+    method: "PATCH",
+    headers: { "content-type": "application/json", authorization: `Bearer ${owner.key}` },
+    body: JSON.stringify({ webhook_url: "http://127.0.0.1:9/hook" }),
+  });
+  if (hooked.status !== 200) throw new Error(`PATCH answered ${hooked.status}`);
+  const reply = await t.app.request("/api/messages/send", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${third.key}` },
+    body: JSON.stringify({ to_agent_id: owner.id, content: "a reply, delivered to the owner's webhook" }),
+  });
+  if (reply.status !== 201) throw new Error(`send answered ${reply.status}`);
+  const log = await t.app.request("/api/agents/me/webhook/deliveries", {
+    headers: { authorization: `Bearer ${owner.key}` },
+  });
+  ownerDelivery = (await json(log)).deliveries[0].id;
 });
 afterAll(() => t.close());
 
@@ -45,6 +63,8 @@ interface KeyedRoute {
   body?: () => unknown;
   /** Path parameters: the owner's resources. */
   params?: () => Record<string, string>;
+  /** The answer is an event stream: its first event is read, then the stream is closed. */
+  stream?: true;
   /**
    * What another agent's key gets: `forbidden` (403, nothing changes) for a route on a resource,
    * `self` for a route that can only ever act on the caller (the owner's rows do not change),
@@ -134,6 +154,13 @@ const KEYED: Record<string, KeyedRoute> = {
   "GET /api/auth/session": { intruder: "not its credential" },
   "GET /api/notifications": { intruder: "self" },
   "POST /api/notifications/read": { body: () => ({ all: true }), intruder: "self" },
+  "GET /api/notifications/stream": { intruder: "self", stream: true },
+  "GET /api/agents/me/webhook/deliveries": { intruder: "self" },
+  "POST /api/agents/me/webhook/deliveries/{id}/redeliver": {
+    params: () => ({ id: ownerDelivery }),
+    intruder: "forbidden",
+  },
+  "POST /api/agents/me/webhook/rotate-secret": { intruder: "self" },
   // Messages are always the caller's own: another key reads and writes its own conversations.
   "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
   "GET /api/messages": { intruder: "self" },
@@ -198,6 +225,14 @@ async function snapshot(): Promise<string> {
   return rows[0]?.digest ?? "";
 }
 
+/** The first event of a stream, as text; the stream is closed after it. */
+async function firstEvent(response: Response): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
+}
+
 function call(route: string, spec: KeyedRoute, authorization?: string) {
   const [method, template] = route.split(" ") as [string, string];
   const path = Object.entries(spec.params?.() ?? {}).reduce(
@@ -260,7 +295,7 @@ describe("keyed routes", () => {
         // Whatever the answer (an external intruder may not withdraw: 400), it is about the caller.
         expect([401, 403]).not.toContain(response.status);
         expect(response.status).toBeLessThan(500);
-        const answer = JSON.stringify(await json(response));
+        const answer = spec.stream ? await firstEvent(response) : JSON.stringify(await json(response));
         expect(answer).not.toContain(owner.id);
         if (route.endsWith("rotate-key")) {
           // The intruder's own key was rotated; keep the new one for the next routes.

@@ -1,0 +1,62 @@
+import { inArray, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { agents, notifications, webhookDeliveries } from "../db/schema.ts";
+
+/** Every kind of notification (API.md); webhooks carry the same names. */
+export const NOTIFICATION_KINDS = [
+  "payment.funded",
+  "payment.released",
+  "payment.refunded",
+  "transaction.delivered",
+  "transaction.disputed",
+  "transaction.resolved",
+  "listing.claimed",
+  "listing.purchased",
+  "review.received",
+  "message.received",
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** The Postgres channel that wakes live streams: its payload is the agent's id. */
+export const NOTIFICATION_CHANNEL = "agent_notifications";
+
+export interface NewNotification {
+  agentId: string;
+  kind: NotificationKind;
+  payload: Record<string, unknown>;
+  /** Names the event (e.g. `message:<id>`): the same event for the same agent is stored once. */
+  dedupeKey: string;
+}
+
+type Writer = Pick<Database, "insert" | "select" | "execute">;
+
+/**
+ * Records notifications, exactly once per agent and event, and with each new one a webhook
+ * delivery for an agent that has a webhook URL. Pass the database transaction that writes the
+ * event itself, so all of it commits together; live streams are woken when it commits.
+ */
+export async function notify(tx: Writer, items: NewNotification[]): Promise<void> {
+  if (items.length === 0) return;
+  const created = await tx
+    .insert(notifications)
+    // In the order given, even within one statement (now() is the same for the whole transaction).
+    .values(items.map((item, i) => ({ ...item, createdAt: sql`clock_timestamp() + ${i} * interval '1 microsecond'` })))
+    .onConflictDoNothing()
+    .returning({ id: notifications.id, agentId: notifications.agentId });
+  if (created.length === 0) return;
+  const agentIds = [...new Set(created.map((row) => row.agentId))];
+  const hooks = await tx
+    .select({ id: agents.id, url: agents.webhookUrl })
+    .from(agents)
+    .where(inArray(agents.id, agentIds));
+  const urlOf = new Map(hooks.flatMap((agent) => (agent.url ? [[agent.id, agent.url] as const] : [])));
+  const deliveries = created.flatMap((row) => {
+    const url = urlOf.get(row.agentId);
+    return url ? [{ notificationId: row.id, agentId: row.agentId, url }] : [];
+  });
+  if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries);
+  // Delivered on commit, once per distinct payload.
+  for (const agentId of agentIds) {
+    await tx.execute(sql`SELECT pg_notify(${NOTIFICATION_CHANNEL}, ${agentId})`);
+  }
+}

@@ -1,0 +1,266 @@
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { sql } from "drizzle-orm";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { get, json, patch, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import { createWebhookSender, retryDelayMs } from "./webhook-sender.ts";
+
+/*
+ * Webhooks end to end on the suite's Postgres, with a real HTTP receiver on this machine: the
+ * secret shown once, signed deliveries, retries with backoff after a failing answer, failure after
+ * the last attempt, redelivery, a rotated secret, and URLs that may not receive webhooks.
+ */
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver that answers each request with the next status of its script (then 200). */
+function startReceiver() {
+  const received: Received[] = [];
+  const script: number[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
+      const status = script.shift() ?? 200;
+      if (status === 302) response.writeHead(302, { location: "http://127.0.0.1:9/elsewhere" });
+      else response.writeHead(status);
+      response.end();
+    });
+  });
+  return new Promise<{ url: string; received: Received[]; script: number[]; close: () => Promise<void> }>((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${address.port}/hook`,
+        received,
+        script,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+const RETRY_BASE_MS = 40;
+let t: TestApp;
+let sender: ReturnType<typeof createWebhookSender>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  t = await testApp();
+  t.config.webhooks = { ...t.config.webhooks, retryBaseMs: RETRY_BASE_MS, maxAttempts: 3, timeoutMs: 2_000 };
+  sender = createWebhookSender({ db: t.db, config: t.config, logger: pino({ level: "silent" }) });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+type Agent = Awaited<ReturnType<typeof registerAgent>>;
+
+async function hookedAgent(url = receiver.url): Promise<Agent & { secret: string }> {
+  const agent = await registerAgent(t.app, "hooked");
+  const response = await patch(t.app, "/api/agents/me", { webhook_url: url }, agent.key);
+  expect(response.status).toBe(200);
+  const body = await json(response);
+  expect(body.webhook_url).toBe(url);
+  expect(body.webhook_secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+  return { ...agent, secret: body.webhook_secret };
+}
+
+async function message(to: Agent, content: string) {
+  const from = await registerAgent(t.app, "writer");
+  const response = await post(t.app, "/api/messages/send", { to_agent_id: to.id, content }, from.key);
+  expect(response.status).toBe(201);
+  return (await json(response)).message.id as string;
+}
+
+async function deliveries(agent: Agent, query = "") {
+  return (await json(await get(t.app, `/api/agents/me/webhook/deliveries${query}`, agent.key))).deliveries;
+}
+
+/** Sends what is due until the agent's deliveries settle (none pending) or `rounds` pass. */
+async function sendUntilSettled(agent: Agent, rounds = 40) {
+  for (let i = 0; i < rounds; i++) {
+    await sender.tick();
+    const open = (await deliveries(agent)).filter((d: { status: string }) => d.status === "pending");
+    if (open.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS));
+  }
+}
+
+const signature = (body: string, secret: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+
+function receivedFor(notificationId: string) {
+  return receiver.received.filter((r) => r.headers["x-notification-id"] === notificationId);
+}
+
+describe("webhooks", () => {
+  it("the secret is shown once: a later PATCH of the URL does not show or change it", async () => {
+    const agent = await hookedAgent();
+    const again = await json(await patch(t.app, "/api/agents/me", { webhook_url: `${receiver.url}?v=2` }, agent.key));
+    expect(again.webhook_secret).toBeUndefined();
+    expect(again.webhook_url).toBe(`${receiver.url}?v=2`);
+    expect(JSON.stringify(await json(await get(t.app, "/api/agents/me", agent.key)))).not.toContain(agent.secret);
+    // Stored sealed, not in the clear.
+    const { rows } = await t.db.execute<{ sealed: string }>(
+      sql`SELECT webhook_secret_encrypted AS sealed FROM app.agents WHERE id = ${agent.id}`,
+    );
+    expect(rows[0]?.sealed).toMatch(/^v1:/);
+    expect(rows[0]?.sealed).not.toContain(agent.secret.slice(6));
+  });
+
+  it("a notification is POSTed once, signed with the agent's secret", async () => {
+    const agent = await hookedAgent();
+    await message(agent, "hello webhook");
+    await sendUntilSettled(agent);
+    const [notification] = (await json(await get(t.app, "/api/notifications", agent.key))).notifications;
+    const got = receivedFor(notification.id);
+    expect(got).toHaveLength(1);
+    const [delivery] = got as [Received];
+    expect(delivery.headers["x-signature"]).toBe(signature(delivery.body, agent.secret));
+    expect(delivery.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(delivery.body)).toEqual({
+      id: notification.id,
+      kind: "message.received",
+      agent_id: agent.id,
+      created_at: notification.created_at,
+      payload: notification.payload,
+    });
+    // Nothing more is due for it: another round sends it nothing.
+    await sender.tick();
+    expect(receivedFor(notification.id)).toHaveLength(1);
+    expect(await deliveries(agent)).toEqual([
+      expect.objectContaining({
+        notification_id: notification.id,
+        kind: "message.received",
+        status: "delivered",
+        attempts: 1,
+        last_status_code: 200,
+        last_error: null,
+        next_attempt_at: null,
+        delivered_at: expect.any(String),
+      }),
+    ]);
+  });
+
+  it("a failing receiver is retried with backoff until it answers 2xx", async () => {
+    const agent = await hookedAgent();
+    receiver.script.push(500, 503);
+    await message(agent, "retry me");
+    expect(await sender.tick()).toBeGreaterThan(0);
+    const [first] = await deliveries(agent);
+    expect(first).toMatchObject({ status: "pending", attempts: 1, last_status_code: 500, last_error: "HTTP 500" });
+    // Not due before its backoff.
+    const waitMs = Date.parse(first.next_attempt_at) - Date.now();
+    expect(waitMs).toBeGreaterThan(0);
+    expect(waitMs).toBeLessThanOrEqual(retryDelayMs(1, RETRY_BASE_MS));
+    await sendUntilSettled(agent);
+    const [settled] = await deliveries(agent);
+    expect(settled).toMatchObject({ status: "delivered", attempts: 3, last_status_code: 200 });
+    const attempts = receivedFor(settled.notification_id).map((r) => r.headers["x-delivery-attempt"]);
+    expect(attempts).toEqual(["1", "2", "3"]);
+  });
+
+  it("after the last attempt it is failed; a redelivery starts over; a redirect is not followed", async () => {
+    const agent = await hookedAgent();
+    receiver.script.push(500, 302, 500);
+    await message(agent, "never arrives");
+    await sendUntilSettled(agent);
+    const [failed] = await deliveries(agent);
+    expect(failed).toMatchObject({ status: "failed", attempts: 3, last_status_code: 500 });
+    // The 302 counted as a failure, and nothing went to where it pointed.
+    expect(receivedFor(failed.notification_id)).toHaveLength(3);
+    expect(await deliveries(agent, "?status=failed")).toHaveLength(1);
+    expect(await deliveries(agent, "?status=delivered")).toHaveLength(0);
+
+    const redelivered = await post(t.app, `/api/agents/me/webhook/deliveries/${failed.id}/redeliver`, {}, agent.key);
+    expect(redelivered.status).toBe(200);
+    expect((await json(redelivered)).delivery).toMatchObject({ status: "pending", attempts: 0 });
+    await sendUntilSettled(agent);
+    expect((await deliveries(agent))[0]).toMatchObject({ status: "delivered", attempts: 1 });
+    // A delivered one is left as it is.
+    const again = await json(
+      await post(t.app, `/api/agents/me/webhook/deliveries/${failed.id}/redeliver`, {}, agent.key),
+    );
+    expect(again.delivery.status).toBe("delivered");
+    const other = await registerAgent(t.app, "other");
+    const foreign = await post(t.app, `/api/agents/me/webhook/deliveries/${failed.id}/redeliver`, {}, other.key);
+    expect(foreign.status).toBe(403);
+    const unknown = await post(
+      t.app,
+      "/api/agents/me/webhook/deliveries/6f1c2e9a-3b4d-4c5e-8f70-123456789abc/redeliver",
+      {},
+      agent.key,
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  it("a rotated secret signs every later delivery; the old one no longer does", async () => {
+    const agent = await hookedAgent();
+    const rotated = await json(await post(t.app, "/api/agents/me/webhook/rotate-secret", {}, agent.key));
+    expect(rotated.webhook_secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(rotated.webhook_secret).not.toBe(agent.secret);
+    await message(agent, "signed anew");
+    await sendUntilSettled(agent);
+    const [delivery] = await deliveries(agent);
+    const [got] = receivedFor(delivery.notification_id) as [Received];
+    expect(got.headers["x-signature"]).toBe(signature(got.body, rotated.webhook_secret));
+    expect(got.headers["x-signature"]).not.toBe(signature(got.body, agent.secret));
+  });
+
+  it("a removed webhook_url ends pending deliveries; an agent without one gets none", async () => {
+    const agent = await hookedAgent();
+    receiver.script.push(500);
+    await message(agent, "then removed");
+    await sender.tick();
+    expect((await deliveries(agent))[0]).toMatchObject({ status: "pending", attempts: 1 });
+    await patch(t.app, "/api/agents/me", { webhook_url: null }, agent.key);
+    await sendUntilSettled(agent);
+    expect((await deliveries(agent))[0]).toMatchObject({
+      status: "failed",
+      last_error: "the agent removed its webhook_url",
+    });
+    await message(agent, "no webhook now");
+    expect(await deliveries(agent)).toHaveLength(1);
+  });
+
+  it("outside local development, loopback, private and unresolvable hosts are refused and nothing changes", async () => {
+    const strict = await testApp({
+      webhooks: { retryBaseMs: 1_000, maxAttempts: 3, timeoutMs: 1_000, allowPrivateAddresses: false },
+    });
+    try {
+      const agent = await registerAgent(strict.app, "careful");
+      for (const url of [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",
+        "http://[::1]/hook",
+        "http://10.1.2.3/hook",
+        "http://192.168.1.1/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://[fd00::1]/hook",
+        "http://no-such-host.invalid/hook",
+        "http://user:pass@93.184.216.34/hook",
+        "ftp://93.184.216.34/hook",
+      ]) {
+        const response = await patch(strict.app, "/api/agents/me", { webhook_url: url }, agent.key);
+        expect(response.status, url).toBe(400);
+        expect(await json(response)).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+      }
+      const me = await json(await get(strict.app, "/api/agents/me", agent.key));
+      expect(me.webhook_url).toBeNull();
+      const allowed = await json(
+        await patch(strict.app, "/api/agents/me", { webhook_url: "https://93.184.216.34/hook" }, agent.key),
+      );
+      expect(allowed, JSON.stringify(allowed)).toMatchObject({ webhook_url: "https://93.184.216.34/hook" });
+      expect(allowed.webhook_secret).toMatch(/^whsec_/);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Notifications over real HTTP against `pnpm start`: a full bounty (posted, claimed, delivered,
+ * released, reviewed, with a message) produces the expected notifications in the list, on the
+ * poster's Server-Sent Events stream and at the hunter's webhook, a receiver started here that
+ * fails its first answer (the delivery is retried) and checks every signature. Last, the indexer
+ * is stopped (SIGSTOP): health answers 503 until it runs again.
+ */
+import { createHmac } from "node:crypto";
+import { rmSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventStreamReader } from "../../api/test/event-stream.ts";
+import {
+  json,
+  killStack,
+  newStackEnv,
+  processesWith,
+  type StackEnv,
+  type StackProcess,
+  startStackProcess,
+} from "./stack-process.ts";
+
+let dir: string;
+let env: StackEnv;
+let stack: StackProcess;
+
+interface Agent {
+  id: string;
+  key: string;
+}
+
+async function call(method: string, route: string, body?: unknown, key?: string) {
+  const response = await fetch(`${stack.apiUrl}${route}`, {
+    method,
+    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await json(response) };
+}
+
+async function hosted(name: string, usdcWei = 0n): Promise<Agent> {
+  const { body } = await call("POST", "/api/agents/register", { name, hosted: true });
+  if (usdcWei > 0n) {
+    const grant = await call("POST", "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: `${usdcWei}` });
+    expect(grant.status).toBe(200);
+  }
+  return { id: body.agent.id, key: body.api_key };
+}
+
+/** A webhook receiver: answers 500 to the first request, 200 after; keeps what it got. */
+function startReceiver() {
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
+      response.writeHead(received.length === 1 ? 500 : 200).end();
+    });
+  });
+  return new Promise<{ url: string; received: typeof received; close: () => void }>((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+        received,
+        close: () => server.close(),
+      }),
+    ),
+  );
+}
+
+/** Polls until `check` passes (it throws until then), for at most `ms`. */
+async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+beforeAll(async () => {
+  ({ dir, env } = await newStackEnv("e2e-notifications-"));
+  stack = startStackProcess({ ...env, WEBHOOK_RETRY_BASE_MS: "300", NOTIFY_INTERVAL_MS: "200" });
+  await stack.healthy();
+});
+
+afterAll(async () => {
+  await killStack(stack, env.DATA_DIR);
+  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("notifications over HTTP", () => {
+  it("a full bounty notifies in the list, on the stream and at a signed, retried webhook", async () => {
+    const receiver = await startReceiver();
+    try {
+      const poster = await hosted("poster", 20_000_000n);
+      const hunter = await hosted("hunter");
+      const hooked = await call("PATCH", "/api/agents/me", { webhook_url: receiver.url }, hunter.key);
+      expect(hooked.status).toBe(200);
+      const secret = hooked.body.webhook_secret as string;
+      expect(secret).toMatch(/^whsec_/);
+
+      const streamAbort = new AbortController();
+      const streamResponse = await fetch(`${stack.apiUrl}/api/notifications/stream`, {
+        headers: { authorization: `Bearer ${poster.key}` },
+        signal: streamAbort.signal,
+      });
+      expect(streamResponse.status).toBe(200);
+      const stream = eventStreamReader(streamResponse.body as ReadableStream<Uint8Array>);
+      expect((await stream.next()).event).toBe("ready");
+
+      const bounty = await call(
+        "POST",
+        "/api/listings",
+        {
+          agent_id: poster.id,
+          title: "Find the flaky test",
+          description: "end to end",
+          price_wei: "5000000",
+          listing_type: "BOUNTY",
+        },
+        poster.key,
+      );
+      expect(bounty.status).toBe(201);
+      const claimed = await call("POST", `/api/listings/${bounty.body.id}/claim`, {}, hunter.key);
+      expect(claimed.status).toBe(200);
+      const id = claimed.body.transaction_id as string;
+      const steps: [string, string, unknown, string][] = [
+        ["POST", `/api/transactions/${id}/deliver`, { deliverable: "it was the clock" }, hunter.key],
+        ["POST", `/api/transactions/${id}/release`, {}, poster.key],
+        ["POST", `/api/transactions/${id}/review`, { rating: 5, comment: "found it" }, poster.key],
+        ["POST", `/api/transactions/${id}/review`, { rating: 4 }, hunter.key],
+        ["POST", "/api/messages/send", { to_agent_id: hunter.id, content: "thanks" }, poster.key],
+      ];
+      for (const [method, route, body, key] of steps) {
+        const answer = await call(method, route, body, key);
+        expect(answer.status, `${route}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+      }
+
+      const posterKinds = [
+        "payment.funded",
+        "listing.claimed",
+        "transaction.delivered",
+        "payment.released",
+        "review.received",
+      ];
+      const hunterKinds = ["payment.released", "review.received", "message.received"];
+      const kindsOf = async (agent: Agent) => {
+        const { body } = await call("GET", "/api/notifications?limit=100", undefined, agent.key);
+        return (body.notifications as { kind: string }[]).map((n) => n.kind).reverse();
+      };
+      // The list: chain events arrive through the indexer, the others with their request.
+      await eventually(async () => expect((await kindsOf(poster)).sort()).toEqual([...posterKinds].sort()));
+      await eventually(async () => expect((await kindsOf(hunter)).sort()).toEqual([...hunterKinds].sort()));
+      const { body: unread } = await call("GET", "/api/notifications?unread=true", undefined, poster.key);
+      expect(unread.unread_count).toBe(posterKinds.length);
+
+      // The stream carried the poster's, each once.
+      const streamed: string[] = [];
+      while (streamed.length < posterKinds.length) {
+        const event = await stream.next(20_000);
+        expect(JSON.parse(event.data).id).toBe(event.id);
+        streamed.push(event.event);
+      }
+      expect(streamed.sort()).toEqual([...posterKinds].sort());
+      streamAbort.abort();
+      await stream.close();
+
+      // The webhook got the hunter's, signed; the first answer failed and was retried.
+      const deliveries = await eventually(async () => {
+        const { body } = await call("GET", "/api/agents/me/webhook/deliveries", undefined, hunter.key);
+        expect(body.deliveries).toHaveLength(hunterKinds.length);
+        for (const delivery of body.deliveries) expect(delivery.status).toBe("delivered");
+        return body.deliveries as { kind: string; attempts: number }[];
+      });
+      expect(deliveries.map((d) => d.kind).sort()).toEqual([...hunterKinds].sort());
+      expect(deliveries.map((d) => d.attempts).sort()).toEqual([1, 1, 2]);
+      expect(receiver.received).toHaveLength(hunterKinds.length + 1);
+      for (const request of receiver.received) {
+        const expected = `sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`;
+        expect(request.headers["x-signature"]).toBe(expected);
+        expect(JSON.parse(request.body).agent_id).toBe(hunter.id);
+      }
+      const retried = receiver.received[0] as { headers: IncomingHttpHeaders };
+      const again = receiver.received.filter(
+        (request) => request.headers["x-notification-id"] === retried.headers["x-notification-id"],
+      );
+      expect(again.map((request) => request.headers["x-delivery-attempt"])).toEqual(["1", "2"]);
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it("health answers 503 while the indexer is stopped, 200 once it runs again", async () => {
+    const [indexer] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+    expect(indexer).toBeDefined();
+    process.kill(indexer as number, "SIGSTOP");
+    try {
+      const down = await eventually(async () => {
+        const response = await fetch(`${stack.apiUrl}/api/health`);
+        expect(response.status).toBe(503);
+        return json(response);
+      });
+      expect(down.indexer.ok).toBe(false);
+      expect(down.database.ok).toBe(true);
+    } finally {
+      process.kill(indexer as number, "SIGCONT");
+    }
+    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
+  });
+});
