@@ -60,6 +60,16 @@ const EnvSchema = z.object({
   INDEXER_URL: z.string().url().optional(),
   /** How often the keeper runs (auto-release, expiry refunds, reconciliation); 0 turns it off. */
   KEEPER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /**
+   * Where clients reach this API (scheme, host, optional path prefix), e.g. https://market.example.
+   * URLs that leave the service and stay (ERC-8004 registration and feedback files named on chain)
+   * are built on it; without it, on the request's own origin.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
+    .optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -87,6 +97,8 @@ export interface Config {
   indexerWaitMs: number;
   keeperIntervalMs: number;
   indexerUrl?: string;
+  /** Without a trailing slash; absent: each request's origin. */
+  publicBaseUrl?: string;
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
@@ -129,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexerWaitMs: e.INDEXER_WAIT_MS,
     keeperIntervalMs: e.KEEPER_INTERVAL_MS,
     indexerUrl: e.INDEXER_URL,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     arbiter: arbiterOf(e),
   };
 }

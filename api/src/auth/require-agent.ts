@@ -19,6 +19,8 @@ export function requireAgent(db: Database): MiddlewareHandler<AppEnv> {
     .limit(1)
     .prepare("authenticate_api_key");
   return async (c, next) => {
+    // Already authenticated by an enclosing path's middleware: one key lookup per request.
+    if (c.get("agent")) return next();
     const key = apiKeyFromHeader(c.req.header("authorization"));
     if (!key) throw unauthorized();
     const [found] = await authenticate.execute({ keyHash: hashApiKey(key) });
