@@ -8,6 +8,7 @@ import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { erc8004Routes } from "./routes/erc8004.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
@@ -72,6 +73,7 @@ export function createApp(given: Deps) {
   app.route("/", reviewRoutes(deps));
   app.route("/", userAuthRoutes(deps));
   app.route("/", reputationRoutes(deps));
+  app.route("/", erc8004Routes(deps));
   app.route("/", platformSummaryRoutes(deps));
   app.route("/", platformRoutes(deps, app));
 

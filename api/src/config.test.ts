@@ -17,6 +17,15 @@ describe("loadConfig", () => {
     expect(config.masterKey).toEqual(Buffer.from(MASTER_KEY, "hex"));
   });
 
+  it("keeps PUBLIC_BASE_URL without its trailing slash, and refuses one that is not http(s)", () => {
+    const base = { DATABASE_URL: "postgresql://localhost/x", MASTER_KEY };
+    expect(loadConfig(base).publicBaseUrl).toBeUndefined();
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: "https://market.example/v1/" }).publicBaseUrl).toBe(
+      "https://market.example/v1",
+    );
+    expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: "ftp://market.example" })).toThrow(/PUBLIC_BASE_URL/);
+  });
+
   it("refuses a missing database or a master key that is not 32 bytes, naming each problem", () => {
     expect(() => loadConfig({ MASTER_KEY })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: "postgresql://localhost/x", MASTER_KEY: "abcd" })).toThrow(/MASTER_KEY/);

@@ -76,6 +76,16 @@ const EnvSchema = z.object({
    * the default is true on the local chain and false elsewhere.
    */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
+  /**
+   * Where clients reach this API (scheme, host, optional path prefix), e.g. https://market.example.
+   * URLs that leave the service and stay (ERC-8004 registration and feedback files named on chain)
+   * are built on it; without it, on the request's own origin.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
+    .optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -105,6 +115,8 @@ export interface Config {
   indexerUrl?: string;
   notifyIntervalMs: number;
   webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number; allowPrivateAddresses: boolean };
+  /** Without a trailing slash; absent: each request's origin. */
+  publicBaseUrl?: string;
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
@@ -154,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       allowPrivateAddresses: (e.WEBHOOK_ALLOW_PRIVATE ?? String(e.CHAIN_ID === LOCAL_CHAIN_ID)) === "true",
     },
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     arbiter: arbiterOf(e),
   };
 }

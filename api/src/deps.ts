@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import type { Erc8004Actions } from "./chain/erc8004-actions.ts";
 import type { EscrowActions } from "./chain/escrow-actions.ts";
+import type { HostedSender } from "./chain/hosted-sender.ts";
 import type { ChainReader } from "./chain/reader.ts";
 import type { Relayer } from "./chain/relayer.ts";
 import type { UsdcActions } from "./chain/usdc-actions.ts";
@@ -17,6 +19,8 @@ export interface Deps {
   escrow: EscrowActions;
   usdc: UsdcActions;
   arbiterRelayer?: Relayer;
+  erc8004: Erc8004Actions;
+  hostedSender: HostedSender;
   logger: Logger;
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */

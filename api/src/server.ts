@@ -34,7 +34,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = createApp({ config, db, ...services, logger, rateLimitStore, readCache });
   const stopKeeper =
     config.keeperIntervalMs > 0
-      ? createKeeper({ db, ...services, logger, readCache }).start(config.keeperIntervalMs)
+      ? createKeeper({ db, config, ...services, logger, readCache }).start(config.keeperIntervalMs)
       : async () => {};
   // Indexed escrow events become notifications; due webhooks are sent.
   const stopNotifying =

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ERC8004_ADDRESSES } from "./chains.ts";
 
 /** Where one contract of a deployment lives. `abi` names the ABI export of this package. */
 export interface DeployedContract {
@@ -47,4 +48,22 @@ export function writeDeployment(deployment: Deployment, dir = deploymentsDir()):
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(deployment, null, 2)}\n`);
   return file;
+}
+
+/** The ERC-8004 registries a chain's marketplace uses. */
+export interface Erc8004Registries {
+  identityRegistry: `0x${string}`;
+  reputationRegistry: `0x${string}`;
+}
+
+/**
+ * The ERC-8004 registries of a deployment: its own (local chains deploy them), else the official
+ * ones of its chain; undefined when it has neither.
+ */
+export function erc8004RegistriesOf(deployment: Deployment): Erc8004Registries | undefined {
+  const { IdentityRegistry, ReputationRegistry } = deployment.contracts;
+  if (IdentityRegistry && ReputationRegistry) {
+    return { identityRegistry: IdentityRegistry.address, reputationRegistry: ReputationRegistry.address };
+  }
+  return ERC8004_ADDRESSES[deployment.chainId];
 }

@@ -13,7 +13,15 @@ import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
 import { type Address, createPublicClient, createTestClient, createWalletClient, erc20Abi, type Hex, http } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, killStack, newStackEnv, type StackEnv, type StackProcess, startStackProcess } from "./stack-process.ts";
+import {
+  callApi,
+  killStack,
+  newStackEnv,
+  registerHostedAgent,
+  type StackEnv,
+  type StackProcess,
+  startStackProcess,
+} from "./stack-process.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const EXTERNAL_BUYER = 5;
@@ -36,29 +44,13 @@ interface Agent {
   wallet: Address;
 }
 
-async function call(method: string, route: string, body?: unknown, key?: string) {
-  const response = await fetch(`${stack.apiUrl}${route}`, {
-    method,
-    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await json(response) };
-}
+const call = (method: string, route: string, body?: unknown, key?: string) =>
+  callApi(stack.apiUrl, method, route, body, key);
 
 const usdcOf = (address: Address) =>
   publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
-async function hosted(name: string, usdcWei = 0n): Promise<Agent> {
-  const { body } = await call("POST", "/api/agents/register", { name, hosted: true });
-  if (usdcWei > 0n) {
-    const grant = await call("POST", "/api/dev/faucet", {
-      address: body.agent.wallet_address,
-      usdc_wei: usdcWei.toString(),
-    });
-    expect(grant.status).toBe(200);
-  }
-  return { id: body.agent.id, key: body.api_key, wallet: body.agent.wallet_address };
-}
+const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(stack.apiUrl, name, usdcWei);
 
 /** An external agent whose wallet is dev account `index` (10,000 USDC from pnpm start). */
 async function external(name: string, index: number) {

@@ -11,10 +11,12 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import {
+  callApi,
   json,
   killStack,
   newStackEnv,
   processesWith,
+  registerHostedAgent,
   type StackEnv,
   type StackProcess,
   startStackProcess,
@@ -29,23 +31,10 @@ interface Agent {
   key: string;
 }
 
-async function call(method: string, route: string, body?: unknown, key?: string) {
-  const response = await fetch(`${stack.apiUrl}${route}`, {
-    method,
-    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await json(response) };
-}
+const call = (method: string, route: string, body?: unknown, key?: string) =>
+  callApi(stack.apiUrl, method, route, body, key);
 
-async function hosted(name: string, usdcWei = 0n): Promise<Agent> {
-  const { body } = await call("POST", "/api/agents/register", { name, hosted: true });
-  if (usdcWei > 0n) {
-    const grant = await call("POST", "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: `${usdcWei}` });
-    expect(grant.status).toBe(200);
-  }
-  return { id: body.agent.id, key: body.api_key };
-}
+const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(stack.apiUrl, name, usdcWei);
 
 /** A webhook receiver: answers 500 to the first request, 200 after; keeps what it got. */
 function startReceiver() {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@agent-marketplace/indexer/local-postgres";
+import type { Address } from "viem";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const startScript = path.join(repoRoot, "api", "scripts", "start-stack.ts");
@@ -156,4 +157,28 @@ export function processesWith(words: string[]): number[] {
     }
   }
   return found;
+}
+
+/** A JSON request to a running API: its status and parsed body. */
+export async function callApi(apiUrl: string, method: string, route: string, body?: unknown, key?: string) {
+  const response = await fetch(`${apiUrl}${route}`, {
+    method,
+    headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await json(response) };
+}
+
+/** Registers a hosted agent over HTTP; the local faucet gives it `usdcWei`. */
+export async function registerHostedAgent(apiUrl: string, name: string, usdcWei = 0n) {
+  const { status, body } = await callApi(apiUrl, "POST", "/api/agents/register", { name, hosted: true });
+  if (status !== 201) throw new Error(`register answered ${status}: ${JSON.stringify(body)}`);
+  if (usdcWei > 0n) {
+    const grant = await callApi(apiUrl, "POST", "/api/dev/faucet", {
+      address: body.agent.wallet_address,
+      usdc_wei: usdcWei.toString(),
+    });
+    if (grant.status !== 200) throw new Error(`faucet answered ${grant.status}: ${JSON.stringify(grant.body)}`);
+  }
+  return { id: body.agent.id as string, key: body.api_key as string, wallet: body.agent.wallet_address as Address };
 }

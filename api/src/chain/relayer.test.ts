@@ -1,20 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { agentEscrowAbi } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
 import {
   type Address,
   createPublicClient,
-  createTestClient,
   createWalletClient,
-  custom,
   encodeFunctionData,
-  type Hex,
   http,
   type PublicClient,
-  parseEther,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { chainInstance, clientThatCannotBroadcast, fundedAccount, harmlessCall } from "../../test/relayer-fixtures.ts";
 import { createDatabase, type Database } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { relayedTransactions } from "../db/schema.ts";
@@ -23,7 +19,7 @@ import { createRelayer, RelayRevertedError } from "./relayer.ts";
 /*
  * The relayer against the suite's real Hardhat node and Postgres. Each test sends from a fresh key
  * funded with ETH, so no other test shares its nonces. Faults are injected only where the outside
- * world would cause them: an RPC endpoint that refuses to broadcast.
+ * world would cause them: an RPC endpoint that refuses to broadcast (test/relayer-fixtures.ts).
  */
 
 const stack = inject("stack");
@@ -39,38 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => db.$client.end());
 
-/** A fresh relayer key with 10 ETH for gas. */
-async function fundedAccount() {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await createTestClient({ mode: "hardhat", transport: http(stack.rpcUrl) }).setBalance({
-    address: account.address,
-    value: parseEther("10"),
-  });
-  return account;
-}
-
-/** A harmless call that always succeeds: cancels one unused nonce bit of the sender. */
-function harmlessCall(bit: number): { to: Address; data: Hex; purpose: string } {
-  return {
-    to: escrow,
-    data: encodeFunctionData({ abi: agentEscrowAbi, functionName: "invalidateNonces", args: [0n, 1n << BigInt(bit)] }),
-    purpose: "test",
-  };
-}
-
-/** A client whose endpoint accepts every call but refuses to broadcast, as a failing RPC would. */
-function clientThatCannotBroadcast(): PublicClient {
-  const real = http(stack.rpcUrl)({ chain: undefined });
-  return createPublicClient({
-    transport: custom({
-      async request({ method, params }) {
-        if (method === "eth_sendRawTransaction") throw new Error("injected: endpoint unavailable");
-        return real.request({ method, params } as Parameters<typeof real.request>[0]);
-      },
-    }),
-  }) as PublicClient;
-}
-
 async function rowsOf(address: Address, chainInstance: string) {
   return db
     .select()
@@ -79,7 +43,7 @@ async function rowsOf(address: Address, chainInstance: string) {
     .orderBy(relayedTransactions.nonce);
 }
 
-const instance = () => `test-${randomBytes(6).toString("hex")}`;
+const instance = chainInstance;
 
 describe("relayer", () => {
   it("20 concurrent submissions get 20 consecutive nonces and all land", async () => {
@@ -118,6 +82,23 @@ describe("relayer", () => {
     }
   }, 30_000);
 
+  it("a quoted submission is signed with the quote's gas limit and fees; a value is sent along", async () => {
+    const account = await fundedAccount();
+    const relayer = createRelayer({ db, publicClient, chainId: chain.id, chainInstance: instance(), account });
+    const quote = await relayer.quote(harmlessCall(0));
+    const quoted = await relayer.submit({ ...harmlessCall(0), quote });
+    expect((await relayer.confirm(quoted.txHash)).status).toBe("success");
+    expect(await publicClient.getTransaction({ hash: quoted.txHash })).toMatchObject({
+      gas: quote.gas,
+      maxFeePerGas: quote.maxFeePerGas,
+      maxPriorityFeePerGas: quote.maxPriorityFeePerGas,
+    });
+    const payee = privateKeyToAccount(generatePrivateKey()).address;
+    const paid = await relayer.submit({ to: payee, data: "0x", value: 1234n, purpose: "test" });
+    expect((await relayer.confirm(paid.txHash)).status).toBe("success");
+    expect(await publicClient.getBalance({ address: payee })).toBe(1234n);
+  });
+
   it("a call that would revert is refused before anything is signed or recorded", async () => {
     const account = await fundedAccount();
     const chainInstance = instance();
@@ -141,6 +122,7 @@ describe("relayer", () => {
     await expect(relayer.submit({ to: escrow, data: release, purpose: "release" })).rejects.toBeInstanceOf(
       RelayRevertedError,
     );
+    await expect(relayer.quote({ to: escrow, data: release })).rejects.toBeInstanceOf(RelayRevertedError);
     expect(await rowsOf(account.address, chainInstance)).toEqual([]);
     expect(await publicClient.getTransactionCount({ address: account.address })).toBe(0);
   });

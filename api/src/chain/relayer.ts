@@ -16,6 +16,13 @@ type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 export interface RelayRequest {
   to: Address;
   data: Hex;
+  /** Wei sent along (a gas top-up of another wallet); none by default. */
+  value?: bigint;
+  /**
+   * Sign with this gas limit and these fees (from {@link Relayer.quote}) instead of estimating
+   * again: what a top-up paid for is then exactly what the transaction may spend.
+   */
+  quote?: GasQuote;
   /** What it does ("fund", "deliver", ...): for logs and the keeper. */
   purpose: string;
   /** The marketplace transaction it acts on, if any. */
@@ -25,6 +32,18 @@ export interface RelayRequest {
    * the record of what was sent commit together or not at all.
    */
   record?: (tx: DbTransaction, sent: { txHash: Hex }) => Promise<void>;
+}
+
+/** The gas limit (with headroom) and fees a transaction is signed with. */
+export interface GasQuote {
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** The most a quoted transaction can cost its sender: every unit of gas at the fee cap, plus its value. */
+export function maxCostOf(quote: GasQuote, value = 0n): bigint {
+  return quote.gas * quote.maxFeePerGas + value;
 }
 
 export interface RelayedTransaction {
@@ -45,8 +64,13 @@ export class RelayRevertedError extends Error {
 export interface Relayer {
   address: Address;
   /**
-   * Simulates the call (a revert throws {@link RelayRevertedError} and changes nothing), signs it
-   * with the next nonce, records it in the outbox and broadcasts it. The answer comes once the
+   * Simulates the call (a revert throws {@link RelayRevertedError}) and answers the gas limit, with
+   * headroom, and the fees {@link submit} would sign it with.
+   */
+  quote(request: Pick<RelayRequest, "to" | "data" | "value">): Promise<GasQuote>;
+  /**
+   * Simulates the call unless it carries a quote (a revert throws {@link RelayRevertedError} and
+   * changes nothing), signs it with the next nonce, records it in the outbox and broadcasts it. The answer comes once the
    * row is committed: if the broadcast itself fails, the row stays `signed` and {@link resume}
    * sends it again.
    */
@@ -209,21 +233,36 @@ export function createRelayer(options: RelayerOptions): Relayer {
       .where(eq(outbox.txHash, txHash));
   }
 
+  /** The gas a call needs plus the headroom; a revert throws {@link RelayRevertedError}. */
+  async function gasLimitOf(request: Pick<RelayRequest, "to" | "data" | "value">): Promise<bigint> {
+    try {
+      const gas = await publicClient.estimateGas({
+        account: address,
+        to: request.to,
+        data: request.data,
+        value: request.value,
+      });
+      return gas + (gas * GAS_HEADROOM_PERCENT) / 100n;
+    } catch (error) {
+      throw new RelayRevertedError(error);
+    }
+  }
+
   return {
     address,
 
+    async quote(request) {
+      const [gas, fee] = await Promise.all([gasLimitOf(request), currentFees()]);
+      return { gas, ...fee };
+    },
+
     async submit(request) {
-      let gas: bigint;
-      try {
-        gas = await publicClient.estimateGas({ account: address, to: request.to, data: request.data });
-      } catch (error) {
-        throw new RelayRevertedError(error);
-      }
+      const gasLimit = request.quote?.gas ?? (await gasLimitOf(request));
       // The chain's count of the relayer's transactions, read before the lock (the node's answer is
       // the slow part of a submission); under the lock it only matters if something else sent
       // from this key, since every one of ours is in the outbox.
       const [fee, chainNonce] = await Promise.all([
-        currentFees(),
+        request.quote ?? currentFees(),
         publicClient.getTransactionCount({ address, blockTag: "pending" }),
       ]);
       let settle: (committed: boolean) => void = () => {};
@@ -246,8 +285,9 @@ export function createRelayer(options: RelayerOptions): Relayer {
             type: "eip1559",
             to: request.to,
             data: request.data,
+            value: request.value,
             nonce,
-            gas: gas + (gas * GAS_HEADROOM_PERCENT) / 100n,
+            gas: gasLimit,
             maxFeePerGas: fee.maxFeePerGas,
             maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
           });

@@ -71,3 +71,38 @@ export const chainCheckpoint = chain
     latestCheckpoint: text("latest_checkpoint").notNull(),
   })
   .existing();
+
+/** ERC-8004 identities of the IdentityRegistry (see indexer/src/Erc8004.ts). Addresses lowercase. */
+export const chainErc8004Agent = chain
+  .view("erc8004_agent", {
+    chainId: integer("chain_id").notNull(),
+    agentId: wei("agent_id").notNull(),
+    owner: text("owner").notNull(),
+    agentUri: text("agent_uri").notNull(),
+    /** The registry's verified payment wallet ("agentWallet" metadata), null when unset. */
+    agentWallet: text("agent_wallet"),
+    registeredTxHash: text("registered_tx_hash").notNull(),
+    registeredBlock: wei("registered_block").notNull(),
+    registeredAt: wei("registered_at").notNull(),
+  })
+  .existing();
+
+/** ERC-8004 feedback given through the ReputationRegistry, one row per (agent, client, index). */
+export const chainErc8004Feedback = chain
+  .view("erc8004_feedback", {
+    chainId: integer("chain_id").notNull(),
+    agentId: wei("agent_id").notNull(),
+    client: text("client").notNull(),
+    feedbackIndex: wei("feedback_index").notNull(),
+    value: wei("value").notNull(),
+    valueDecimals: integer("value_decimals").notNull(),
+    tag1: text("tag1").notNull(),
+    tag2: text("tag2").notNull(),
+    endpoint: text("endpoint").notNull(),
+    feedbackUri: text("feedback_uri").notNull(),
+    feedbackHash: text("feedback_hash").notNull(),
+    revoked: boolean("revoked").notNull(),
+    txHash: text("tx_hash").notNull(),
+    blockNumber: wei("block_number").notNull(),
+  })
+  .existing();

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   customType,
@@ -46,6 +47,14 @@ export const agents = app.table(
     webhookSecretEncrypted: text("webhook_secret_encrypted"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    // ERC-8004 identity (migration "erc8004"): the agent's token in the IdentityRegistry.
+    /** The token id, once its registration is mined (hosted) or verified (external). */
+    erc8004AgentId: numeric("erc8004_agent_id", { precision: 78, scale: 0 }),
+    /**
+     * The `register` transaction. A hosted agent's is recorded when it is signed, before its
+     * receipt: a second request finds it and waits for it instead of registering twice.
+     */
+    erc8004TxHash: text("erc8004_tx_hash"),
   },
   (t) => [
     uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),
@@ -328,6 +337,13 @@ export const reviews = app.table(
     rating: integer("rating").notNull(),
     comment: text("comment"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    // ERC-8004 feedback (migration "erc8004"): a hosted reviewer's review, given on chain.
+    /** The feedback file exactly as its keccak256 went on chain (served as feedback.json). */
+    erc8004FeedbackFile: text("erc8004_feedback_file"),
+    /** The `giveFeedback` transaction, recorded when signed: a review is given on chain once. */
+    erc8004FeedbackTxHash: text("erc8004_feedback_tx_hash"),
+    /** The feedback's index (per agent and client, from 1), once mined. */
+    erc8004FeedbackIndex: bigint("erc8004_feedback_index", { mode: "number" }),
   },
   (t) => [
     uniqueIndex("reviews_transaction_reviewer_key").on(t.transactionId, t.reviewerAgentId),

@@ -12,11 +12,24 @@ export async function awaitIndexed(
   done: string,
   transactionId: string,
 ): Promise<void> {
+  await awaitIndexedBlock(escrow, block, {
+    done,
+    readAgain: `/api/transactions/${transactionId}`,
+    details: { transaction_id: transactionId },
+  });
+}
+
+/** The same for any write: `readAgain` is the path whose answer will show it. */
+export async function awaitIndexedBlock(
+  escrow: Pick<EscrowActions, "waitIndexed">,
+  block: bigint,
+  what: { done: string; readAgain: string; details?: Record<string, unknown> },
+): Promise<void> {
   if (await escrow.waitIndexed(block)) return;
   throw new ApiError(
     503,
     "indexer_behind",
-    `${done} on chain in block ${block}, but the indexer has not reached it yet: GET /api/transactions/${transactionId} shortly`,
-    { transaction_id: transactionId, block_number: block.toString() },
+    `${what.done} on chain in block ${block}, but the indexer has not reached it yet: GET ${what.readAgain} shortly`,
+    { ...what.details, block_number: block.toString() },
   );
 }

@@ -9,6 +9,11 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+/** Where clients reach the API: the configured public base URL, else this request's origin. */
+export function publicBaseUrl(c: Context, configured: string | undefined): string {
+  return configured ?? new URL(c.req.url).origin;
+}
+
 /** The client's IP: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
 export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {

@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import pino from "pino";
-import type { Address } from "viem";
+import { type Address, getAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
 import {
@@ -13,6 +15,10 @@ import {
   uniqueWord,
   usdcBalance,
 } from "../../test/harness.ts";
+import { clientThatCannotBroadcast, harmlessCall } from "../../test/relayer-fixtures.ts";
+import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { createHostedSender } from "../chain/hosted-sender.ts";
+import { agents } from "../db/schema.ts";
 import { createKeeper } from "./keeper.ts";
 
 /*
@@ -29,7 +35,7 @@ let keeper: ReturnType<typeof createKeeper>;
 beforeAll(async () => {
   t = await testApp();
   market = testMarket();
-  keeper = createKeeper({ db: t.db, ...t.services, logger: pino({ level: "silent" }) });
+  keeper = createKeeper({ db: t.db, config: t.config, ...t.services, logger: pino({ level: "silent" }) });
 });
 afterAll(() => t.close());
 
@@ -140,5 +146,34 @@ describe("keeper", () => {
     expect((await keeper.runOnce()).refunded).toContain(posted.funding.transaction_id);
     expect(await usdcOf(poster.wallet)).toBe(10n * USDC);
     expect((await json(await get(t.app, `/api/listings/${posted.id}`))).is_active).toBe(false);
+  });
+
+  it("sends a hosted wallet's transaction whose broadcast failed, without waiting for the agent", async () => {
+    const agent = await registerHosted(t.app, "hosted wallet");
+    const [row] = await t.db.select().from(agents).where(eq(agents.id, agent.id));
+    const wallet = getAddress(agent.wallet);
+    const account = privateKeyToAccount(
+      decryptPrivateKey(row?.encryptedPrivateKey as string, wallet, t.config.masterKey),
+    );
+    // The same outbox as the keeper's (this chain instance), behind an endpoint that cannot broadcast.
+    const startBlock = BigInt(t.services.chain.deployment.contracts.AgentEscrow.startBlock);
+    const instance = (await t.services.chain.publicClient.getBlock({ blockNumber: startBlock })).hash;
+    const failing = createHostedSender({
+      db: t.db,
+      publicClient: clientThatCannotBroadcast(),
+      chainId: t.config.chainId,
+      chainInstance: instance,
+      platformRelayer: t.services.relayer,
+    });
+    const sent = await failing.submit(account, harmlessCall(7));
+    expect(await t.services.hostedSender.outboxStatus(sent.txHash)).toBe("signed");
+    expect(await t.services.hostedSender.openWallets()).toContain(wallet);
+
+    const report = await keeper.runOnce();
+    expect(report.resumed).toBeGreaterThanOrEqual(1);
+    expect(await t.services.hostedSender.outboxStatus(sent.txHash)).toBe("mined");
+    const receipt = await t.services.chain.publicClient.getTransactionReceipt({ hash: sent.txHash });
+    expect(receipt.status).toBe("success");
+    expect(await t.services.hostedSender.openWallets()).not.toContain(wallet);
   });
 });

@@ -1,9 +1,11 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { encodeFunctionData, zeroAddress } from "viem";
+import { encodeFunctionData, getAddress, zeroAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { repeatEvery } from "../background/repeat.ts";
+import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
-import { listings, relayedTransactions, transactions } from "../db/schema.ts";
+import { agents, listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { fundedBountiesAwaitingListing, listFundedBounty } from "../domain/bounties.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
@@ -14,7 +16,8 @@ import { termsOfEscrow } from "../domain/escrow-terms.ts";
  * - Expiry: an undelivered escrow past its deadline is refunded to its buyer; for a bounty, a
  *   lapsed claim re-opens it instead (the claimant is cleared), and an unclaimed bounty past its
  *   expiry is refunded and delisted.
- * - Reconciliation: relayed transactions a crash left without a receipt are recorded or re-sent,
+ * - Reconciliation: relayed transactions a crash left without a receipt are recorded or re-sent
+ *   (the relayer's and hosted wallets' own),
  *   and an external poster's bounty funded on chain but never confirmed is listed. (A transaction's
  *   state is read from its indexed escrow, so a PENDING one whose funding landed is FUNDED already.)
  * The relayer sends release and refund, which anyone may call once time allows; the gas is ours.
@@ -45,8 +48,30 @@ interface Due {
   isBounty: boolean;
 }
 
-export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" | "logger" | "readCache">) {
-  const { db, chain, escrow, relayer, logger } = deps;
+export function createKeeper(
+  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "hostedSender" | "logger" | "readCache">,
+) {
+  const { db, config, chain, escrow, relayer, hostedSender, logger } = deps;
+
+  /**
+   * Hosted wallets' own transactions (ERC-8004 registrations and feedback) that a crash or a failed
+   * broadcast left without a receipt: sent again or recorded, without waiting for the agent's next
+   * request. Answers how many were open.
+   */
+  async function resumeHostedWallets(): Promise<number> {
+    let resumed = 0;
+    for (const address of await hostedSender.openWallets()) {
+      const [agent] = await db
+        .select()
+        .from(agents)
+        .where(sql`lower(${agents.walletAddress}) = ${address.toLowerCase()}`);
+      if (!agent?.hosted || !agent.encryptedPrivateKey) continue;
+      const wallet = getAddress(agent.walletAddress);
+      const account = privateKeyToAccount(decryptPrivateKey(agent.encryptedPrivateKey, wallet, config.masterKey));
+      resumed += await hostedSender.resume(account);
+    }
+    return resumed;
+  }
 
   async function due(now: number, limit = 50): Promise<Due[]> {
     const { rows } = await db.execute<Record<string, unknown>>(sql`
@@ -122,7 +147,7 @@ export function createKeeper(deps: Pick<Deps, "db" | "chain" | "escrow" | "relay
 
   async function runOnce(): Promise<KeeperReport> {
     const report: KeeperReport = {
-      resumed: await relayer.resume(),
+      resumed: (await relayer.resume()) + (await resumeHostedWallets()),
       listed: [],
       released: [],
       refunded: [],

@@ -17,35 +17,47 @@ interface Received {
   body: string;
 }
 
-/** A receiver that answers each request with the next status of its script (then 200). */
+/**
+ * A receiver that answers each request with the next status of its path's script (then 200): each
+ * agent of a test gets a path of its own, so no test answers another's deliveries.
+ */
 function startReceiver() {
   const received: Received[] = [];
-  const script: number[] = [];
+  const scripts = new Map<string, number[]>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-      const status = script.shift() ?? 200;
+      const status = scripts.get(request.url ?? "")?.shift() ?? 200;
       if (status === 302) response.writeHead(302, { location: "http://127.0.0.1:9/elsewhere" });
       else response.writeHead(status);
       response.end();
     });
   });
-  return new Promise<{ url: string; received: Received[]; script: number[]; close: () => Promise<void> }>((resolve) => {
+  let paths = 0;
+  return new Promise<{
+    /** A new URL of this receiver whose requests are answered with `statuses`, then 200. */
+    url: (...statuses: number[]) => string;
+    received: Received[];
+    close: () => Promise<void>;
+  }>((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const address = server.address() as { port: number };
       resolve({
-        url: `http://127.0.0.1:${address.port}/hook`,
+        url(...statuses) {
+          const path = `/hook/${++paths}`;
+          scripts.set(path, statuses);
+          return `http://127.0.0.1:${address.port}${path}`;
+        },
         received,
-        script,
         close: () => new Promise((done) => server.close(() => done())),
       });
     });
   });
 }
 
-const RETRY_BASE_MS = 40;
+const RETRY_BASE_MS = 400;
 let t: TestApp;
 let sender: ReturnType<typeof createWebhookSender>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -62,14 +74,14 @@ afterAll(async () => {
 
 type Agent = Awaited<ReturnType<typeof registerAgent>>;
 
-async function hookedAgent(url = receiver.url): Promise<Agent & { secret: string }> {
+async function hookedAgent(url = receiver.url()): Promise<Agent & { secret: string; url: string }> {
   const agent = await registerAgent(t.app, "hooked");
   const response = await patch(t.app, "/api/agents/me", { webhook_url: url }, agent.key);
   expect(response.status).toBe(200);
   const body = await json(response);
   expect(body.webhook_url).toBe(url);
   expect(body.webhook_secret).toMatch(/^whsec_[0-9a-f]{64}$/);
-  return { ...agent, secret: body.webhook_secret };
+  return { ...agent, secret: body.webhook_secret, url };
 }
 
 async function message(to: Agent, content: string) {
@@ -84,12 +96,12 @@ async function deliveries(agent: Agent, query = "") {
 }
 
 /** Sends what is due until the agent's deliveries settle (none pending) or `rounds` pass. */
-async function sendUntilSettled(agent: Agent, rounds = 40) {
+async function sendUntilSettled(agent: Agent, rounds = 100) {
   for (let i = 0; i < rounds; i++) {
     await sender.tick();
     const open = (await deliveries(agent)).filter((d: { status: string }) => d.status === "pending");
     if (open.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -102,9 +114,10 @@ function receivedFor(notificationId: string) {
 describe("webhooks", () => {
   it("the secret is shown once: a later PATCH of the URL does not show or change it", async () => {
     const agent = await hookedAgent();
-    const again = await json(await patch(t.app, "/api/agents/me", { webhook_url: `${receiver.url}?v=2` }, agent.key));
+    const next = receiver.url();
+    const again = await json(await patch(t.app, "/api/agents/me", { webhook_url: next }, agent.key));
     expect(again.webhook_secret).toBeUndefined();
-    expect(again.webhook_url).toBe(`${receiver.url}?v=2`);
+    expect(again.webhook_url).toBe(next);
     expect(JSON.stringify(await json(await get(t.app, "/api/agents/me", agent.key)))).not.toContain(agent.secret);
     // Stored sealed, not in the clear.
     const { rows } = await t.db.execute<{ sealed: string }>(
@@ -149,16 +162,18 @@ describe("webhooks", () => {
   });
 
   it("a failing receiver is retried with backoff until it answers 2xx", async () => {
-    const agent = await hookedAgent();
-    receiver.script.push(500, 503);
+    const agent = await hookedAgent(receiver.url(500, 503));
     await message(agent, "retry me");
+    const before = Date.now();
     expect(await sender.tick()).toBeGreaterThan(0);
     const [first] = await deliveries(agent);
     expect(first).toMatchObject({ status: "pending", attempts: 1, last_status_code: 500, last_error: "HTTP 500" });
-    // Not due before its backoff.
-    const waitMs = Date.parse(first.next_attempt_at) - Date.now();
-    expect(waitMs).toBeGreaterThan(0);
-    expect(waitMs).toBeLessThanOrEqual(retryDelayMs(1, RETRY_BASE_MS));
+    // Due again after its backoff, not at once: a round now sends it nothing.
+    const dueIn = Date.parse(first.next_attempt_at) - before;
+    expect(dueIn).toBeGreaterThanOrEqual(retryDelayMs(1, RETRY_BASE_MS));
+    expect(dueIn).toBeLessThan(retryDelayMs(2, RETRY_BASE_MS));
+    await sender.tick();
+    if (Date.now() < Date.parse(first.next_attempt_at)) expect(receivedFor(first.notification_id)).toHaveLength(1);
     await sendUntilSettled(agent);
     const [settled] = await deliveries(agent);
     expect(settled).toMatchObject({ status: "delivered", attempts: 3, last_status_code: 200 });
@@ -167,8 +182,7 @@ describe("webhooks", () => {
   });
 
   it("after the last attempt it is failed; a redelivery starts over; a redirect is not followed", async () => {
-    const agent = await hookedAgent();
-    receiver.script.push(500, 302, 500);
+    const agent = await hookedAgent(receiver.url(500, 302, 500));
     await message(agent, "never arrives");
     await sendUntilSettled(agent);
     const [failed] = await deliveries(agent);
@@ -214,8 +228,7 @@ describe("webhooks", () => {
   });
 
   it("a removed webhook_url ends pending deliveries; an agent without one gets none", async () => {
-    const agent = await hookedAgent();
-    receiver.script.push(500);
+    const agent = await hookedAgent(receiver.url(500));
     await message(agent, "then removed");
     await sender.tick();
     expect((await deliveries(agent))[0]).toMatchObject({ status: "pending", attempts: 1 });

@@ -33,7 +33,7 @@ let keeper: ReturnType<typeof createKeeper>;
 beforeAll(async () => {
   t = await testApp();
   market = testMarket();
-  keeper = createKeeper({ db: t.db, ...t.services, logger: pino({ level: "silent" }) });
+  keeper = createKeeper({ db: t.db, config: t.config, ...t.services, logger: pino({ level: "silent" }) });
 });
 afterAll(() => t.close());
 

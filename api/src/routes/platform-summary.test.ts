@@ -23,6 +23,22 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** "METHOD /api/..." mentions in a text. */
+function endpointsNamedIn(text: string): string[] {
+  return [...text.matchAll(/\b(GET|POST|PATCH|DELETE) (\/api\/[A-Za-z0-9_/{}.-]+)/g)].map(
+    ([, method, path]) => `${method} ${path}`,
+  );
+}
+
+/**
+ * Whether the OpenAPI document has the operation. Paths name their parameters as the document does
+ * ({id}) or by what they hold ({transaction_id}); the document does not describe itself.
+ */
+const known = (operation: string) =>
+  operation === "GET /api/openapi.json" ||
+  operations.has(operation) ||
+  operations.has(operation.replace(/\{[a-z_]+\}/g, "{id}"));
+
 /** The figures straight from the tables and the indexer's view. */
 async function expectedStats() {
   const { rows } = await t.db.execute<{
@@ -88,6 +104,9 @@ describe("GET /api/info", () => {
       "claim a bounty",
       "deliver",
     ]);
+    const named = endpointsNamedIn(JSON.stringify(info));
+    expect(named).toContain("GET /api/notifications/stream");
+    expect(named.filter((operation) => !known(operation))).toEqual([]);
     for (const link of Object.values(info.links) as string[]) {
       expect((await get(t.app, link)).status, link).toBe(200);
     }
@@ -104,16 +123,8 @@ describe("GET /skill.md", () => {
     expect(text).toContain(deployment.contracts.AgentEscrow.address);
     expect(text).toContain(`chain ${deployment.chainId}`);
     expect(text).toContain(`at least ${TIER_THRESHOLDS.TRUSTED.completed} completed`);
-    const named = [...text.matchAll(/\b(GET|POST|PATCH|DELETE) (\/api\/[A-Za-z0-9_/{}.-]+)/g)].map(
-      ([, method, path]) => `${method} ${path}`,
-    );
+    const named = endpointsNamedIn(text);
     expect(named.length).toBeGreaterThan(8);
-    // Paths name their parameters as the document does ({id}) or by what they hold ({transaction_id});
-    // the document does not describe itself.
-    const known = (operation: string) =>
-      operation === "GET /api/openapi.json" ||
-      operations.has(operation) ||
-      operations.has(operation.replace(/\{[a-z_]+\}/g, "{id}"));
     expect(named.filter((operation) => !known(operation))).toEqual([]);
   });
 });

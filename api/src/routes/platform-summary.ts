@@ -43,6 +43,8 @@ const Info = z
       authentication: z.string(),
       amounts: z.string(),
       chain: z.object({ chain_id: z.number().int(), escrow_contract: z.string(), usdc_token: z.string() }),
+      notifications: z.string(),
+      identity: z.string(),
       skill: z.string(),
     }),
   })
@@ -114,6 +116,9 @@ export function platformSummaryRoutes(deps: Deps) {
             authentication: "Authorization: Bearer <api_key> (64 hex characters)",
             amounts: 'Strings of USDC wei: 6 decimals, "1000000" is 1 USDC',
             chain: { chain_id: chain.chainId, escrow_contract: escrow, usdc_token: usdc },
+            notifications:
+              "GET /api/notifications, live on GET /api/notifications/stream (Server-Sent Events), or POSTed to your webhook_url (PATCH /api/agents/me), signed X-Signature: sha256=<HMAC>",
+            identity: "POST /api/agents/me/erc8004/register: an ERC-8004 identity owned by your wallet",
             skill: "/skill.md",
           },
         },

@@ -5,11 +5,12 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { timestampPosition } from "../db/keyset.ts";
 import { agents, listings, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
+import { erc8004ReviewFeedback } from "../domain/erc8004-feedback.ts";
+import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
 import { conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
-import { isUuid } from "../http/request.ts";
+import { isUuid, publicBaseUrl } from "../http/request.ts";
 import { notify } from "../notifications/notify.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { formatRating } from "./listings.ts";
@@ -17,7 +18,9 @@ import { formatRating } from "./listings.ts";
 /*
  * Reviews: each party of a RELEASED transaction may rate the other once (1 to 5, an optional
  * comment). A buyer's review of the seller also counts in the listing's avg_rating, in the same
- * database transaction. GET /api/agents/{id}/reviews lists what an agent received.
+ * database transaction. A hosted reviewer's review of an agent with an ERC-8004 identity is also
+ * given on chain as feedback; the review stands even when that step fails (it is logged).
+ * GET /api/agents/{id}/reviews lists what an agent received.
  */
 
 export const MAX_REVIEW_COMMENT = 2_000;
@@ -41,6 +44,16 @@ const Review = z
     rating: z.number().int(),
     comment: z.string().nullable(),
     created_at: z.string(),
+    erc8004_feedback: z
+      .object({
+        tx_hash: z.string(),
+        feedback_index: z.number().int().nullable().openapi({ description: "Null until mined" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "The review as ERC-8004 feedback to the reviewed agent's identity (hosted reviewers, once the reviewed agent is registered); its file is GET /api/reviews/{id}/feedback.json",
+      }),
   })
   .openapi("Review");
 
@@ -60,6 +73,7 @@ const reviewee = alias(agents, "reviewee");
 export function reviewRoutes(deps: Deps) {
   const { db, chain } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const feedback = erc8004ReviewFeedback(deps);
   app.use("/api/transactions/:id/review", requireAgent(db));
 
   function selectReviews(where: SQL | undefined, limit: number) {
@@ -79,6 +93,20 @@ export function reviewRoutes(deps: Deps) {
   }
 
   type ReviewRow = Awaited<ReturnType<typeof selectReviews>>[number];
+
+  /** The review as ERC-8004 feedback, when it is to be given (see domain/erc8004-feedback.ts). */
+  async function giveOnChain(
+    review: ReviewRow["review"],
+    reviewerRow: typeof agents.$inferSelect,
+    transaction: TransactionRow,
+    base: string,
+  ): Promise<void> {
+    if (!reviewerRow.hosted) return;
+    const [revieweeRow] = await db.select().from(agents).where(eq(agents.id, review.revieweeAgentId));
+    if (!revieweeRow) return;
+    await feedback.give({ review, reviewer: reviewerRow, reviewee: revieweeRow, transaction, base });
+  }
+
   const toReview = (row: ReviewRow): z.infer<typeof Review> => ({
     id: row.review.id,
     transaction_id: row.review.transactionId,
@@ -88,6 +116,9 @@ export function reviewRoutes(deps: Deps) {
     rating: row.review.rating,
     comment: row.review.comment,
     created_at: row.review.createdAt.toISOString(),
+    erc8004_feedback: row.review.erc8004FeedbackTxHash
+      ? { tx_hash: row.review.erc8004FeedbackTxHash, feedback_index: row.review.erc8004FeedbackIndex }
+      : null,
   });
 
   app.openapi(
@@ -138,7 +169,7 @@ export function reviewRoutes(deps: Deps) {
             comment: body.comment ?? null,
           })
           .onConflictDoNothing()
-          .returning({ id: reviews.id });
+          .returning();
         if (review) {
           await notify(tx, [
             {
@@ -167,6 +198,10 @@ export function reviewRoutes(deps: Deps) {
       });
       if (!inserted) throw conflict("You have already reviewed this transaction", { transaction_id: id });
       deps.readCache?.invalidate();
+      // The review is stored: a failure to give it on chain is logged, and the answer says null.
+      await giveOnChain(inserted, caller, row, publicBaseUrl(c, deps.config.publicBaseUrl)).catch((error: unknown) =>
+        c.get("logger").error({ err: error, review_id: inserted.id }, "erc8004 feedback failed"),
+      );
       const [saved] = await selectReviews(eq(reviews.id, inserted.id), 1);
       return c.json({ review: toReview(saved as ReviewRow) }, 201);
     },

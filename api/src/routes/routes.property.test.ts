@@ -68,6 +68,10 @@ const ROUTES: RouteUnderTest[] = [
   { method: "POST", path: "/api/transactions/{id}/dispute" },
   { method: "GET", path: "/api/transactions" },
   { method: "GET", path: "/api/transactions/{id}" },
+  { method: "GET", path: "/api/agents/{id}/registration.json" },
+  { method: "GET", path: "/api/agents/{id}/erc8004" },
+  { method: "POST", path: "/api/agents/me/erc8004/register" },
+  { method: "GET", path: "/api/reviews/{id}/feedback.json" },
 ];
 
 const APP_TABLES = [

@@ -166,6 +166,8 @@ const KEYED: Record<string, KeyedRoute> = {
   "GET /api/messages": { intruder: "self" },
   "GET /api/messages/{peer_agent_id}": { params: () => ({ peer_agent_id: thirdAgent }), intruder: "self" },
   "POST /api/feed": { body: () => ({ content: "a post" }), intruder: "self" },
+  // An agent registers its own ERC-8004 identity: another key registers (or is told how) itself.
+  "POST /api/agents/me/erc8004/register": { body: () => ({}), intruder: "self" },
 };
 
 /** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
@@ -191,6 +193,11 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/info": { path: () => "/api/info" },
   "GET /api/agents/{id}/reputation": { path: () => `/api/agents/${owner.id}/reputation` },
   "GET /api/agents/{id}/reputation/verify": { path: () => `/api/agents/${owner.id}/reputation/verify` },
+  "GET /api/agents/{id}/registration.json": { path: () => `/api/agents/${owner.id}/registration.json` },
+  "GET /api/agents/{id}/erc8004": { path: () => `/api/agents/${owner.id}/erc8004` },
+  "GET /api/reviews/{id}/feedback.json": {
+    path: () => "/api/reviews/6f1c2e9a-3b4d-4c5e-8f70-123456789abc/feedback.json",
+  },
 };
 
 interface Operation {

@@ -64,6 +64,8 @@ export function errorResponses(...statuses: number[]) {
     409: "Conflict",
     413: "Body too large",
     429: "Rate limit exceeded",
+    502: "The chain refused the transaction",
+    503: "Unavailable, or the indexer is behind: retry shortly",
   };
   return Object.fromEntries(
     statuses.map((status) => [
