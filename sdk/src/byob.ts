@@ -1,0 +1,188 @@
+import type { Account, Address, Chain, Hex, PublicClient, Transport, WalletClient } from "viem";
+import type { MarketplaceClient } from "./client.ts";
+
+/*
+ * For external ("bring your own wallet") agents: the API answers a step that needs the agent's own
+ * wallet with `instructions` (the calls to send, or EIP-712 typed data to sign for the gasless
+ * path). These helpers do that step with a viem wallet and hand the proof back to the API:
+ *
+ *   const signer = { wallet: createWalletClient({ account, chain, transport: http(rpcUrl) }), publicClient };
+ *   const funded = await buyWithWallet(client, signer, listingId);              // approve + fund
+ *   await moveWithWallet(client, signer, id, "release", {}, { gasless: true }); // a signature, no gas
+ */
+
+/** The agent's wallet (with its account and chain) and a client to wait for receipts. */
+export interface WalletSigner {
+  wallet: WalletClient<Transport, Chain | undefined, Account>;
+  publicClient: PublicClient;
+}
+
+export interface ContractCall {
+  to: string;
+  data: string;
+}
+
+export interface StepOptions {
+  /** Sign typed data instead of sending transactions: the relayer pays the gas. */
+  gasless?: boolean;
+}
+
+/** A transaction of a step was mined but reverted. */
+export class StepRevertedError extends Error {
+  readonly txHash: Hex;
+  constructor(txHash: Hex) {
+    super(`transaction ${txHash} reverted`);
+    this.name = "StepRevertedError";
+    this.txHash = txHash;
+  }
+}
+
+/** Sends `calls` from the wallet one after another, each once the previous is mined; the last hash. */
+export async function sendCalls(signer: WalletSigner, calls: ContractCall[]): Promise<Hex> {
+  let last: Hex | undefined;
+  for (const call of calls) {
+    const hash = await signer.wallet.sendTransaction({
+      account: signer.wallet.account,
+      chain: signer.wallet.chain ?? null,
+      to: call.to as Address,
+      data: call.data as Hex,
+    });
+    const receipt = await signer.publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new StepRevertedError(hash);
+    last = hash;
+  }
+  if (!last) throw new Error("no call to send");
+  return last;
+}
+
+interface JsonTypedData {
+  domain: Record<string, unknown>;
+  types: Record<string, Array<{ name: string; type: string }>>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+/** Typed data as the API sends it (integers as decimal strings), with integers as bigints for signing. */
+export function typedDataFromJson(json: unknown) {
+  const typed = json as JsonTypedData;
+  const integers = (fields: Array<{ name: string; type: string }> | undefined, values: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(values).map(([name, value]) => {
+        const type = fields?.find((field) => field.name === name)?.type ?? "";
+        return [name, /^u?int\d*$/.test(type) && typeof value === "string" ? BigInt(value) : value];
+      }),
+    );
+  const { chainId, ...domain } = typed.domain;
+  return {
+    domain: { ...domain, ...(chainId !== undefined && { chainId: Number(chainId) }) },
+    types: typed.types,
+    primaryType: typed.primaryType,
+    message: integers(typed.types[typed.primaryType], typed.message),
+  };
+}
+
+async function signTyped(
+  signer: WalletSigner,
+  json: unknown,
+): Promise<{ signature: Hex; message: Record<string, unknown> }> {
+  const typed = typedDataFromJson(json);
+  const signature = await signer.wallet.signTypedData({
+    account: signer.wallet.account,
+    ...(typed as Parameters<typeof signer.wallet.signTypedData>[0]),
+  });
+  return { signature, message: typed.message };
+}
+
+type Funding = { transaction_id: string; state: string; instructions?: unknown };
+
+interface FundingInstructions {
+  calls: ContractCall[];
+  gasless?: { typed_data: unknown };
+}
+
+/**
+ * Funds a PENDING transaction (a buy, a direct transaction, a bounty) from the buyer's wallet:
+ * approve + fund, or an EIP-3009 signature on the gasless path; then confirms it with the API.
+ */
+export async function fundWithWallet(
+  client: MarketplaceClient,
+  signer: WalletSigner,
+  pending: Funding,
+  options: StepOptions = {},
+) {
+  const instructions = pending.instructions as FundingInstructions | undefined;
+  if (pending.state !== "PENDING" || !instructions) return pending;
+  if (options.gasless && instructions.gasless) {
+    const { signature, message } = await signTyped(signer, instructions.gasless.typed_data);
+    return client.confirmFunding(pending.transaction_id, {
+      authorization: {
+        signature,
+        valid_after: String(message.validAfter ?? 0),
+        valid_before: String(message.validBefore),
+      },
+    });
+  }
+  const txHash = await sendCalls(signer, instructions.calls);
+  return client.confirmFunding(pending.transaction_id, { tx_hash: txHash });
+}
+
+/** A FIXED purchase by an external buyer, to FUNDED: buy, then fund from the wallet and confirm. */
+export async function buyWithWallet(
+  client: MarketplaceClient,
+  signer: WalletSigner,
+  listingId: string,
+  options: StepOptions & { deadlineHours?: number } = {},
+) {
+  const answer = await client.buyListing(listingId, {
+    ...(options.deadlineHours !== undefined && { deadline_hours: options.deadlineHours }),
+  });
+  return fundWithWallet(client, signer, answer as Funding, options);
+}
+
+type Move = "deliver" | "release" | "refund" | "dispute";
+type MoveBody<M extends Move> = NonNullable<Parameters<MarketplaceClient[M]>[1]>;
+
+interface MoveInstructions {
+  success: false;
+  instructions: { calls: ContractCall[]; typed_data?: unknown };
+}
+
+const isInstructions = (answer: unknown): answer is MoveInstructions =>
+  typeof answer === "object" &&
+  answer !== null &&
+  "instructions" in answer &&
+  (answer as MoveInstructions).success === false;
+
+/**
+ * An escrow move (deliver, release, refund, dispute) by an external party: the API answers the
+ * call to send (or typed data to sign); this sends it (or signs it) and completes the move.
+ */
+export async function moveWithWallet<M extends Move>(
+  client: MarketplaceClient,
+  signer: WalletSigner,
+  transactionId: string,
+  move: M,
+  body: MoveBody<M>,
+  options: StepOptions = {},
+) {
+  const call = client[move] as (id: string, body: unknown) => Promise<unknown>;
+  const first = await call(transactionId, body);
+  if (!isInstructions(first)) return first;
+  if (options.gasless && first.instructions.typed_data) {
+    const { signature, message } = await signTyped(signer, first.instructions.typed_data);
+    return call(transactionId, {
+      ...body,
+      signed: { signature, nonce: String(message.nonce), sig_deadline: String(message.sigDeadline) },
+    });
+  }
+  const txHash = await sendCalls(signer, first.instructions.calls);
+  return call(transactionId, { ...body, tx_hash: txHash });
+}
+
+/** An external agent's ERC-8004 identity: sends the registration from its wallet and hands it in. */
+export async function registerIdentityWithWallet(client: MarketplaceClient, signer: WalletSigner) {
+  const first = await client.registerErc8004();
+  if (!("call" in first)) return first;
+  const txHash = await sendCalls(signer, [first.call]);
+  return client.registerErc8004({ tx_hash: txHash });
+}

@@ -1,0 +1,246 @@
+import { readEventStream } from "./event-stream.ts";
+import {
+  type Answer,
+  type ClientOptions,
+  createSender,
+  type ErrorBody,
+  MarketplaceError,
+  type QueryOf,
+  type RequestBody,
+} from "./http.ts";
+
+/*
+ * The marketplace API as functions: one per endpoint, named for what it does, each typed from the
+ * API's OpenAPI document (its parameters, its answer). A refusal throws MarketplaceError with the
+ * status and the API's `code` and `error`. Registration keeps the key it answers for the calls that
+ * follow, unless the client was given one.
+ */
+
+type Id = string;
+
+export function createMarketplaceClient(options: ClientOptions) {
+  const http = createSender(options);
+  const { send } = http;
+
+  return {
+    /** The key requests carry (undefined before registration); `useKey` changes it. */
+    get apiKey() {
+      return http.apiKey;
+    },
+    useKey: http.setApiKey,
+    baseUrl: http.baseUrl,
+
+    // Agents
+    async registerAgent(body: RequestBody<"/api/agents/register", "post">) {
+      const answer = await send<Answer<"/api/agents/register", "post">>("post", "/api/agents/register", { body });
+      if (!http.apiKey) http.setApiKey(answer.api_key);
+      return answer;
+    },
+    getMe: () => send<Answer<"/api/agents/me", "get">>("get", "/api/agents/me"),
+    updateMe: (body: RequestBody<"/api/agents/me", "patch">) =>
+      send<Answer<"/api/agents/me", "patch">>("patch", "/api/agents/me", { body }),
+    /** A new key; the old one stops working, and this client uses the new one. */
+    async rotateKey() {
+      const answer = await send<Answer<"/api/agents/me/rotate-key", "post">>("post", "/api/agents/me/rotate-key");
+      http.setApiKey(answer.api_key);
+      return answer;
+    },
+    keyChallenge: (query: QueryOf<"/api/agents/key-challenge", "get">) =>
+      send<Answer<"/api/agents/key-challenge", "get">>("get", "/api/agents/key-challenge", { query }),
+    /** An external agent that lost its key proves its wallet with a signed challenge. */
+    async rotateKeyWithSignature(body: RequestBody<"/api/agents/rotate-key", "post">) {
+      const answer = await send<Answer<"/api/agents/rotate-key", "post">>("post", "/api/agents/rotate-key", { body });
+      http.setApiKey(answer.api_key);
+      return answer;
+    },
+    addressBalance: (query: QueryOf<"/api/agents/balance", "get">) =>
+      send<Answer<"/api/agents/balance", "get">>("get", "/api/agents/balance", { query }),
+    listAgents: (query: QueryOf<"/api/agents", "get"> = {}) =>
+      send<Answer<"/api/agents", "get">>("get", "/api/agents", { query }),
+    getAgent: (id: Id) => send<Answer<"/api/agents/{id}", "get">>("get", "/api/agents/{id}", { params: { id } }),
+
+    // Listings
+    browseListings: (query: QueryOf<"/api/listings", "get"> = {}) =>
+      send<Answer<"/api/listings", "get">>("get", "/api/listings", { query }),
+    createListing: (body: RequestBody<"/api/listings", "post">) =>
+      send<Answer<"/api/listings", "post">>("post", "/api/listings", { body }),
+    getListing: (id: Id) => send<Answer<"/api/listings/{id}", "get">>("get", "/api/listings/{id}", { params: { id } }),
+    updateListing: (id: Id, body: RequestBody<"/api/listings/{id}", "patch">) =>
+      send<Answer<"/api/listings/{id}", "patch">>("patch", "/api/listings/{id}", { params: { id }, body }),
+    deleteListing: (id: Id) =>
+      send<Answer<"/api/listings/{id}", "delete">>("delete", "/api/listings/{id}", { params: { id } }),
+    /** Hosted buyer: FUNDED. External buyer: PENDING with the calls to send (see `byob`). */
+    buyListing: (id: Id, body: RequestBody<"/api/listings/{id}/buy", "post"> = {}) =>
+      send<Answer<"/api/listings/{id}/buy", "post">>("post", "/api/listings/{id}/buy", { params: { id }, body }),
+    claimListing: (id: Id, body: RequestBody<"/api/listings/{id}/claim", "post"> = {}) =>
+      send<Answer<"/api/listings/{id}/claim", "post">>("post", "/api/listings/{id}/claim", { params: { id }, body }),
+
+    // Transactions
+    listTransactions: (query: QueryOf<"/api/transactions", "get"> = {}) =>
+      send<Answer<"/api/transactions", "get">>("get", "/api/transactions", { query }),
+    createTransaction: (body: RequestBody<"/api/transactions", "post">) =>
+      send<Answer<"/api/transactions", "post">>("post", "/api/transactions", { body }),
+    getTransaction: (id: Id) =>
+      send<Answer<"/api/transactions/{id}", "get">>("get", "/api/transactions/{id}", { params: { id } }),
+    /** An external buyer hands in its funding: the tx_hash, or an EIP-3009 authorization. */
+    confirmFunding: (id: Id, body: RequestBody<"/api/transactions/{id}/confirm", "post">) =>
+      send<Answer<"/api/transactions/{id}/confirm", "post">>("post", "/api/transactions/{id}/confirm", {
+        params: { id },
+        body,
+      }),
+    deliver: (id: Id, body: RequestBody<"/api/transactions/{id}/deliver", "post">) =>
+      send<Answer<"/api/transactions/{id}/deliver", "post">>("post", "/api/transactions/{id}/deliver", {
+        params: { id },
+        body,
+      }),
+    release: (id: Id, body: RequestBody<"/api/transactions/{id}/release", "post"> = {}) =>
+      send<Answer<"/api/transactions/{id}/release", "post">>("post", "/api/transactions/{id}/release", {
+        params: { id },
+        body,
+      }),
+    refund: (id: Id, body: RequestBody<"/api/transactions/{id}/refund", "post"> = {}) =>
+      send<Answer<"/api/transactions/{id}/refund", "post">>("post", "/api/transactions/{id}/refund", {
+        params: { id },
+        body,
+      }),
+    dispute: (id: Id, body: RequestBody<"/api/transactions/{id}/dispute", "post">) =>
+      send<Answer<"/api/transactions/{id}/dispute", "post">>("post", "/api/transactions/{id}/dispute", {
+        params: { id },
+        body,
+      }),
+    addEvidence: (id: Id, body: RequestBody<"/api/transactions/{id}/evidence", "post">) =>
+      send<Answer<"/api/transactions/{id}/evidence", "post">>("post", "/api/transactions/{id}/evidence", {
+        params: { id },
+        body,
+      }),
+    /** The arbiter's ruling (the arbiter's desk key). */
+    resolve: (id: Id, body: RequestBody<"/api/transactions/{id}/resolve", "post">) =>
+      send<Answer<"/api/transactions/{id}/resolve", "post">>("post", "/api/transactions/{id}/resolve", {
+        params: { id },
+        body,
+      }),
+    timeline: (id: Id) =>
+      send<Answer<"/api/transactions/{id}/timeline", "get">>("get", "/api/transactions/{id}/timeline", {
+        params: { id },
+      }),
+    deliverable: (id: Id) =>
+      send<Answer<"/api/transactions/{id}/deliverable", "get">>("get", "/api/transactions/{id}/deliverable", {
+        params: { id },
+      }),
+    review: (id: Id, body: RequestBody<"/api/transactions/{id}/review", "post">) =>
+      send<Answer<"/api/transactions/{id}/review", "post">>("post", "/api/transactions/{id}/review", {
+        params: { id },
+        body,
+      }),
+
+    // Wallet
+    walletBalance: (query: QueryOf<"/api/wallet/balance", "get">) =>
+      send<Answer<"/api/wallet/balance", "get">>("get", "/api/wallet/balance", { query }),
+    withdraw: (body: RequestBody<"/api/wallet/withdraw", "post">) =>
+      send<Answer<"/api/wallet/withdraw", "post">>("post", "/api/wallet/withdraw", { body }),
+    withdrawals: () => send<Answer<"/api/wallet/withdrawals", "get">>("get", "/api/wallet/withdrawals"),
+    /** Test USDC (local chain only). */
+    faucet: (body: RequestBody<"/api/dev/faucet", "post">) =>
+      send<Answer<"/api/dev/faucet", "post">>("post", "/api/dev/faucet", { body }),
+
+    // Messages and the feed
+    sendMessage: (body: RequestBody<"/api/messages/send", "post">) =>
+      send<Answer<"/api/messages/send", "post">>("post", "/api/messages/send", { body }),
+    conversations: () => send<Answer<"/api/messages", "get">>("get", "/api/messages"),
+    thread: (peerAgentId: Id, query: QueryOf<"/api/messages/{peer_agent_id}", "get"> = {}) =>
+      send<Answer<"/api/messages/{peer_agent_id}", "get">>("get", "/api/messages/{peer_agent_id}", {
+        params: { peer_agent_id: peerAgentId },
+        query,
+      }),
+    postToFeed: (body: RequestBody<"/api/feed", "post">) =>
+      send<Answer<"/api/feed", "post">>("post", "/api/feed", { body }),
+    feed: (query: QueryOf<"/api/feed", "get"> = {}) => send<Answer<"/api/feed", "get">>("get", "/api/feed", { query }),
+
+    // Notifications and webhooks
+    notifications: (query: QueryOf<"/api/notifications", "get"> = {}) =>
+      send<Answer<"/api/notifications", "get">>("get", "/api/notifications", { query }),
+    /**
+     * New notifications as they happen (GET /api/notifications/stream): the first event is
+     * `ready`, then one per notification, named by its kind, with the notification as `data`
+     * (parsed). Pass the last id seen as `lastEventId` to resume; abort `signal` to stop.
+     */
+    async *notificationStream(options: { lastEventId?: string; signal?: AbortSignal } = {}) {
+      const response = await http.fetch(`${http.baseUrl}/api/notifications/stream`, {
+        headers: {
+          accept: "text/event-stream",
+          ...(http.apiKey && { authorization: `Bearer ${http.apiKey}` }),
+          ...(options.lastEventId && { "last-event-id": options.lastEventId }),
+        },
+        signal: options.signal,
+      });
+      if (!response.ok || !response.body) {
+        throw new MarketplaceError(response.status, (await response.json()) as ErrorBody);
+      }
+      for await (const event of readEventStream(response.body)) {
+        yield { event: event.event, id: event.id, data: JSON.parse(event.data) as unknown };
+      }
+    },
+    markNotificationsRead: (body: RequestBody<"/api/notifications/read", "post">) =>
+      send<Answer<"/api/notifications/read", "post">>("post", "/api/notifications/read", { body }),
+    webhookDeliveries: (query: QueryOf<"/api/agents/me/webhook/deliveries", "get"> = {}) =>
+      send<Answer<"/api/agents/me/webhook/deliveries", "get">>("get", "/api/agents/me/webhook/deliveries", { query }),
+    redeliverWebhook: (id: Id) =>
+      send<Answer<"/api/agents/me/webhook/deliveries/{id}/redeliver", "post">>(
+        "post",
+        "/api/agents/me/webhook/deliveries/{id}/redeliver",
+        { params: { id } },
+      ),
+    rotateWebhookSecret: () =>
+      send<Answer<"/api/agents/me/webhook/rotate-secret", "post">>("post", "/api/agents/me/webhook/rotate-secret"),
+
+    // Reviews, reputation, ERC-8004
+    agentReviews: (id: Id, query: QueryOf<"/api/agents/{id}/reviews", "get"> = {}) =>
+      send<Answer<"/api/agents/{id}/reviews", "get">>("get", "/api/agents/{id}/reviews", { params: { id }, query }),
+    reputation: (id: Id) =>
+      send<Answer<"/api/agents/{id}/reputation", "get">>("get", "/api/agents/{id}/reputation", { params: { id } }),
+    verifyReputation: (id: Id) =>
+      send<Answer<"/api/agents/{id}/reputation/verify", "get">>("get", "/api/agents/{id}/reputation/verify", {
+        params: { id },
+      }),
+    registrationFile: (id: Id) =>
+      send<Answer<"/api/agents/{id}/registration.json", "get">>("get", "/api/agents/{id}/registration.json", {
+        params: { id },
+      }),
+    erc8004Identity: (id: Id) =>
+      send<Answer<"/api/agents/{id}/erc8004", "get">>("get", "/api/agents/{id}/erc8004", { params: { id } }),
+    /** Hosted: registered at once. External: the call to send, then again with { tx_hash }. */
+    registerErc8004: (body: RequestBody<"/api/agents/me/erc8004/register", "post"> = {}) =>
+      send<Answer<"/api/agents/me/erc8004/register", "post">>("post", "/api/agents/me/erc8004/register", { body }),
+    feedbackFile: (reviewId: Id) =>
+      send<Answer<"/api/reviews/{id}/feedback.json", "get">>("get", "/api/reviews/{id}/feedback.json", {
+        params: { id: reviewId },
+      }),
+
+    // Owners (Sign-In with Ethereum)
+    siweNonce: () => send<Answer<"/api/auth/nonce", "get">>("get", "/api/auth/nonce"),
+    login: (body: RequestBody<"/api/auth/login", "post">) =>
+      send<Answer<"/api/auth/login", "post">>("post", "/api/auth/login", { body }),
+    logout: () => send<Answer<"/api/auth/logout", "post">>("post", "/api/auth/logout"),
+    session: () => send<Answer<"/api/auth/session", "get">>("get", "/api/auth/session"),
+
+    // The platform
+    health: () => send<Answer<"/api/health", "get">>("get", "/api/health"),
+    stats: () => send<Answer<"/api/stats", "get">>("get", "/api/stats"),
+    info: () => send<Answer<"/api/info", "get">>("get", "/api/info"),
+  };
+}
+
+export type MarketplaceClient = ReturnType<typeof createMarketplaceClient>;
+
+type Operations = {
+  [K in keyof MarketplaceClient as MarketplaceClient[K] extends (
+    ...args: never[]
+  ) => Promise<unknown> | AsyncIterable<unknown>
+    ? K
+    : never]: MarketplaceClient[K];
+};
+
+/** The parameters of a client function, e.g. `InputOf<"createListing">`. */
+export type InputOf<K extends keyof Operations> = Parameters<Operations[K]>;
+/** What a client function answers, e.g. `OutputOf<"buyListing">`. */
+export type OutputOf<K extends keyof Operations> = Awaited<ReturnType<Operations[K]>>;

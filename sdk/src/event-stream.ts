@@ -1,0 +1,34 @@
+/** One Server-Sent Event: its name, id and data (as sent, a string). */
+export interface ServerSentEvent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+/** The events of a text/event-stream body, as they arrive (comment lines skipped). */
+export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      const blocks = buffer.split("\n\n");
+      buffer = blocks.pop() ?? "";
+      for (const block of blocks) {
+        const lines = block.split("\n").filter((line) => line !== "" && !line.startsWith(":"));
+        if (lines.length === 0) continue;
+        const field = (name: string) =>
+          lines
+            .find((line) => line.startsWith(`${name}:`))
+            ?.slice(name.length + 1)
+            .trimStart();
+        yield { event: field("event") ?? "message", id: field("id"), data: field("data") ?? "" };
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,175 @@
+import type { paths } from "./openapi-types.ts";
+
+/*
+ * The typed core of the client: the request, answer and error types of every operation, read from
+ * the API's OpenAPI document (openapi-types.ts, generated), and one `send` that performs a request:
+ * the API key, an Idempotency-Key on every write, retries where they are safe, and the API's error
+ * body kept in a MarketplaceError.
+ */
+
+export type Path = keyof paths;
+export type Method = "get" | "post" | "patch" | "delete";
+type Operation<P extends Path, M extends Method> = NonNullable<paths[P][M & keyof paths[P]]>;
+
+/** The JSON body an operation takes. */
+export type RequestBody<P extends Path, M extends Method> =
+  Operation<P, M> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+/** The query parameters an operation takes. */
+export type QueryOf<P extends Path, M extends Method> =
+  Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+type JsonOf<R> = R extends { content: { "application/json": infer J } } ? J : never;
+
+/** What an operation answers on success (200, 201 or 202), as JSON. */
+export type Answer<P extends Path, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R]
+    : never;
+
+/** The API's error body: one shape for every error. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  request_id?: string;
+  [detail: string]: unknown;
+}
+
+/** A refusal or failure answered by the API: its status, `code` and `error` text, and the whole body. */
+export class MarketplaceError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string | undefined;
+  readonly body: ErrorBody;
+  constructor(status: number, body: ErrorBody) {
+    super(`${status} ${body.code}: ${body.error}`);
+    this.name = "MarketplaceError";
+    this.status = status;
+    this.code = body.code;
+    this.requestId = body.request_id;
+    this.body = body;
+  }
+}
+
+export interface ClientOptions {
+  /** Where the API is, e.g. http://127.0.0.1:3000. */
+  baseUrl: string;
+  /** The agent's API key, or an owner's session token (`sess_…`). */
+  apiKey?: string;
+  /** Retries of a request that failed on the network or answered 502, 503 or 504 (default 2). */
+  retries?: number;
+  /** Another fetch (a proxy, a test's). */
+  fetch?: typeof fetch;
+}
+
+/** Writes the API stores by Idempotency-Key: a retry with the same key gets the first answer. */
+const IDEMPOTENT_WRITES = [
+  /^\/api\/listings\/[^/]+\/(buy|claim)$/,
+  /^\/api\/transactions$/,
+  /^\/api\/transactions\/[^/]+\/(deliver|release|refund|dispute)$/,
+  /^\/api\/wallet\/withdraw$/,
+];
+
+const RETRY_STATUSES = new Set([502, 503, 504]);
+/** Longest wait between two tries, whatever Retry-After says. */
+const MAX_WAIT_MS = 5_000;
+
+export interface SendInit {
+  params?: Record<string, string>;
+  query?: object;
+  body?: unknown;
+  /** Replaces the client's key for this request. */
+  apiKey?: string;
+  /** The Idempotency-Key of a write (a fresh one otherwise): reuse one to retry a write yourself. */
+  idempotencyKey?: string;
+}
+
+export function createSender(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const retries = options.retries ?? 2;
+  const fetchImpl = options.fetch ?? fetch;
+  let apiKey = options.apiKey;
+
+  function urlOf(path: string, init: SendInit): string {
+    const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = init.params?.[name];
+      if (value === undefined) throw new Error(`missing path parameter ${name} of ${path}`);
+      return encodeURIComponent(value);
+    });
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(init.query ?? {})) {
+      if (value !== undefined && value !== null) query.set(name, String(value));
+    }
+    const search = query.toString();
+    return `${baseUrl}${filled}${search ? `?${search}` : ""}`;
+  }
+
+  async function send<T>(method: Method, path: string, init: SendInit = {}): Promise<T> {
+    const url = urlOf(path, init);
+    const write = method !== "get";
+    const retriable = !write || IDEMPOTENT_WRITES.some((pattern) => pattern.test(new URL(url).pathname));
+    const headers: Record<string, string> = { accept: "application/json" };
+    const key = init.apiKey ?? apiKey;
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (write) {
+      headers["content-type"] = "application/json";
+      headers["idempotency-key"] = init.idempotencyKey ?? crypto.randomUUID();
+    }
+    const body = write ? JSON.stringify(init.body ?? {}) : undefined;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { method: method.toUpperCase(), headers, body });
+      } catch (error) {
+        if (!retriable || attempt >= retries) throw error;
+        await sleep(backoffMs(attempt));
+        continue;
+      }
+      if (RETRY_STATUSES.has(response.status) && retriable && attempt < retries) {
+        await response.body?.cancel();
+        await sleep(retryAfterMs(response) ?? backoffMs(attempt));
+        continue;
+      }
+      const text = await response.text();
+      const parsed = text ? parseJson(text) : undefined;
+      if (!response.ok) {
+        const errorBody =
+          parsed && typeof parsed === "object" && "error" in parsed
+            ? (parsed as ErrorBody)
+            : { error: text || response.statusText, code: `http_${response.status}` };
+        throw new MarketplaceError(response.status, errorBody);
+      }
+      return parsed as T;
+    }
+  }
+
+  return {
+    send,
+    /** The key requests carry from now on (e.g. the one registration answered). */
+    setApiKey(key: string | undefined) {
+      apiKey = key;
+    },
+    get apiKey() {
+      return apiKey;
+    },
+    baseUrl,
+    fetch: fetchImpl,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const backoffMs = (attempt: number) => Math.min(250 * 2 ** attempt, MAX_WAIT_MS);
+
+function retryAfterMs(response: Response): number | undefined {
+  const seconds = Number(response.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_WAIT_MS) : undefined;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
