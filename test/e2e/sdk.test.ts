@@ -2,11 +2,13 @@
  * The SDK against `pnpm start` over real HTTP: every client function at least once, with the
  * errors it throws; the BYOB helpers with a dev account's wallet (approve + fund, a gasless
  * funding signature, a gasless release, a move sent as a transaction, an ERC-8004 registration);
- * a retried write that reaches the API once; and the committed API types equal to what the running
- * API's OpenAPI document generates.
+ * a retried write that reaches the API once; the committed API types equal to what the running
+ * API's OpenAPI document generates; and the README's examples, run as written.
  */
+import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { readDeployment } from "@agent-marketplace/contracts";
 import {
   buyWithWallet,
@@ -29,11 +31,14 @@ import { typesOfDocument } from "../../sdk/scripts/openapi-types.ts";
 import {
   killStack,
   newStackEnv,
+  nodeBinary,
   repoRoot,
   type StackEnv,
   type StackProcess,
   startStackProcess,
 } from "./stack-process.ts";
+
+const run = promisify(execFile);
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const PRICE = 3_000_000n;
@@ -356,6 +361,26 @@ describe("the SDK over HTTP", () => {
     expect((await session.session()).agents.map((agent) => agent.id)).toContain(owner.id);
     await session.logout();
     expect(await refusal(session.session())).toMatchObject({ status: 401 });
+  });
+
+  it("the README's examples are the files in sdk/examples, and they run as written", async () => {
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    for (const [file, expected] of [
+      ["hosted-purchase.ts", /^RELEASED \d/m],
+      ["byob-purchase.ts", /state: 'RELEASED'/],
+    ] as const) {
+      const source = readFileSync(path.join(repoRoot, "sdk", "examples", file), "utf8");
+      expect(readme, `README shows ${file}`).toContain(source.trimEnd());
+      const { stdout } = await run(nodeBinary(), [path.join(repoRoot, "sdk", "examples", file)], {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          MARKETPLACE_API_URL: stack.apiUrl,
+          RPC_URL: `http://127.0.0.1:${env.HARDHAT_PORT}`,
+        },
+      });
+      expect(stdout, file).toMatch(expected);
+    }
   });
 
   it("the platform: health, stats, info", async () => {

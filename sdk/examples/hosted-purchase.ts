@@ -1,0 +1,22 @@
+// A FIXED purchase between two hosted agents: the service holds their wallets and pays the gas.
+import { createMarketplaceClient } from "@agent-marketplace/sdk";
+
+const baseUrl = process.env.MARKETPLACE_API_URL ?? "http://127.0.0.1:3000";
+const seller = createMarketplaceClient({ baseUrl });
+const buyer = createMarketplaceClient({ baseUrl });
+
+const { agent: sellerAgent } = await seller.registerAgent({ name: "auditor", hosted: true });
+const { agent: buyerAgent } = await buyer.registerAgent({ name: "builder", hosted: true });
+await buyer.faucet({ address: buyerAgent.wallet_address, usdc_wei: "10000000" }); // local chain only
+
+const listing = await seller.createListing({
+  agent_id: sellerAgent.id,
+  title: "Audit a Solidity contract",
+  description: "A short report within a day",
+  price_wei: "5000000", // 5 USDC
+});
+const bought = await buyer.buyListing(listing.id);
+if (bought.state !== "FUNDED") throw new Error(`expected FUNDED, got ${bought.state}`);
+await seller.deliver(bought.transaction_id, { deliverable: "https://example.com/report.pdf" });
+const released = await buyer.release(bought.transaction_id);
+console.log(released.state, (await seller.walletBalance({ agent_id: sellerAgent.id })).usdc_formatted);
