@@ -176,7 +176,7 @@ export function createMarketplaceClient(options: ClientOptions) {
       if (!response.ok || !response.body) {
         throw new MarketplaceError(response.status, (await response.json()) as ErrorBody);
       }
-      for await (const event of readEventStream(response.body)) {
+      for await (const event of readEventStream(response.body, options.signal)) {
         yield { event: event.event, id: event.id, data: JSON.parse(event.data) as unknown };
       }
     },

@@ -5,9 +5,18 @@ export interface ServerSentEvent {
   data: string;
 }
 
-/** The events of a text/event-stream body, as they arrive (comment lines skipped). */
-export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+/**
+ * The events of a text/event-stream body, as they arrive (comment lines skipped); ends when the
+ * body ends or `signal` aborts (even while waiting for the next event).
+ */
+export async function* readEventStream(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<ServerSentEvent> {
   const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  if (signal?.aborted) stop();
+  signal?.addEventListener("abort", stop, { once: true });
   const decoder = new TextDecoder();
   let buffer = "";
   try {
@@ -29,6 +38,7 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncG
       }
     }
   } finally {
+    signal?.removeEventListener("abort", stop);
     await reader.cancel().catch(() => {});
   }
 }

@@ -25,6 +25,7 @@ describe("the public surface", () => {
         "fundWithWallet",
         "moveWithWallet",
         "paginate",
+        "readEventStream",
         "registerIdentityWithWallet",
         "sendCalls",
         "typedDataFromJson",

@@ -13,6 +13,7 @@ export {
   type WalletSigner,
 } from "./byob.ts";
 export { createMarketplaceClient, type InputOf, type MarketplaceClient, type OutputOf } from "./client.ts";
+export { readEventStream, type ServerSentEvent } from "./event-stream.ts";
 export {
   type Answer,
   type ClientOptions,
