@@ -63,12 +63,16 @@ export interface ClientOptions {
 }
 
 /** Writes the API stores by Idempotency-Key: a retry with the same key gets the first answer. */
-const IDEMPOTENT_WRITES = [
-  /^\/api\/listings\/[^/]+\/(buy|claim)$/,
-  /^\/api\/transactions$/,
-  /^\/api\/transactions\/[^/]+\/(deliver|release|refund|dispute)$/,
-  /^\/api\/wallet\/withdraw$/,
-];
+const IDEMPOTENT_WRITES = new Set<string>([
+  "/api/listings/{id}/buy",
+  "/api/listings/{id}/claim",
+  "/api/transactions",
+  "/api/transactions/{id}/deliver",
+  "/api/transactions/{id}/release",
+  "/api/transactions/{id}/refund",
+  "/api/transactions/{id}/dispute",
+  "/api/wallet/withdraw",
+] satisfies Path[]);
 
 const RETRY_STATUSES = new Set([502, 503, 504]);
 /** Longest wait between two tries, whatever Retry-After says. */
@@ -107,7 +111,7 @@ export function createSender(options: ClientOptions) {
   async function send<T>(method: Method, path: string, init: SendInit = {}): Promise<T> {
     const url = urlOf(path, init);
     const write = method !== "get";
-    const retriable = !write || IDEMPOTENT_WRITES.some((pattern) => pattern.test(new URL(url).pathname));
+    const retriable = !write || IDEMPOTENT_WRITES.has(path);
     const headers: Record<string, string> = { accept: "application/json" };
     const key = init.apiKey ?? apiKey;
     if (key) headers.authorization = `Bearer ${key}`;
