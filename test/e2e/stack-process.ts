@@ -14,7 +14,7 @@ export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const startScript = path.join(repoRoot, "api", "scripts", "start-stack.ts");
 
 /** The Node that runs the stack: this one if it strips TypeScript types, else the repo's Node 22. */
-function nodeBinary(): string {
+export function nodeBinary(): string {
   if ((process.features as { typescript?: unknown }).typescript) return process.execPath;
   const repoNode = path.join(repoRoot, "node_modules", "node", "bin", "node");
   if (existsSync(repoNode)) return repoNode;
