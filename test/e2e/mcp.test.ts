@@ -4,7 +4,8 @@
  * through the `register` tool and trade: a bounty posted, claimed, delivered and auto-released by
  * the keeper after the dispute window; a FIXED purchase bought, delivered and released, with a
  * release by the wrong party and a bad amount refused as tool errors. A third server holds an
- * external agent's wallet and completes its on-chain steps with it. Balances are read on chain.
+ * external agent's wallet and completes its on-chain steps with it (a purchase, a gasless release,
+ * a bounty's funding). Balances are read on chain.
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -379,6 +380,19 @@ describe("the MCP server, one per agent, over stdio", () => {
     expect(await publicClient.getBalance({ address: account.address })).toBe(ethBefore);
     expected.hunter += price - feeOf(price);
     expect(await usdcOf(account.address)).toBe(usdcBefore - price);
+
+    // A bounty of its own: the wallet funds the reward, the API confirms it, the bounty is listed.
+    const reward = 1_000_000n;
+    const bounty = await external.call("create_listing", {
+      title: "Translate a README",
+      description: "Into French.",
+      price_usdc: "1",
+      listing_type: "BOUNTY",
+    });
+    expect(bounty).toMatchObject({ is_active: true, funding: { state: "FUNDED" } });
+    expect(await usdcOf(account.address)).toBe(usdcBefore - price - reward);
+    const open = await hunter.call("browse_listings", { listing_type: "BOUNTY", keyword: "README" });
+    expect(open.listings.map((listing: { id: string }) => listing.id)).toContain(bounty.id);
   });
 
   it("balances on chain: the hunter and seller got each amount less the fee, the buyer paid each amount", async () => {
