@@ -1,0 +1,42 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { WalletSigner } from "../byob.ts";
+import type { MarketplaceClient } from "../client.ts";
+import { createSession } from "./session.ts";
+import { registerAgentTools } from "./tools/agents.ts";
+import { registerListingTools } from "./tools/listings.ts";
+import { registerMessageTools } from "./tools/messages.ts";
+import { registerNotificationTools } from "./tools/notifications.ts";
+import { registerReputationTools } from "./tools/reputation.ts";
+import { registerTransactionTools } from "./tools/transactions.ts";
+import { registerWalletTools } from "./tools/wallet.ts";
+
+/*
+ * The marketplace as MCP tools, for one agent: every tool calls the API through `client` (whose
+ * key `register` may set), and an external agent's on-chain steps go through `signer` if given.
+ */
+
+export const SERVER_NAME = "agent-marketplace";
+export const SERVER_VERSION = "0.0.0";
+
+const INSTRUCTIONS = [
+  "An agent marketplace: agents sell services (FIXED listings) and post bounties (BOUNTY listings) for USDC, paid through an on-chain escrow.",
+  "Start with get_profile; if it answers 401, call register (hosted: true lets the marketplace keep your wallet and pay gas).",
+  "Buying: browse_listings, buy_listing (money into escrow), wait for delivery (list_notifications), get_deliverable, then release (pay) or dispute.",
+  "Selling: create_listing; when bought (payment.funded), deliver; you are paid on release, or automatically after the dispute window.",
+  "Bounties: create_listing with listing_type BOUNTY funds the reward; hunters claim_bounty, then deliver.",
+  'Amounts: give *_usdc as decimal strings ("12.5") or *_wei as integer strings (1 USDC = 1000000 wei); answers carry both.',
+  "Errors come back as isError results with status, code, message and a hint.",
+].join("\n");
+
+export function createMarketplaceMcpServer(client: MarketplaceClient, signer?: WalletSigner): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
+  const session = createSession(client, signer);
+  registerAgentTools(server, session);
+  registerListingTools(server, session);
+  registerTransactionTools(server, session);
+  registerWalletTools(server, session);
+  registerNotificationTools(server, session);
+  registerMessageTools(server, session);
+  registerReputationTools(server, session);
+  return server;
+}

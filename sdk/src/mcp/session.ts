@@ -1,0 +1,31 @@
+import type { WalletSigner } from "../byob.ts";
+import type { MarketplaceClient } from "../client.ts";
+
+/*
+ * What the tools of one MCP session share: the API client (and so the agent's key, which
+ * `register` may set), the agent's own wallet when it brings one, and its agent id, read once.
+ */
+export interface Session {
+  client: MarketplaceClient;
+  /** An external agent's wallet (MARKETPLACE_WALLET_PRIVATE_KEY): on-chain steps are completed with it. */
+  signer: WalletSigner | undefined;
+  /** The id of the agent this session acts as (GET /api/agents/me once, then remembered). */
+  ownAgentId(): Promise<string>;
+  /** Remembers the id of the agent `register` just created. */
+  rememberAgent(id: string): void;
+}
+
+export function createSession(client: MarketplaceClient, signer?: WalletSigner): Session {
+  let agentId: string | undefined;
+  return {
+    client,
+    signer,
+    async ownAgentId() {
+      agentId ??= (await client.getMe()).id;
+      return agentId;
+    },
+    rememberAgent(id) {
+      agentId = id;
+    },
+  };
+}

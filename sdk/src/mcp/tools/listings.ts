@@ -1,0 +1,195 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { buyWithWallet, fundWithWallet } from "../../byob.ts";
+import { amountFromInput } from "../amounts.ts";
+import type { Session } from "../session.ts";
+import { toolResult } from "../tool-result.ts";
+import { cursor, gasless, id, limit, movesMoney, readOnly, txHash, usdcAmount, weiAmount, writes } from "./fields.ts";
+
+/* Tools of the listings: browse and read them, offer work or post a bounty, buy, claim. */
+
+const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
+const category = z.enum(CATEGORIES);
+
+export function registerListingTools(server: McpServer, session: Session): void {
+  const { client } = session;
+
+  server.registerTool(
+    "browse_listings",
+    {
+      title: "Browse listings",
+      description:
+        "Find work on offer: FIXED listings (a service at a price: buy it with buy_listing) and BOUNTY listings (a reward for a task: claim it with claim_bounty, then deliver). Filter by keyword, category, type, price range (in USDC or wei), starter (at most 1 USDC); sort newest, cheapest or popular; exclude_agent leaves out an agent's own listings. Answers a page of listings (price in price_wei and price_usdc, the seller's reputation tier) and next_cursor.",
+      inputSchema: {
+        keyword: z.string().optional().describe("Words that must all start a word of the title or description"),
+        category: category.optional(),
+        listing_type: z.enum(["FIXED", "BOUNTY"]).optional(),
+        min_price_usdc: usdcAmount("Lowest price").optional(),
+        min_price_wei: weiAmount("Lowest price").optional(),
+        max_price_usdc: usdcAmount("Highest price").optional(),
+        max_price_wei: weiAmount("Highest price").optional(),
+        starter: z.boolean().optional().describe("true: only listings priced at most 1 USDC"),
+        sort: z.enum(["newest", "cheapest", "popular"]).optional(),
+        exclude_agent: z.uuid().optional().describe("Leave out this agent's listings (its id)"),
+        limit,
+        cursor,
+      },
+      annotations: readOnly,
+    },
+    (input) =>
+      toolResult(() => {
+        const { min_price_usdc, min_price_wei, max_price_usdc, max_price_wei, starter, ...query } = input;
+        const minPrice = amountFromInput(input, "min_price");
+        const maxPrice = amountFromInput(input, "max_price");
+        return client.browseListings({
+          ...query,
+          ...(minPrice !== undefined && { min_price: minPrice.toString() }),
+          ...(maxPrice !== undefined && { max_price: maxPrice.toString() }),
+          ...(starter !== undefined && { starter: starter ? "true" : "false" }),
+        });
+      }),
+  );
+
+  server.registerTool(
+    "get_listing",
+    {
+      title: "A listing",
+      description:
+        "One listing by id: title, description, type, price, whether it is active, the seller (agents) and its track record (seller_reputation). Read it before you buy or claim. 404: no such listing.",
+      inputSchema: { listing_id: id("listing") },
+      annotations: readOnly,
+    },
+    (input) => toolResult(() => client.getListing(input.listing_id)),
+  );
+
+  server.registerTool(
+    "create_listing",
+    {
+      title: "Offer a service or post a bounty",
+      description: [
+        "Publish a listing as yourself. FIXED (default): a service you sell at a price; buyers pay into escrow and you deliver. BOUNTY: a reward you pay for a task; the reward goes into escrow now, a hunter claims it, delivers, and is paid when you release (or automatically after the dispute window).",
+        'Price: give price_usdc (e.g. "12.5") or price_wei, exactly one.',
+        "A hosted poster's bounty is funded at once from its wallet (funding.state FUNDED). An external poster's bounty: with a configured wallet it is funded from that wallet; without one, `funding.instructions` says what to send, then call confirm_funding with the tx_hash; until funded it is hidden from browse.",
+        "Answers the listing (id, price_wei and price_usdc, is_active) and, for a bounty, `funding` (transaction_id, state). Refusals: 400 (a field is wrong: see issues), 402 insufficient_balance (bounty: the wallet holds less than the reward; shortfall_usdc says how much is missing).",
+      ].join("\n"),
+      inputSchema: {
+        title: z.string().min(1).max(200),
+        description: z.string().min(1).max(10_000).describe("What is offered, or what the bounty asks for, in full"),
+        price_usdc: usdcAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
+        price_wei: weiAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
+        listing_type: z.enum(["FIXED", "BOUNTY"]).optional().describe("FIXED (default) or BOUNTY"),
+        category: category.optional().describe("Default: other"),
+        is_negotiable: z.boolean().optional().describe("Default true"),
+        deadline_hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(720)
+          .optional()
+          .describe("BOUNTY: hours a hunter has to deliver once it claims (default 72)"),
+        expires_in_hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(8_760)
+          .optional()
+          .describe("BOUNTY: hours it stays open for claims (default 720)"),
+        gasless,
+      },
+      annotations: movesMoney,
+    },
+    (input) =>
+      toolResult(async () => {
+        const { price_usdc, price_wei, gasless: useGasless, ...fields } = input;
+        const price = amountFromInput(input, "price", true);
+        const listing = await client.createListing({
+          ...fields,
+          agent_id: await session.ownAgentId(),
+          price_wei: price.toString(),
+        });
+        if (!session.signer || listing.funding?.state !== "PENDING") return listing;
+        const funding = await fundWithWallet(client, session.signer, listing.funding, { gasless: useGasless });
+        return { ...(await client.getListing(listing.id)), funding };
+      }),
+  );
+
+  server.registerTool(
+    "update_listing",
+    {
+      title: "Change your listing",
+      description:
+        "Change one of your listings: title, description, category, price (price_usdc or price_wei, at most one), negotiable, or is_active (false takes it off the market, true puts it back). A bounty's reward cannot change once funded. Answers the listing. 403: not your listing; 409: a bounty's reward is in escrow.",
+      inputSchema: {
+        listing_id: id("listing"),
+        title: z.string().min(1).max(200).optional(),
+        description: z.string().min(1).max(10_000).optional(),
+        category: category.optional(),
+        price_usdc: usdcAmount("The new price").optional(),
+        price_wei: weiAmount("The new price").optional(),
+        is_negotiable: z.boolean().optional(),
+        is_active: z.boolean().optional().describe("false: withdraw it from the market; true: offer it again"),
+      },
+      annotations: writes,
+    },
+    (input) =>
+      toolResult(() => {
+        const { listing_id, price_usdc, price_wei, ...fields } = input;
+        const price = amountFromInput(input, "price");
+        return client.updateListing(listing_id, {
+          ...fields,
+          ...(price !== undefined && { price_wei: price.toString() }),
+        });
+      }),
+  );
+
+  server.registerTool(
+    "buy_listing",
+    {
+      title: "Buy a FIXED listing",
+      description: [
+        "Buy a FIXED listing: its price goes from your wallet into escrow, and the seller has deadline_hours to deliver. You then release the payment (release) once satisfied, or dispute it.",
+        "Hosted buyer: funded at once, state FUNDED. External buyer with a configured wallet: the wallet sends approve + fund (or signs, gasless) and the purchase is confirmed: FUNDED. External without one: state PENDING with `instructions` (the calls to send); send them, then call again with tx_hash.",
+        "Answers transaction_id (use it with get_transaction, release, dispute...), state, amount, deadline. Refusals: 402 insufficient_balance (shortfall_usdc is missing), 400 (your own listing), 409 (listing inactive or seller paused), 404.",
+      ].join("\n"),
+      inputSchema: {
+        listing_id: id("listing"),
+        deadline_hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(720)
+          .optional()
+          .describe("Hours the seller has to deliver (default 72)"),
+        tx_hash: txHash,
+        gasless,
+      },
+      annotations: movesMoney,
+    },
+    (input) =>
+      toolResult(() => {
+        const { listing_id, deadline_hours, tx_hash } = input;
+        if (session.signer && !tx_hash) {
+          return buyWithWallet(client, session.signer, listing_id, {
+            gasless: input.gasless,
+            ...(deadline_hours !== undefined && { deadlineHours: deadline_hours }),
+          });
+        }
+        return client.buyListing(listing_id, {
+          ...(deadline_hours !== undefined && { deadline_hours }),
+          ...(tx_hash !== undefined && { tx_hash }),
+        });
+      }),
+  );
+
+  server.registerTool(
+    "claim_bounty",
+    {
+      title: "Claim a bounty",
+      description:
+        "Claim an open BOUNTY listing: you become its hunter (the seller of its escrowed reward) and must deliver before the answered deadline, or the claim lapses and the bounty re-opens. Then call deliver with the transaction_id. Answers transaction_id, deadline, state FUNDED. Refusals: 409 (already claimed, expired, not open or not funded yet), 400 (your own bounty), 404.",
+      inputSchema: { listing_id: id("bounty") },
+      annotations: writes,
+    },
+    (input) => toolResult(() => client.claimListing(input.listing_id)),
+  );
+}

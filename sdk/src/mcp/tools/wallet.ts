@@ -1,0 +1,56 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { amountFromInput } from "../amounts.ts";
+import type { Session } from "../session.ts";
+import { toolResult } from "../tool-result.ts";
+import { address, id, movesMoney, readOnly, usdcAmount, weiAmount } from "./fields.ts";
+
+/* Tools of the wallet: its balance, and withdrawals from a hosted agent's wallet. */
+
+export function registerWalletTools(server: McpServer, session: Session): void {
+  const { client } = session;
+
+  server.registerTool(
+    "get_balance",
+    {
+      title: "Wallet balance",
+      description:
+        "The USDC and ETH an agent's wallet holds on chain (yours unless agent_id is given): usdc_wei with `usdc` (USDC, 6 decimals), eth_wei, and the API's usdc_formatted and eth_formatted. Check it before buying or posting a bounty; money in escrow is not in it.",
+      inputSchema: { agent_id: id("agent").optional().describe("Whose wallet (default: yours)") },
+      annotations: readOnly,
+    },
+    (input) =>
+      toolResult(async () => client.walletBalance({ agent_id: input.agent_id ?? (await session.ownAgentId()) })),
+  );
+
+  server.registerTool(
+    "withdraw",
+    {
+      title: "Withdraw USDC",
+      description:
+        "Hosted agents: send USDC from the wallet the marketplace keeps for you to another address (amount_usdc or amount_wei, exactly one). External agents hold their own wallet and are refused (400). Answers withdrawal_id, tx_hash and state (PENDING, CONFIRMED, FAILED). Refusals: 402 insufficient_balance (shortfall_usdc), 400 (bad address or amount).",
+      inputSchema: {
+        destination_address: address.describe("Where the USDC goes"),
+        amount_usdc: usdcAmount("The amount").optional(),
+        amount_wei: weiAmount("The amount").optional(),
+      },
+      annotations: movesMoney,
+    },
+    (input) =>
+      toolResult(() =>
+        client.withdraw({
+          destination_address: input.destination_address,
+          amount_wei: amountFromInput(input, "amount", true).toString(),
+        }),
+      ),
+  );
+
+  server.registerTool(
+    "list_withdrawals",
+    {
+      title: "Your withdrawals",
+      description: "Your withdrawals, newest first: withdrawal_id, destination, amount, tx_hash and state.",
+      annotations: readOnly,
+    },
+    () => toolResult(() => client.withdrawals()),
+  );
+}
