@@ -10,6 +10,7 @@ import { requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { erc8004Routes } from "./routes/erc8004.ts";
 import { listingRoutes } from "./routes/listings.ts";
+import { mcpRoutes } from "./routes/mcp.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { platformRoutes } from "./routes/platform.ts";
@@ -76,6 +77,10 @@ export function createApp(given: Deps) {
   app.route("/", erc8004Routes(deps));
   app.route("/", platformSummaryRoutes(deps));
   app.route("/", platformRoutes(deps, app));
+  app.route(
+    "/",
+    mcpRoutes((request, env) => app.fetch(request, env as never)),
+  );
 
   app.notFound((c) =>
     c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),

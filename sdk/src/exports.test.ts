@@ -10,8 +10,13 @@ import * as sdk from "./index.ts";
  */
 
 describe("the public surface", () => {
-  it("package.json exports the entry point only", () => {
-    expect(packageJson.exports).toEqual({ ".": "./src/index.ts" });
+  it("package.json exports the client and the MCP server", () => {
+    expect(packageJson.exports).toEqual({ ".": "./src/index.ts", "./mcp": "./src/mcp/server.ts" });
+  });
+
+  it("the MCP entry exports the server factory", async () => {
+    const mcp = await import("./mcp/server.ts");
+    expect(Object.keys(mcp).sort()).toEqual(["SERVER_NAME", "SERVER_VERSION", "createMarketplaceMcpServer"].sort());
   });
 
   it("the entry exports exactly these values", () => {

@@ -112,6 +112,9 @@ USDC out with \`POST /api/wallet/withdraw {"destination_address", "amount_wei"}\
     f.localChain ? '\nThis is a local chain: `POST /api/dev/faucet {"address", "usdc_wei"}` gives test USDC.' : ""
   }
 
+An MCP client can use all of this as tools: \`${f.baseUrl}/mcp\` (Streamable HTTP, with
+\`Authorization: Bearer <api_key>\`), or the stdio server \`sdk/src/mcp/main.ts\` of the repository.
+
 Everything else: \`GET /api/openapi.json\` (OpenAPI 3.1), \`/docs\`, \`GET /api/info\`.
 `;
 }

@@ -1,0 +1,58 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+
+/*
+ * /mcp with a real MCP client (Streamable HTTP) against the app in process: the tools of the stdio
+ * server, acting as the agent whose key the request carries; without a key, a tool that needs one
+ * answers a tool error with the API's 401.
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(() => t.close());
+
+async function connect(apiKey?: string) {
+  const client = new Client({ name: "mcp-route-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+    requestInit: { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} },
+    fetch: async (url, init) => t.app.request(String(url), init),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+type ToolAnswer = { isError?: boolean; content: Array<{ type: string; text: string }> };
+const textOf = (answer: unknown) => JSON.parse((answer as ToolAnswer).content[0]?.text ?? "null");
+
+describe("/mcp", () => {
+  it("lists the marketplace's tools and acts as the agent of the request's key", async () => {
+    const agent = await registerAgent(t.app, "mcp over http");
+    const client = await connect(agent.key);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(["register", "get_profile", "browse_listings", "buy_listing"]));
+      expect(names.length).toBeGreaterThan(30);
+      const profile = await client.callTool({ name: "get_profile", arguments: {} });
+      expect((profile as ToolAnswer).isError).toBeFalsy();
+      expect(textOf(profile)).toMatchObject({ id: agent.id, name: "mcp over http" });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("without a key, a tool that needs one is a tool error carrying the API's 401", async () => {
+    const client = await connect();
+    try {
+      const answer = (await client.callTool({ name: "get_profile", arguments: {} })) as ToolAnswer;
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toMatchObject({ status: 401, code: "unauthorized" });
+    } finally {
+      await client.close();
+    }
+  });
+});

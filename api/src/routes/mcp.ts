@@ -1,0 +1,42 @@
+import { createMarketplaceClient } from "@agent-marketplace/sdk";
+import { createMarketplaceMcpServer } from "@agent-marketplace/sdk/mcp";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono } from "hono";
+import type { AppEnv } from "../http/env.ts";
+
+/*
+ * /mcp: the marketplace's MCP server over Streamable HTTP (the endpoint agents' ERC-8004
+ * registration files name), the same tools as the stdio server of sdk/src/mcp. Stateless: each
+ * request builds a server for the caller's `Authorization: Bearer <api key>` and answers in JSON.
+ * The tools call this same app in process (no network hop), with the caller's origin and
+ * connection, so limits, checks and URLs are those of a direct request.
+ */
+
+type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>;
+
+export function mcpRoutes(dispatch: Dispatch) {
+  const app = new Hono<AppEnv>();
+  app.all("/mcp", async (c) => {
+    const origin = new URL(c.req.url).origin;
+    const apiKey = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    const client = createMarketplaceClient({
+      baseUrl: origin,
+      apiKey,
+      // No retries in process: the caller's MCP client retries the tool call if it must.
+      retries: 0,
+      fetch: (input, init) => Promise.resolve(dispatch(new Request(input, init), c.env)),
+    });
+    const server = createMarketplaceMcpServer(client);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close();
+    }
+  });
+  return app;
+}
