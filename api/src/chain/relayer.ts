@@ -10,6 +10,7 @@ import {
 } from "viem";
 import type { Database } from "../db/client.ts";
 import { relayedTransactions } from "../db/schema.ts";
+import { isTransportError } from "./transport-error.ts";
 
 type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
@@ -244,6 +245,8 @@ export function createRelayer(options: RelayerOptions): Relayer {
       });
       return gas + (gas * GAS_HEADROOM_PERCENT) / 100n;
     } catch (error) {
+      // A node that did not answer is not a revert: that error goes up as it is (a 503).
+      if (isTransportError(error)) throw error;
       throw new RelayRevertedError(error);
     }
   }

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { isTransportError } from "../chain/transport-error.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
@@ -58,6 +59,15 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
     c.get("logger")?.warn({ err: error }, "database pool exhausted");
     c.header("Retry-After", "1");
     return c.json({ error: "The service is busy; retry shortly", code: "busy", request_id: requestId }, 503);
+  }
+  if (isTransportError(error)) {
+    // The node did not answer (down, failing or too slow): nothing here is wrong, retry shortly.
+    c.get("logger")?.warn({ err: error }, "chain unavailable");
+    c.header("Retry-After", "2");
+    return c.json(
+      { error: "The chain's node is not answering; retry shortly", code: "chain_unavailable", request_id: requestId },
+      503,
+    );
   }
   c.get("logger")?.error({ err: error }, "unhandled error");
   return c.json({ error: "Internal server error", code: "internal", request_id: requestId }, 500);
