@@ -86,6 +86,8 @@ const EnvSchema = z.object({
     .url()
     .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
     .optional(),
+  /** How long a database query may wait for Postgres before the request answers 503. */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -95,6 +97,7 @@ const EnvSchema = z.object({
 
 export interface Config {
   databaseUrl: string;
+  databaseQueryTimeoutMs: number;
   chainId: number;
   rpcUrl: string;
   masterKey: Buffer;
@@ -141,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n  RELAYER_PRIVATE_KEY is required on chain ${e.CHAIN_ID}`);
   return {
     databaseUrl: e.DATABASE_URL,
+    databaseQueryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     chainId: e.CHAIN_ID,
     rpcUrl: e.RPC_URL,
     masterKey: Buffer.from(e.MASTER_KEY.replace(/^0x/, ""), "hex"),

@@ -2,8 +2,7 @@
  * Notifications over real HTTP against `pnpm start`: a full bounty (posted, claimed, delivered,
  * released, reviewed, with a message) produces the expected notifications in the list, on the
  * poster's Server-Sent Events stream and at the hunter's webhook, a receiver started here that
- * fails its first answer (the delivery is retried) and checks every signature. Last, the indexer
- * is stopped (SIGSTOP): health answers 503 until it runs again.
+ * fails its first answer (the delivery is retried) and checks every signature.
  */
 import { createHmac } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -12,10 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import {
   callApi,
-  json,
   killStack,
   newStackEnv,
-  processesWith,
   registerHostedAgent,
   type StackEnv,
   type StackProcess,
@@ -182,23 +179,5 @@ describe("notifications over HTTP", () => {
     } finally {
       receiver.close();
     }
-  });
-
-  it("health answers 503 while the indexer is stopped, 200 once it runs again", async () => {
-    const [indexer] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
-    expect(indexer).toBeDefined();
-    process.kill(indexer as number, "SIGSTOP");
-    try {
-      const down = await eventually(async () => {
-        const response = await fetch(`${stack.apiUrl}/api/health`);
-        expect(response.status).toBe(503);
-        return json(response);
-      });
-      expect(down.indexer.ok).toBe(false);
-      expect(down.database.ok).toBe(true);
-    } finally {
-      process.kill(indexer as number, "SIGCONT");
-    }
-    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
   });
 });

@@ -5,12 +5,17 @@ import * as schema from "./schema.ts";
 export type Database = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 /** numeric (OID 1700) stays a string: wei amounts do not fit a JS number. */
-export function createDatabase(url: string, options: { max?: number; connectionTimeoutMs?: number } = {}): Database {
+export function createDatabase(
+  url: string,
+  options: { max?: number; connectionTimeoutMs?: number; queryTimeoutMs?: number } = {},
+): Database {
   // A request that cannot get a connection in time fails (503 busy) instead of waiting forever.
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    // A query Postgres does not answer (stopped, cut off) fails after this (503), not never.
+    query_timeout: options.queryTimeoutMs ?? 15_000,
   });
   // An idle connection that Postgres drops (a restart, a failover) must not crash the process: the
   // pool discards it and the next query opens a new one.

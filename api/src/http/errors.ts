@@ -60,6 +60,14 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
     c.header("Retry-After", "1");
     return c.json({ error: "The service is busy; retry shortly", code: "busy", request_id: requestId }, 503);
   }
+  if (isDatabaseUnreachable(error)) {
+    c.get("logger")?.warn({ err: error }, "database unavailable");
+    c.header("Retry-After", "2");
+    return c.json(
+      { error: "The database is not answering; retry shortly", code: "database_unavailable", request_id: requestId },
+      503,
+    );
+  }
   if (isTransportError(error)) {
     // The node did not answer (down, failing or too slow): nothing here is wrong, retry shortly.
     c.get("logger")?.warn({ err: error }, "chain unavailable");
@@ -71,4 +79,15 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
   }
   c.get("logger")?.error({ err: error }, "unhandled error");
   return c.json({ error: "Internal server error", code: "internal", request_id: requestId }, 500);
+}
+
+/** Postgres did not answer in time, refused the connection, or dropped it. */
+function isDatabaseUnreachable(error: Error): boolean {
+  const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code;
+  return (
+    /Query read timeout|Connection terminated/i.test(error.message) ||
+    /Query read timeout|Connection terminated/i.test(String((error.cause as Error | undefined)?.message)) ||
+    code === "ECONNREFUSED" ||
+    code === "57P01" // admin_shutdown
+  );
 }

@@ -1,0 +1,148 @@
+/**
+ * Parts of `pnpm start` stop in the middle of flows (SIGSTOP: a process that no longer answers,
+ * as a hung or partitioned one would; SIGCONT brings it back). While a part is down, clients get a
+ * clear 503, never wrong data; once it is back, every transaction reaches the state the chain holds
+ * and no money moved twice.
+ */
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callApi,
+  json,
+  killStack,
+  newStackEnv,
+  processesWith,
+  registerHostedAgent,
+  type StackEnv,
+  type StackProcess,
+  startStackProcess,
+} from "./stack-process.ts";
+
+let dir: string;
+let env: StackEnv;
+let stack: StackProcess;
+
+beforeAll(async () => {
+  ({ dir, env } = await newStackEnv("e2e-faults-"));
+  stack = startStackProcess({ ...env, INDEXER_WAIT_MS: "2000", DATABASE_QUERY_TIMEOUT_MS: "2000" });
+  await stack.healthy();
+}, 240_000);
+
+afterAll(async () => {
+  await killStack(stack, env.DATA_DIR);
+  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (method: string, route: string, body?: unknown, key?: string) =>
+  callApi(stack.apiUrl, method, route, body, key);
+
+/** Polls until `check` passes (it throws until then), for at most `ms`. */
+async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** `pids` stopped while `during` runs, continued afterwards whatever happens. */
+async function whileStopped<T>(pids: number[], during: () => Promise<T>): Promise<T> {
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) process.kill(pid, "SIGSTOP");
+  try {
+    return await during();
+  } finally {
+    for (const pid of pids) process.kill(pid, "SIGCONT");
+  }
+}
+
+/** Postgres of this stack: the postmaster (found by its port) and every backend it forked. */
+function postgresProcesses(): number[] {
+  const postmaster = processesWith(["-D", "-p", env.PG_PORT]).filter((pid) =>
+    readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres"),
+  );
+  const children = readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return postmaster.includes(ppid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [...postmaster, ...children];
+}
+
+async function purchase(price: bigint) {
+  const seller = await registerHostedAgent(stack.apiUrl, "fault seller");
+  const buyer = await registerHostedAgent(stack.apiUrl, "fault buyer", 10n * price);
+  const listing = await call(
+    "POST",
+    "/api/listings",
+    { agent_id: seller.id, title: "Fault-tolerant work", description: "e2e", price_wei: `${price}` },
+    seller.key,
+  );
+  expect(listing.status).toBe(201);
+  return { seller, buyer, listingId: listing.body.id as string };
+}
+
+const usdcOf = async (agentId: string) =>
+  BigInt((await call("GET", `/api/wallet/balance?agent_id=${agentId}`)).body.usdc_wei);
+
+describe("a part of the stack stops in the middle of a flow", () => {
+  it("the indexer: a buy answers 503 indexer_behind, the chain has it; once it runs, FUNDED, paid once", async () => {
+    const price = 3_000_000n;
+    const { buyer, listingId } = await purchase(price);
+    const before = await usdcOf(buyer.id);
+    const [indexer] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+    const buy = () =>
+      fetch(`${stack.apiUrl}/api/listings/${listingId}/buy`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${buyer.key}`, "idempotency-key": "k1" },
+        body: "{}",
+      });
+    const answer = await whileStopped([indexer as number], async () => {
+      const response = await buy();
+      const body = await json(response);
+      // The health check sees it too.
+      const health = await fetch(`${stack.apiUrl}/api/health`);
+      expect(health.status).toBe(503);
+      expect((await json(health)).indexer.ok).toBe(false);
+      return { status: response.status, body };
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ code: "indexer_behind", transaction_id: expect.any(String) });
+    const id = answer.body.transaction_id as string;
+    // The chain holds the funding: once indexed, the transaction is FUNDED.
+    await eventually(async () => expect((await call("GET", `/api/transactions/${id}`)).body.state).toBe("FUNDED"));
+    // The same request again runs nothing: its first run may have moved money.
+    const again = await buy();
+    expect(again.status).toBe(409);
+    expect((await json(again)).code).toBe("idempotency_key_in_progress");
+    expect(await usdcOf(buyer.id)).toBe(before - price);
+    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
+  });
+
+  it("Postgres: requests answer 503 database_unavailable within the query timeout; afterwards all is well", async () => {
+    const price = 2_000_000n;
+    const { buyer, listingId } = await purchase(price);
+    const down = await whileStopped(postgresProcesses(), async () => {
+      const started = Date.now();
+      const me = await call("GET", "/api/agents/me", undefined, buyer.key);
+      return { ...me, ms: Date.now() - started };
+    });
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ code: "database_unavailable" });
+    expect(down.ms).toBeLessThan(10_000);
+    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
+    const bought = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
+    expect(bought.body.state).toBe("FUNDED");
+  });
+});
