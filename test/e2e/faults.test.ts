@@ -1,10 +1,15 @@
 /**
  * Parts of `pnpm start` stop in the middle of flows (SIGSTOP: a process that no longer answers,
- * as a hung or partitioned one would; SIGCONT brings it back). While a part is down, clients get a
+ * as a hung or partitioned one would; SIGCONT brings it back), and the chain re-organises away a
+ * funding block (Hardhat's evm_revert, then a longer chain). While a part is down, clients get a
  * clear 503, never wrong data; once it is back, every transaction reaches the state the chain holds
  * and no money moved twice.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { createMarketplaceClient, fundWithWallet, sendCalls, type WalletSigner } from "@agent-marketplace/sdk";
+import { createPublicClient, createTestClient, createWalletClient, http } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callApi,
@@ -96,7 +101,7 @@ async function purchase(price: bigint) {
 const usdcOf = async (agentId: string) =>
   BigInt((await call("GET", `/api/wallet/balance?agent_id=${agentId}`)).body.usdc_wei);
 
-describe("a part of the stack stops in the middle of a flow", () => {
+describe("faults in the middle of flows", () => {
   it("the indexer: a buy answers 503 indexer_behind, the chain has it; once it runs, FUNDED, paid once", async () => {
     const price = 3_000_000n;
     const { buyer, listingId } = await purchase(price);
@@ -144,5 +149,49 @@ describe("a part of the stack stops in the middle of a flow", () => {
     await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
     const bought = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
     expect(bought.body.state).toBe("FUNDED");
+  });
+
+  it("a re-organisation drops the funding block: the purchase is PENDING again, nothing paid; funded anew, paid once", async () => {
+    const rpc = http(`http://127.0.0.1:${env.HARDHAT_PORT}`);
+    const testClient = createTestClient({ mode: "hardhat", chain: hardhat, transport: rpc });
+    const account = mnemonicToAccount("test test test test test test test test test test test junk", {
+      addressIndex: 5,
+    });
+    const signer: WalletSigner = {
+      wallet: createWalletClient({ account, chain: hardhat, transport: rpc }),
+      publicClient: createPublicClient({ chain: hardhat, transport: rpc }),
+    };
+    const seller = await registerHostedAgent(stack.apiUrl, "reorg seller");
+    const buyer = createMarketplaceClient({ baseUrl: stack.apiUrl });
+    const { agent } = await buyer.registerAgent({ agent_name: "reorg buyer", wallet_address: account.address });
+    const price = 4_000_000n;
+    const listing = await call(
+      "POST",
+      "/api/listings",
+      { agent_id: seller.id, title: "Work across a reorg", description: "e2e", price_wei: `${price}` },
+      seller.key,
+    );
+    const before = await usdcOf(agent.id);
+
+    const snapshot = await testClient.snapshot();
+    const pending = await buyer.buyListing(listing.body.id);
+    if (pending.state !== "PENDING" || !("instructions" in pending)) throw new Error("expected PENDING instructions");
+    const txHash = await sendCalls(signer, pending.instructions.calls);
+    expect(await buyer.confirmFunding(pending.transaction_id, { tx_hash: txHash })).toMatchObject({ state: "FUNDED" });
+    expect(await usdcOf(agent.id)).toBe(before - price);
+
+    // The blocks of the approve and the funding are abandoned; a longer chain without them follows.
+    expect(await testClient.request({ method: "evm_revert", params: [snapshot] })).toBe(true);
+    await testClient.mine({ blocks: 4 });
+    await eventually(async () =>
+      expect((await call("GET", `/api/transactions/${pending.transaction_id}`)).body.state).toBe("PENDING"),
+    );
+    expect(await usdcOf(agent.id)).toBe(before);
+
+    // Funded again (gasless this time): FUNDED, and the buyer has paid once in all.
+    const funded = await fundWithWallet(buyer, signer, pending, { gasless: true });
+    expect(funded).toMatchObject({ state: "FUNDED" });
+    expect((await call("GET", `/api/transactions/${pending.transaction_id}`)).body.state).toBe("FUNDED");
+    expect(await usdcOf(agent.id)).toBe(before - price);
   });
 });
