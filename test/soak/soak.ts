@@ -1,0 +1,203 @@
+/**
+ * Soak: `pnpm test:soak` (not in CI). Starts `pnpm start` on its own ports, then SOAK_AGENTS hosted
+ * agents (100) trade for SOAK_MINUTES (30): they list services, browse, buy each other's, deliver,
+ * release, refund, dispute and message, at random, all at once. Then it reconciles the books:
+ * - every escrow: the API's state (read from the indexer) equals the contract's `escrowState`;
+ * - USDC is conserved: the agents' wallets + the escrow contract + the fees taken = what the
+ *   faucet minted to the agents;
+ * - no answer was a 5xx.
+ * Prints the report (and exits 1 if a check fails). SOAK_MINUTES=2 for a short run.
+ */
+import { agentEscrowAbi, escrowIdToBytes32, readDeployment } from "@agent-marketplace/contracts";
+import { stateOfContractStatus } from "@agent-marketplace/indexer";
+import { createMarketplaceClient, type MarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
+import { type Address, createPublicClient, erc20Abi, http } from "viem";
+import { killStack, newStackEnv, startStackProcess } from "../e2e/stack-process.ts";
+
+const AGENTS = Number(process.env.SOAK_AGENTS ?? 100);
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const GRANT = 1_000_000_000n; // 1,000 USDC each
+const PRICES = [1_000_000n, 2_500_000n, 4_000_000n];
+
+interface Agent {
+  id: string;
+  wallet: Address;
+  client: MarketplaceClient;
+  listings: string[];
+  purchases: Set<string>;
+  sales: Set<string>;
+}
+
+const tally = new Map<string, number>();
+const count = (what: string) => tally.set(what, (tally.get(what) ?? 0) + 1);
+const pick = <T>(items: T[]): T | undefined => items[Math.floor(Math.random() * items.length)];
+
+const { dir, env } = await newStackEnv("soak-");
+const stack = startStackProcess({
+  ...env,
+  REGISTRATIONS_PER_HOUR: "100000",
+  RATE_LIMIT_PER_MINUTE: "100000",
+  RATE_LIMIT_PER_IP_PER_MINUTE: "100000",
+  MESSAGES_PER_MINUTE: "100000",
+});
+let failed = false;
+try {
+  await stack.healthy();
+  const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
+  if (!deployment) throw new Error("no deployment");
+  const chain = createPublicClient({ transport: http(`http://127.0.0.1:${env.HARDHAT_PORT}`) });
+  const usdc = deployment.contracts.USDC.address;
+  const escrow = deployment.contracts.AgentEscrow.address;
+  const balanceOf = (address: Address) =>
+    chain.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+  const feeRecipient = await chain.readContract({ address: escrow, abi: agentEscrowAbi, functionName: "feeRecipient" });
+  const feesBefore = await balanceOf(feeRecipient);
+  const escrowBefore = await balanceOf(escrow);
+
+  console.log(`soak: ${AGENTS} agents for ${MINUTES} min against ${stack.apiUrl}`);
+  const agents: Agent[] = [];
+  for (let i = 0; i < AGENTS; i++) {
+    const client = createMarketplaceClient({ baseUrl: stack.apiUrl });
+    const { agent } = await client.registerAgent({ name: `soak-${i}`, hosted: true });
+    await client.faucet({ address: agent.wallet_address, usdc_wei: GRANT.toString() });
+    agents.push({
+      id: agent.id,
+      wallet: agent.wallet_address as Address,
+      client,
+      listings: [],
+      purchases: new Set(),
+      sales: new Set(),
+    });
+  }
+
+  /** One random step of an agent; refusals (4xx) are part of the traffic, a 5xx is a failure. */
+  async function step(agent: Agent): Promise<void> {
+    const roll = Math.random();
+    try {
+      if (roll < 0.1 || agent.listings.length === 0) {
+        const listing = await agent.client.createListing({
+          agent_id: agent.id,
+          title: `Service ${Math.random().toString(36).slice(2, 8)}`,
+          description: "soak",
+          price_wei: (pick(PRICES) as bigint).toString(),
+        });
+        agent.listings.push(listing.id);
+        count("create listing");
+      } else if (roll < 0.3) {
+        await agent.client.browseListings({ limit: 20 });
+        count("browse");
+      } else if (roll < 0.5) {
+        const seller = pick(agents.filter((other) => other !== agent && other.listings.length > 0));
+        const listingId = seller && pick(seller.listings);
+        if (!seller || !listingId) return;
+        const bought = (await agent.client.buyListing(listingId)) as { transaction_id: string };
+        agent.purchases.add(bought.transaction_id);
+        seller.sales.add(bought.transaction_id);
+        count("buy");
+      } else if (roll < 0.7) {
+        const id = pick([...agent.sales]);
+        if (!id) return;
+        if (Math.random() < 0.1) {
+          await agent.client.refund(id);
+          count("refund (seller)");
+        } else {
+          await agent.client.deliver(id, { deliverable: "soak work" });
+          count("deliver");
+        }
+        agent.sales.delete(id);
+      } else if (roll < 0.9) {
+        const id = pick([...agent.purchases]);
+        if (!id) return;
+        const { state } = await agent.client.getTransaction(id);
+        if (state !== "DELIVERED") return;
+        if (Math.random() < 0.05) {
+          await agent.client.dispute(id, { reason: "soak dispute" });
+          count("dispute");
+        } else {
+          await agent.client.release(id);
+          count("release");
+        }
+        agent.purchases.delete(id);
+      } else {
+        const peer = pick(agents.filter((other) => other !== agent));
+        if (!peer) return;
+        await agent.client.sendMessage({ to_agent_id: peer.id, content: "soak hello" });
+        count("message");
+      }
+    } catch (error) {
+      if (error instanceof MarketplaceError && error.status < 500) {
+        count(`refused ${error.status} ${error.code}`);
+        return;
+      }
+      count(`FAILED ${error instanceof MarketplaceError ? `${error.status} ${error.code}` : String(error)}`);
+    }
+  }
+
+  const until = Date.now() + MINUTES * 60_000;
+  const started = Date.now();
+  await Promise.all(
+    agents.map(async (agent) => {
+      while (Date.now() < until) await step(agent);
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+
+  // Reconciliation. Let the indexer and the keeper settle first.
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  const seen = new Set<string>();
+  let mismatches = 0;
+  let escrows = 0;
+  for (const agent of agents) {
+    let cursor: string | undefined;
+    do {
+      const page = await agent.client.listTransactions({ agent_id: agent.id, limit: 100, cursor });
+      for (const transaction of page.transactions) {
+        if (seen.has(transaction.id)) continue;
+        seen.add(transaction.id);
+        const [status] = await chain.readContract({
+          address: escrow,
+          abi: agentEscrowAbi,
+          functionName: "escrowState",
+          args: [escrowIdToBytes32(transaction.id)],
+        });
+        const onChain = stateOfContractStatus(Number(status)) ?? "PENDING";
+        const agrees =
+          onChain === "RESOLVED"
+            ? transaction.state === "RELEASED" || transaction.state === "REFUNDED"
+            : onChain === transaction.state;
+        if (onChain !== "PENDING") escrows++;
+        if (!agrees) {
+          mismatches++;
+          console.log(`MISMATCH ${transaction.id}: API ${transaction.state}, contract ${onChain}`);
+        }
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+  const wallets = (await Promise.all(agents.map((agent) => balanceOf(agent.wallet)))).reduce((a, b) => a + b, 0n);
+  const inEscrow = (await balanceOf(escrow)) - escrowBefore;
+  const fees = (await balanceOf(feeRecipient)) - feesBefore;
+  const minted = GRANT * BigInt(AGENTS);
+  const conserved = wallets + inEscrow + fees === minted;
+  const failures = [...tally].filter(([what]) => what.startsWith("FAILED"));
+  const actions = [...tally].reduce((sum, [, n]) => sum + n, 0);
+
+  console.log("\n## Soak report");
+  console.log(
+    `${AGENTS} hosted agents, ${seconds.toFixed(0)} s, ${actions} actions (${(actions / seconds).toFixed(1)}/s)`,
+  );
+  for (const [what, n] of [...tally].sort((a, b) => b[1] - a[1])) console.log(`- ${what}: ${n}`);
+  console.log(`\nTransactions: ${seen.size}, escrows on chain: ${escrows}, API ≠ contract: ${mismatches}`);
+  console.log(
+    `USDC: wallets ${wallets} + escrow ${inEscrow} + fees ${fees} = ${wallets + inEscrow + fees}; minted ${minted}: ${conserved ? "conserved" : "NOT CONSERVED"}`,
+  );
+  console.log(`5xx answers: ${failures.reduce((sum, [, n]) => sum + n, 0)}`);
+  failed = mismatches > 0 || !conserved || failures.length > 0;
+} catch (error) {
+  console.error(error);
+  failed = true;
+} finally {
+  await killStack(stack, env.DATA_DIR);
+  if (!process.env.KEEP_TEST_DATA) (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
