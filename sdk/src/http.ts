@@ -56,7 +56,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** The agent's API key, or an owner's session token (`sess_…`). */
   apiKey?: string;
-  /** Retries of a request that failed on the network or answered 502, 503 or 504 (default 2). */
+  /**
+   * Retries (default 2) of a read that failed on the network or answered 502, 503 or 504, and of a
+   * write the API stores by Idempotency-Key that failed on the network (same key: the API answers
+   * the first run's result).
+   */
   retries?: number;
   /** Another fetch (a proxy, a test's). */
   fetch?: typeof fetch;
@@ -129,7 +133,9 @@ export function createSender(options: ClientOptions) {
         await sleep(backoffMs(attempt));
         continue;
       }
-      if (RETRY_STATUSES.has(response.status) && retriable && attempt < retries) {
+      // A write the API answered 5xx may have moved money (the API keeps its key claimed): only reads
+      // are tried again on these statuses.
+      if (RETRY_STATUSES.has(response.status) && !write && attempt < retries) {
         await response.body?.cancel();
         await sleep(retryAfterMs(response) ?? backoffMs(attempt));
         continue;
