@@ -32,7 +32,7 @@ import {
  * Every kind of proof the API accepts, handed in a second time: the same EIP-3009 authorization,
  * funding tx_hash and EIP-712 move signature, on their own transaction and on another one of the
  * same parties; the key-rotation signature; a SIWE login. Each second submission is refused and
- * changes nothing: states, balances, rows. (Same-transaction replays of a buy's, a confirm's and a
+ * changes nothing: states, balances, rows. The buyer's signed release, refund and dispute too. (Same-transaction replays of a buy's, a confirm's and a
  * deliver's tx_hash and of a deliver's signature have their tests in purchases, transaction-funding
  * and transaction-moves.) Fresh wallets the node gives ETH; no dev account sends.
  */
@@ -187,6 +187,55 @@ describe("replays of EIP-712 move signatures", () => {
     );
     expect(await stateOf(second.id)).toBe("FUNDED");
   });
+});
+
+/** An external party's signature of a move's typed data, as the API asks for it (202). */
+async function signMove(
+  id: string,
+  name: string,
+  body: Record<string, unknown>,
+  account: PrivateKeyAccount,
+  key: string,
+) {
+  const asked = await move(id, name, body, key);
+  expect(asked.status).toBe(202);
+  const typed = (await json(asked)).instructions.typed_data;
+  const fields: { name: string; type: string }[] = typed.types[typed.primaryType];
+  const message = Object.fromEntries(
+    Object.entries(typed.message).map(([field, value]) => [
+      field,
+      /^u?int/.test(fields.find((f) => f.name === field)?.type ?? "") ? BigInt(value as string) : value,
+    ]),
+  );
+  const signature = await account.signTypedData({ ...typed, message });
+  return { signature, nonce: typed.message.nonce as string, sig_deadline: typed.message.sigDeadline as string };
+}
+
+/** A funded transaction the seller has delivered with its signature. */
+async function delivered() {
+  const { id } = await fundedGasless();
+  const signed = await signMove(id, "deliver", { deliverable: "work" }, sellerAccount, seller.key);
+  expect((await move(id, "deliver", { deliverable: "work", signed }, seller.key)).status).toBe(200);
+  return id;
+}
+
+describe("replays of the buyer's signed release, refund and dispute", () => {
+  const cases: [string, Record<string, unknown>, () => Promise<string>, string][] = [
+    ["refund", {}, async () => (await fundedGasless()).id, "FUNDED"],
+    ["release", {}, delivered, "DELIVERED"],
+    ["dispute", { reason: "not what was asked" }, delivered, "DELIVERED"],
+  ];
+  for (const [name, body, prepare, untouched] of cases) {
+    it(`${name}: again on its transaction (409) and on another of the same parties (refused)`, async () => {
+      const id = await prepare();
+      const other = await prepare();
+      const signed = await signMove(id, name, body, buyerAccount, buyer.key);
+      expect((await move(id, name, { ...body, signed }, buyer.key)).status).toBe(200);
+      await expectRefusedAndNothingChanged(() => move(id, name, { ...body, signed }, buyer.key), [409]);
+      await expectRefusedAndNothingChanged(() => move(other, name, { ...body, signed }, buyer.key), [400, 409]);
+      expect(await stateOf(other)).toBe(untouched);
+    });
+  }
 });
 
 describe("replays of sign-in proofs", () => {
