@@ -17,6 +17,7 @@ import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { USDC } from "../../test/escrow.ts";
 import {
+  createListing,
   get,
   json,
   newWallet,
@@ -162,6 +163,29 @@ describe("replays of funding proofs", () => {
     const other = await pending();
     await expectRefusedAndNothingChanged(() => confirm(other.transaction_id, { tx_hash: hash }), [400, 409]);
     expect(await stateOf(other.transaction_id)).toBe("PENDING");
+  });
+});
+
+describe("replays of a buy's tx_hash", () => {
+  it("the funding hash of one listing's buy, handed in for another listing of the same seller", async () => {
+    const listing = await createListing(t.app, seller, { price_wei: AMOUNT.toString() });
+    const another = await createListing(t.app, seller, { price_wei: AMOUNT.toString() });
+    const started = await json(await post(t.app, `/api/listings/${listing.id}/buy`, {}, buyer.key));
+    expect(started.state).toBe("PENDING");
+    let hash: Hex = "0x";
+    for (const call of started.instructions.calls) {
+      hash = await walletOf(buyerAccount).sendTransaction({ to: call.to, data: call.data });
+      await publicClient.waitForTransactionReceipt({ hash });
+    }
+    expect((await post(t.app, `/api/listings/${listing.id}/buy`, { tx_hash: hash }, buyer.key)).status).toBe(200);
+    const otherPending = await json(await post(t.app, `/api/listings/${another.id}/buy`, {}, buyer.key));
+    expect(otherPending.state).toBe("PENDING");
+    await expectRefusedAndNothingChanged(
+      () => post(t.app, `/api/listings/${another.id}/buy`, { tx_hash: hash }, buyer.key),
+      [400, 409],
+    );
+    expect(await stateOf(otherPending.transaction_id)).toBe("PENDING");
+    await expectRefusedAndNothingChanged(() => confirm(otherPending.transaction_id, { tx_hash: hash }), [400, 409]);
   });
 });
 
