@@ -6,7 +6,7 @@ import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
-import { requestBudget } from "./rate-limit/middleware.ts";
+import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { erc8004Routes } from "./routes/erc8004.ts";
 import { listingRoutes } from "./routes/listings.ts";
@@ -57,6 +57,7 @@ export function createApp(given: Deps) {
       perKeyPerMinute: deps.config.rateLimitPerMinute,
       perIpPerMinute: deps.config.rateLimitPerIpPerMinute,
       ipOf: (c) => clientIp(c, deps.config.trustProxy),
+      ownerOfKey: keyOwnerLookup(deps.db),
     }),
   );
 

@@ -33,7 +33,8 @@ export async function* readEventStream(
           lines
             .find((line) => line.startsWith(`${name}:`))
             ?.slice(name.length + 1)
-            .trimStart();
+            // The specification strips one space after the colon, no more.
+            .replace(/^ /, "");
         yield { event: field("event") ?? "message", id: field("id"), data: field("data") ?? "" };
       }
     }

@@ -8,6 +8,8 @@ export interface AppEnv {
     logger: Logger;
     /** Set by the auth middleware on routes that need an agent's key. */
     agent: AuthenticatedAgent;
+    /** Set by the request budget on keyed requests: whose budget the request counts against. */
+    rateLimitSubject: string;
   };
 }
 

@@ -1,5 +1,8 @@
+import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { apiKeyFromHeader, hashApiKey } from "../auth/api-keys.ts";
+import type { Database } from "../db/client.ts";
+import { apiKeys } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import type { RateLimitStore } from "./store.ts";
@@ -11,7 +14,7 @@ export interface RateLimitRule {
   name: string;
   limit: number;
   windowMs: number;
-  /** Whose hits these are (an API key id, a client IP). */
+  /** Whose hits these are (an agent, an unknown key's hash, a client IP). */
   keyOf: (c: Context<AppEnv>) => string;
 }
 
@@ -42,18 +45,49 @@ export function rateLimit(store: RateLimitStore, rule: RateLimitRule): Middlewar
 }
 
 /**
- * The request budget: 100/min per API key (counted by the key's hash, so it holds for valid and
- * invalid keys alike and needs no database read), and a wider one per IP for requests without a key.
+ * The agent that holds (or held) the key of `keyHash`, revoked keys included: a key belongs to one
+ * agent for good, so answers are kept (a bounded map, oldest out first). Unknown keys are not kept:
+ * the key may be issued later.
+ */
+export function keyOwnerLookup(db: Database, capacity = 10_000): (keyHash: string) => Promise<string | undefined> {
+  const owners = new Map<string, string>();
+  const find = db
+    .select({ agentId: apiKeys.agentId })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
+    .limit(1)
+    .prepare("rate_limit_key_owner");
+  return async (keyHash) => {
+    const known = owners.get(keyHash);
+    if (known) return known;
+    const [row] = await find.execute({ keyHash });
+    if (!row) return undefined;
+    if (owners.size >= capacity) owners.delete(owners.keys().next().value as string);
+    owners.set(keyHash, row.agentId);
+    return row.agentId;
+  };
+}
+
+/**
+ * The request budget: 100/min per agent for requests with an API key, counted by the agent that
+ * holds the key, so rotating the key (with the old key or a wallet signature) does not start a
+ * fresh budget; a key no agent holds is counted by its hash. Requests without a key share a wider
+ * budget per IP.
  */
 export function requestBudget(
   store: RateLimitStore,
-  options: { perKeyPerMinute: number; perIpPerMinute: number; ipOf: (c: Context<AppEnv>) => string },
+  options: {
+    perKeyPerMinute: number;
+    perIpPerMinute: number;
+    ipOf: (c: Context<AppEnv>) => string;
+    ownerOfKey: (keyHash: string) => Promise<string | undefined>;
+  },
 ): MiddlewareHandler<AppEnv> {
   const perKey = rateLimit(store, {
     name: "requests",
     limit: options.perKeyPerMinute,
     windowMs: MINUTE_MS,
-    keyOf: (c) => `key:${hashApiKey(apiKeyFromHeader(c.req.header("authorization")) ?? "")}`,
+    keyOf: (c) => c.get("rateLimitSubject"),
   });
   const perIp = rateLimit(store, {
     name: "requests",
@@ -61,5 +95,12 @@ export function requestBudget(
     windowMs: MINUTE_MS,
     keyOf: (c) => `ip:${options.ipOf(c)}`,
   });
-  return (c, next) => (apiKeyFromHeader(c.req.header("authorization")) ? perKey(c, next) : perIp(c, next));
+  return async (c, next) => {
+    const key = apiKeyFromHeader(c.req.header("authorization"));
+    if (!key) return perIp(c, next);
+    const keyHash = hashApiKey(key);
+    const owner = await options.ownerOfKey(keyHash);
+    c.set("rateLimitSubject", owner ? `agent:${owner}` : `key:${keyHash}`);
+    return perKey(c, next);
+  };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertTransaction } from "../../test/escrow.ts";
-import { createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import { ARBITER_API_KEY, createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /**
  * Every route of the OpenAPI document, by the credential it is called with: no key, a key nobody
@@ -333,4 +334,64 @@ describe("public routes", () => {
       expect(new Set(statuses).size).toBe(1);
     });
   }
+});
+
+/** A session token of the intruder's wallet (Sign-In with Ethereum): its owner, not the owner's. */
+async function intruderSession(): Promise<string> {
+  const { nonce } = await json(await t.app.request("/api/auth/nonce"));
+  const message = createSiweMessage({
+    address: intruder.wallet.address,
+    chainId: t.config.chainId,
+    domain: "localhost",
+    nonce,
+    uri: "http://localhost/",
+    version: "1",
+  });
+  const signature = await intruder.wallet.signMessage({ message });
+  const response = await t.app.request("/api/auth/login", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message, signature }),
+  });
+  if (response.status !== 200) throw new Error(`login answered ${response.status}`);
+  return (await json(response)).session_token;
+}
+
+describe("keyed routes with the other kinds of credential", () => {
+  /** The session routes take the session itself (logout would end it); the arbiter's route takes its key. */
+  const SESSION_ROUTES = ["POST /api/auth/logout", "GET /api/auth/session"];
+  const ARBITER_ROUTES = ["POST /api/transactions/{id}/resolve"];
+  /** The one agent route that also takes an owner's session, for an agent of the owner's. */
+  const OWNER_ROUTES = ["POST /api/listings/{id}/claim"];
+  let session: string;
+  beforeAll(async () => {
+    session = await intruderSession();
+  });
+
+  for (const [route, spec] of Object.entries(KEYED)) {
+    if (SESSION_ROUTES.includes(route)) continue;
+    const [status, code] = OWNER_ROUTES.includes(route) ? [403, "forbidden"] : [401, "unauthorized"];
+    it(`${route} with another owner's session: ${status}, nothing changes`, async () => {
+      const before = await snapshot();
+      const response = await call(route, spec, `Bearer ${session}`);
+      expect(response.status).toBe(status);
+      expect(await json(response)).toMatchObject({ code, error: expect.any(String) });
+      expect(await snapshot()).toBe(before);
+    });
+
+    if (ARBITER_ROUTES.includes(route)) continue;
+    it(`${route} with the arbiter's key: 401, nothing changes`, async () => {
+      const before = await snapshot();
+      const response = await call(route, spec, `Bearer ${ARBITER_API_KEY}`);
+      expect(response.status).toBe(401);
+      expect(await json(response)).toMatchObject({ code: "unauthorized", error: expect.any(String) });
+      expect(await snapshot()).toBe(before);
+    });
+  }
+
+  it("the session still belongs to the intruder's wallet afterwards (the routes did not take it as a key)", async () => {
+    const response = await t.app.request("/api/auth/session", { headers: { authorization: `Bearer ${session}` } });
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(await json(response)).toLowerCase()).toContain(intruder.wallet.address.toLowerCase());
+  });
 });
