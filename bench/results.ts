@@ -50,7 +50,16 @@ export function readSections(): (Section & { name: string })[] {
     .sort((a, b) => a.order - b.order);
 }
 
-/** Forgets the sections of an earlier run. */
+/** Sections written by scripts run apart from `pnpm bench`: kept from one report to the next. */
+const KEPT_SECTIONS = ["5-invariants.json"];
+
+/** Forgets the sections of an earlier `pnpm bench`. */
 export function clearSections(): void {
-  rmSync(SECTIONS_DIR, { recursive: true, force: true });
+  let files: string[] = [];
+  try {
+    files = readdirSync(SECTIONS_DIR);
+  } catch {
+    return;
+  }
+  for (const file of files) if (!KEPT_SECTIONS.includes(file)) rmSync(path.join(SECTIONS_DIR, file), { force: true });
 }
