@@ -25,7 +25,7 @@ const cell = (value: Cell) =>
 
 function tableMarkdown(table: Table): string {
   return [
-    `#### ${table.title}`,
+    `### ${table.title}`,
     "",
     `Workload: ${table.workload}`,
     "",
