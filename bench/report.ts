@@ -30,7 +30,7 @@ function tableMarkdown(table: Table): string {
     `Workload: ${table.workload}`,
     "",
     `| ${table.columns.join(" | ")} |`,
-    `| ${table.columns.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    `| ${table.columns.map((_, i) => (table.rows.every((row) => typeof row[i] === "number") ? "---:" : "---")).join(" | ")} |`,
     ...table.rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
   ].join("\n");
 }
