@@ -31,7 +31,8 @@ export default defineConfig({
   test: {
     solidity: {
       fuzz: { runs: 256 },
-      invariant: { runs: 64, depth: 64, failOnRevert: false },
+      // 64 runs in the test suite; `pnpm bench:invariants` sets INVARIANT_RUNS (10,000 by default).
+      invariant: { runs: Number(process.env.INVARIANT_RUNS ?? 64), depth: 64, failOnRevert: false },
     },
   },
   networks: {

@@ -3,23 +3,31 @@
  * answer), a deliver and a release, each answer given only once the indexer has the block of its
  * transaction (read-your-writes); first with the local chain mining every transaction at once
  * (automine), then mining a block every second as a real chain does (Base: 2 s). Then lifecycles
- * (buy → deliver → release) per second with 20 buyer agents at once, each with its own seller.
+ * (buy → deliver → release) per second with 50 buyer agents at once, each with its own seller, with
+ * the indexer's lag under that load. Also buys, then delivers, alone from 50 agents at once for a
+ * fixed time (requests per second, p50/p99), next to a bare Hono route under the same client.
  *
  * Everything goes through HTTP to the API as its own process (src/main.ts) against the real stack
  * of the tests: Hardhat node, embedded Postgres, the Ponder indexer. The relayer pays all gas.
  *
- * Env: BENCH_LIFECYCLES (sequential lifecycles measured per mining mode, default 20),
- * BENCH_AGENTS (concurrent buyers, default 20), BENCH_THROUGHPUT_SECONDS (default 20).
+ * Env: BENCH_LIFECYCLES (sequential lifecycles measured per mining mode, default 10),
+ * BENCH_AGENTS (concurrent buyers, default 50), BENCH_THROUGHPUT_SECONDS (default 15),
+ * BENCH_STEP_SECONDS (buys, then delivers, then the bare route, default 10).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { freePort, startStack } from "@agent-marketplace/indexer/testing";
+import { sampleMemory } from "../../bench/memory.ts";
+import { type Cell, writeSection } from "../../bench/results.ts";
+import { concurrentLoad, type LoadFigures } from "./concurrent-load.ts";
+import { type LagFigures, monitorLag } from "./lag-monitor.ts";
 
-const LIFECYCLES = Number(process.env.BENCH_LIFECYCLES ?? 20);
-const AGENTS = Number(process.env.BENCH_AGENTS ?? 20);
-const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 20);
+const LIFECYCLES = Number(process.env.BENCH_LIFECYCLES ?? 10);
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 15);
+const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 10);
 const PRICE_WEI = 1_000_000n; // 1 USDC
 const apiDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -51,8 +59,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
+const started = performance.now();
 const stack = await startStack({ name: "money-bench" });
+const memory = sampleMemory();
 let server: ChildProcess | undefined;
+let hello: ChildProcess | undefined;
 try {
   await stack.startIndexer();
   const port = await freePort();
@@ -75,7 +86,14 @@ try {
     stdio: ["ignore", "ignore", "inherit"],
   });
   const api = `http://127.0.0.1:${port}`;
+  const helloPort = await freePort();
+  hello = spawn(process.execPath, ["bench/hello-server.ts"], {
+    cwd: apiDir,
+    env: { ...process.env, PORT: String(helloPort) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   await waitFor(`${api}/api/health`);
+  await waitFor(`http://127.0.0.1:${helloPort}/hello`);
 
   async function call(method: string, path: string, body?: unknown, key?: string) {
     const response = await fetch(`${api}${path}`, {
@@ -176,6 +194,32 @@ try {
     return { completed, elapsed, perSecond: completed / elapsed };
   }
 
+  /** Every buyer buys from its own seller's listing, again and again; the escrows bought per pair. */
+  async function concurrentBuys(pairs: Pair[], seconds: number) {
+    const bought: string[][] = pairs.map(() => []);
+    const figures = await concurrentLoad(pairs.length, seconds, async (i) => {
+      const p = pairs[i] as Pair;
+      const answer = await call("POST", `/api/listings/${p.listingId}/buy`, {}, p.buyer.key);
+      if (answer.state !== "FUNDED") throw new Error(`buy answered state ${answer.state}`);
+      bought[i]?.push(answer.transaction_id as string);
+      return true;
+    });
+    return { figures, bought };
+  }
+
+  /** Every seller delivers what its buyer bought, until done or `seconds` are up. */
+  async function concurrentDelivers(pairs: Pair[], bought: string[][], seconds: number) {
+    return concurrentLoad(pairs.length, seconds, (i) => {
+      const id = bought[i]?.shift();
+      if (id === undefined) return false;
+      return call("POST", `/api/transactions/${id}/deliver`, { deliverable: "the work" }, pairs[i]?.seller.key).then(
+        () => true,
+      );
+    });
+  }
+
+  const lag = () => monitorLag(stack.node.rpcUrl, (sql) => stack.db.query(sql), stack.deployment.chainId);
+
   const pairs: Pair[] = [];
   for (let i = 0; i < AGENTS; i++) pairs.push(await pair(i));
   const solo = pairs[0] as Pair;
@@ -186,14 +230,27 @@ try {
   const automine: Record<Step, number>[] = [];
   for (let i = 0; i < LIFECYCLES; i++) automine.push(await lifecycle(solo));
   lines.push(...latencyLines("automine", automine));
+
+  const buys = await concurrentBuys(pairs, STEP_SECONDS);
+  const delivers = await concurrentDelivers(pairs, buys.bought, STEP_SECONDS);
+  const bare = await concurrentLoad(pairs.length, STEP_SECONDS, async () => {
+    const response = await fetch(`http://127.0.0.1:${helloPort}/hello`);
+    await response.arrayBuffer();
+    return response.ok;
+  });
+
+  let monitor = lag();
   const fastRun = await throughput(pairs, THROUGHPUT_SECONDS);
+  const fastLag = await monitor.stop();
 
   await rpc("evm_setAutomine", [false]);
   await rpc("evm_setIntervalMining", [1000]);
   const interval: Record<Step, number>[] = [];
   for (let i = 0; i < LIFECYCLES; i++) interval.push(await lifecycle(solo));
   lines.push(...latencyLines("a block every 1 s", interval));
+  monitor = lag();
   const slowRun = await throughput(pairs, THROUGHPUT_SECONDS);
+  const slowLag = await monitor.stop();
 
   console.log(
     `\nmoney-flow benchmark: hosted agents over HTTP, answers after the indexer has the block, ${LIFECYCLES} sequential lifecycles per mode, ${availableParallelism()} CPUs shared by chain, indexer, Postgres, API and client`,
@@ -207,7 +264,94 @@ try {
       `${mode.padEnd(24)} ${AGENTS} concurrent buyers: ${run.completed} lifecycles in ${run.elapsed.toFixed(1)} s = ${run.perSecond.toFixed(1)} lifecycles/s (${(run.perSecond * 3).toFixed(1)} relayed transactions/s)`,
     );
   }
+  const stepLine = (name: string, figures: LoadFigures) =>
+    `${name.padEnd(40)} ${figures.requestsPerSecond.toFixed(1).padStart(8)} req/s  p50 ${String(figures.p50).padStart(5)} ms  p99 ${String(figures.p99).padStart(5)} ms  (${figures.requests} in ${figures.seconds.toFixed(1)} s)`;
+  console.log(`${AGENTS} concurrent connections, automine, up to ${STEP_SECONDS} s each:`);
+  console.log(stepLine("bare Hono GET /hello", bare));
+  console.log(stepLine("POST /api/listings/:id/buy", buys.figures));
+  console.log(stepLine("POST /api/transactions/:id/deliver", delivers));
+  const lagLine = (mode: string, figures: LagFigures) =>
+    `${mode.padEnd(24)} indexer lag under ${AGENTS} looping buyers: ${figures.blocks} blocks, head → indexed p50 ${figures.msP50} ms, p99 ${figures.msP99} ms, max ${figures.msMax} ms; blocks behind p50 ${figures.behindP50}, p99 ${figures.behindP99}, max ${figures.behindMax}`;
+  console.log(lagLine("automine", fastLag));
+  console.log(lagLine("a block every 1 s", slowLag));
+
+  const stepRow = (name: string, figures: LoadFigures): Cell[] => [
+    name,
+    Math.round(figures.requestsPerSecond * 10) / 10,
+    figures.p50,
+    figures.p99,
+    `${(figures.requestsPerSecond / bare.requestsPerSecond).toFixed(3)}×`,
+    `${figures.requests} in ${figures.seconds.toFixed(1)} s`,
+  ];
+  const lagRow = (mode: string, figures: LagFigures): Cell[] => [
+    mode,
+    figures.blocks,
+    figures.msP50,
+    figures.msP99,
+    figures.msMax,
+    figures.behindP50,
+    figures.behindP99,
+    figures.behindMax,
+  ];
+  const lifecycleRow = (mode: string, run: { completed: number; elapsed: number; perSecond: number }): Cell[] => [
+    mode,
+    Math.round(run.perSecond * 10) / 10,
+    run.completed,
+    `${run.elapsed.toFixed(1)} s`,
+  ];
+  const load = `${AGENTS} hosted buyers, each with its own seller and FIXED listing, looping buy → deliver → release for ${THROUGHPUT_SECONDS} s`;
+  writeSection("4-money", {
+    order: 4,
+    title: "Money flows through the API (hosted agents, relayer pays gas)",
+    durationMs: performance.now() - started,
+    tables: [
+      {
+        title: "Buy and deliver throughput, next to a bare Hono route",
+        workload: `${AGENTS} concurrent connections (one per agent, Node fetch), automine; buy: every buyer buys from its own seller's listing again and again for ${STEP_SECONDS} s, each answer FUNDED once the indexer has the block; deliver: every seller then delivers those purchases until done or ${STEP_SECONDS} s; bare route: the same client`,
+        columns: ["request", "req/s", "p50 ms", "p99 ms", "of bare", "answered"],
+        rows: [
+          stepRow("bare Hono GET /hello", bare),
+          stepRow("POST /api/listings/:id/buy", buys.figures),
+          stepRow("POST /api/transactions/:id/deliver", delivers),
+        ],
+      },
+      {
+        title: "Full lifecycles per second",
+        workload: load,
+        columns: ["mining", "lifecycles/s", "lifecycles", "in"],
+        rows: [lifecycleRow("automine", fastRun), lifecycleRow("a block every 1 s", slowRun)],
+      },
+      {
+        title: "Indexer lag under the money load",
+        workload: `${load}; eth_blockNumber and Ponder's checkpoint polled every 20 ms: time from a block first being the head (its receipts served) to the indexer first having it, and blocks behind the head at each poll`,
+        columns: [
+          "mining",
+          "blocks",
+          "lag p50 ms",
+          "lag p99 ms",
+          "lag max ms",
+          "behind p50",
+          "behind p99",
+          "behind max",
+        ],
+        rows: [lagRow("automine", fastLag), lagRow("a block every 1 s", slowLag)],
+      },
+      {
+        title: "Latency of one agent alone",
+        workload: `${LIFECYCLES} sequential lifecycles of one hosted buyer per mining mode, after 3 warm-up lifecycles`,
+        columns: ["mining and step", "p50 / p95 / max"],
+        rows: lines.map((line) => {
+          const [head, figures] = line.split(" p50 ");
+          return [(head ?? "").replace(/\s+/g, " ").trim(), `p50 ${figures?.replace(/\s+/g, " ").trim()}`];
+        }),
+      },
+      memory.stop(
+        `money-flow benchmark: ${AGENTS * 2} hosted agents registered, sequential lifecycles, buys and delivers, lifecycles looping, in both mining modes`,
+      ),
+    ],
+  });
 } finally {
+  hello?.kill("SIGTERM");
   server?.kill("SIGTERM");
   await stack.stop();
 }

@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import { freePort, startStack } from "@agent-marketplace/indexer/testing";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
+import { sampleMemory } from "../../bench/memory.ts";
+import { writeSection } from "../../bench/results.ts";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
@@ -75,7 +77,9 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors };
 }
 
+const started = performance.now();
 const stack = await startStack({ name: "api-bench" });
+const memory = sampleMemory();
 const children: ChildProcess[] = [];
 try {
   await stack.startIndexer();
@@ -153,6 +157,28 @@ try {
       `${run.name.padEnd(58)} ${Math.round(run.requestsPerSecond).toLocaleString("en-US").padStart(7)} req/s  p50 ${String(run.p50).padStart(3)} ms  p99 ${String(run.p99).padStart(3)} ms  ${(run.requestsPerSecond / bare).toFixed(2)}× bare${run.errors ? `  ${run.errors} errors` : ""}`,
     );
   }
+  const workload = `${LISTINGS.toLocaleString("en-US")} listings of ${AGENTS} agents, ${CONNECTIONS} concurrent connections (autocannon), ${SECONDS} s per route after a ${WARMUP_SECONDS} s warm-up`;
+  writeSection("2-api-reads", {
+    order: 2,
+    title: "API reads",
+    durationMs: performance.now() - started,
+    tables: [
+      {
+        title: "Browse and profile throughput, next to a bare Hono route",
+        workload,
+        columns: ["route", "req/s", "p50 ms", "p99 ms", "of bare", "errors"],
+        rows: runs.map((run) => [
+          run.name,
+          Math.round(run.requestsPerSecond),
+          run.p50,
+          run.p99,
+          `${(run.requestsPerSecond / bare).toFixed(2)}×`,
+          run.errors,
+        ]),
+      },
+      memory.stop(`API read benchmark: seeding, then ${workload}`),
+    ],
+  });
 } finally {
   for (const child of children) child.kill("SIGTERM");
   await stack.stop();

@@ -4,8 +4,10 @@
  * (commit it with the contract change that moved it).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeSection } from "../../bench/results.ts";
 import { GAS_SNAPSHOT_FILE, GAS_TARGETS, type GasTable, measureGas } from "./measure-gas.ts";
 
+const started = performance.now();
 const measured = await measureGas();
 const snapshot: GasTable = existsSync(GAS_SNAPSHOT_FILE) ? JSON.parse(readFileSync(GAS_SNAPSHOT_FILE, "utf8")) : {};
 
@@ -23,6 +25,21 @@ const rows = Object.entries(measured).map(([transaction, gas]) => {
 });
 console.log("\nAgentEscrow gas per transaction (receipt gasUsed, incl. 21,000 base; MockUSDC)");
 console.table(rows);
+writeSection("1-gas", {
+  order: 1,
+  title: "Contract gas",
+  durationMs: performance.now() - started,
+  tables: [
+    {
+      title: "AgentEscrow gas per transaction",
+      workload:
+        "one transaction of each escrow function on Hardhat's in-process chain with MockUSDC, every token holder " +
+        "already holding a balance; receipt gasUsed including the 21,000 base",
+      columns: ["transaction", "gas", "target", "within target", "snapshot", "change"],
+      rows: rows.map((row) => [row.transaction, row.gas, row.target, row["within target"], row.snapshot, row.change]),
+    },
+  ],
+});
 
 if (process.env.UPDATE_GAS_SNAPSHOT) {
   writeFileSync(GAS_SNAPSHOT_FILE, `${JSON.stringify(measured, null, 2)}\n`);

@@ -13,7 +13,8 @@
  *    'Completed backfill indexing'), and process start to /ready (with, for comparison, the lag
  *    indexer's start on the empty chain). It must then reach the head with every event indexed.
  *
- * Env: BENCH_LAG_SAMPLES (default 150), BENCH_ESCROWS (default 10000); KEEP_TEST_DATA=1 keeps the
+ * Env: BENCH_LAG_SAMPLES (default 150), BENCH_ESCROWS (default 3000: 10,000 took
+ * 3 of the 10 minutes `pnpm bench` may take on 2 shared cores); KEEP_TEST_DATA=1 keeps the
  * logs (hardhat-node.log, indexer.log, indexer-backfill.log) in the stack's temporary folder.
  */
 import { randomUUID } from "node:crypto";
@@ -22,6 +23,8 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
 import { type Abi, type ContractFunctionArgs, encodeFunctionData, type Hex, keccak256, maxUint256, toHex } from "viem";
+import { sampleMemory } from "../../bench/memory.ts";
+import { type Cell, writeSection } from "../../bench/results.ts";
 import { waitForIndexedBlock } from "../lib/checkpoint.ts";
 import { ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
 import { startIndexer } from "../lib/indexer-process.ts";
@@ -29,7 +32,7 @@ import { DAY, Market, ROLE, USDC } from "../test/market.ts";
 import { freePort, type Stack, startStack } from "../test/stack.ts";
 
 const LAG_SAMPLES = envCount("BENCH_LAG_SAMPLES", 150);
-const ESCROWS = envCount("BENCH_ESCROWS", 10_000);
+const ESCROWS = envCount("BENCH_ESCROWS", 3_000);
 
 /** Dev accounts that fund escrows, and those that sell (no USDC needed). */
 const BUYERS = [3, 4, 5, 6, 7, 8, 9];
@@ -312,6 +315,9 @@ function loggedAt(log: string, phrase: string): number | undefined {
 /** `to - from` for times of day, across midnight too. */
 const between = (from: number, to: number) => (to - from + DAY * 1_000) % (DAY * 1_000);
 
+/** Rows of the report's indexer table: figure, value, workload. */
+const reported: Cell[][] = [];
+
 async function run(stack: Stack): Promise<void> {
   const bench = new Bench(stack);
   console.log(
@@ -327,6 +333,12 @@ async function run(stack: Stack): Promise<void> {
     `indexer lag, receipt → row in chain.escrow, blocks every ${seconds(BLOCK_INTERVAL_MS)}: n=${lags.length}, ` +
       `p50 ${milliseconds(percentile(lags, 50))}, p99 ${milliseconds(percentile(lags, 99))}, ` +
       `max ${milliseconds(lags.at(-1) as number)}`,
+  );
+  const lagWorkload = `${lags.length} fund transactions, ${FUNDS_PER_BLOCK} per block, a block every ${seconds(BLOCK_INTERVAL_MS)}`;
+  reported.push(
+    ["lag p50, receipt → row in chain.escrow", milliseconds(percentile(lags, 50)), lagWorkload],
+    ["lag p99", milliseconds(percentile(lags, 99)), lagWorkload],
+    ["lag max", milliseconds(lags.at(-1) as number), lagWorkload],
   );
   await stack.indexer?.stop();
 
@@ -354,10 +366,19 @@ async function run(stack: Stack): Promise<void> {
         `(Ponder's log, '${BACKFILL_STARTED}' → '${BACKFILL_COMPLETED}'; not included: start-up ` +
         `${seconds(startUpMs)} before it, indexes and views ${seconds(readyMs - startUpMs - backfillMs)} after it)`,
     );
+    reported.push([
+      "backfill ('Started' → 'Completed backfill indexing' in Ponder's log)",
+      `${seconds(backfillMs)}, ${perSecond(events, backfillMs)}`,
+      `a fresh indexer over ${summary}`,
+    ]);
   }
   console.log(
     `indexer backfill, process start → /ready: ${seconds(readyMs)} → ${perSecond(events, readyMs)} ` +
       `(the same start on the empty chain: ${seconds(emptyStartUpMs)})`,
+  );
+  reported.push(
+    ["backfill, process start → /ready", `${seconds(readyMs)}, ${perSecond(events, readyMs)}`, `the same, ${summary}`],
+    ["start → /ready on the empty chain", seconds(emptyStartUpMs), "the deployment only"],
   );
 }
 
@@ -397,9 +418,28 @@ async function backfill(bench: Bench, firstBlock: bigint, events: number) {
   return { readyMs, spawnedAt, log: readFileSync(logFile, "utf8") };
 }
 
+const started = performance.now();
 const stack = await startStack({ name: "indexer-bench" });
+const memory = sampleMemory();
 try {
   await run(stack);
+  const memoryTable = memory.stop(
+    `indexer benchmark: lag samples, then ${count(ESCROWS)} bounties generated and backfilled by a second indexer`,
+  );
+  writeSection("3-indexer", {
+    order: 3,
+    title: "Indexer (Ponder) alone",
+    durationMs: performance.now() - started,
+    tables: [
+      {
+        title: "Indexer lag and backfill",
+        workload: "Hardhat node, embedded Postgres, `ponder start` polling every 100 ms; workload per row",
+        columns: ["figure", "value", "workload"],
+        rows: reported,
+      },
+      memoryTable,
+    ],
+  });
 } catch (error) {
   console.error(`benchmark failed: ${error instanceof Error ? error.message : error}`);
   process.exitCode = 1;

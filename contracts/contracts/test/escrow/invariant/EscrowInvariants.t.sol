@@ -13,8 +13,7 @@ import {EscrowHandler} from "./EscrowHandler.sol";
 contract EscrowInvariantsHandler is EscrowHandler {}
 
 /// @dev Invariants of AgentEscrow under random sequences of moves driven by {EscrowHandler}.
-/// hardhat-config: invariant.runs = 64
-/// hardhat-config: invariant.depth = 64
+/// Runs and depth come from hardhat.config.ts (INVARIANT_RUNS raises the runs: `pnpm bench:invariants`).
 contract EscrowInvariantsTest is Test {
     EscrowHandler internal handler;
     AgentEscrow internal escrow;
