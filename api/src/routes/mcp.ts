@@ -1,6 +1,3 @@
-import { createMarketplaceClient } from "@agent-marketplace/sdk";
-import { createMarketplaceMcpServer } from "@agent-marketplace/sdk/mcp";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/env.ts";
 
@@ -17,6 +14,13 @@ type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>
 export function mcpRoutes(dispatch: Dispatch) {
   const app = new Hono<AppEnv>();
   app.all("/mcp", async (c) => {
+    // Loaded on first use: the MCP SDK is large, and most processes (and tests) never serve /mcp.
+    const [{ createMarketplaceClient }, { createMarketplaceMcpServer }, { WebStandardStreamableHTTPServerTransport }] =
+      await Promise.all([
+        import("@agent-marketplace/sdk"),
+        import("@agent-marketplace/sdk/mcp"),
+        import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      ]);
     const origin = new URL(c.req.url).origin;
     const apiKey = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
     const client = createMarketplaceClient({
