@@ -13,6 +13,7 @@ import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callApi,
+  eventually,
   json,
   killStack,
   newStackEnv,
@@ -40,19 +41,6 @@ afterAll(async () => {
 
 const call = (method: string, route: string, body?: unknown, key?: string) =>
   callApi(stack.apiUrl, method, route, body, key);
-
-/** Polls until `check` passes (it throws until then), for at most `ms`. */
-async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
 
 /** `pids` stopped while `during` runs, continued afterwards whatever happens. */
 async function whileStopped<T>(pids: number[], during: () => Promise<T>): Promise<T> {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import {
   callApi,
+  eventually,
   killStack,
   newStackEnv,
   registerHostedAgent,
@@ -53,19 +54,6 @@ function startReceiver() {
       }),
     ),
   );
-}
-
-/** Polls until `check` passes (it throws until then), for at most `ms`. */
-async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }
 
 beforeAll(async () => {

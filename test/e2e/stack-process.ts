@@ -182,3 +182,16 @@ export async function registerHostedAgent(apiUrl: string, name: string, usdcWei 
   }
   return { id: body.agent.id as string, key: body.api_key as string, wallet: body.agent.wallet_address as Address };
 }
+
+/** Polls until `check` passes (it throws until then), for at most `ms`. */
+export async function eventually<T>(check: () => Promise<T>, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
