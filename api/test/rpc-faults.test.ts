@@ -37,7 +37,7 @@ const buy = (listingId: string, key: string, idempotencyKey: string) =>
   });
 
 describe("the node fails between the API and the chain", () => {
-  it("down: a buy answers 503 chain_unavailable and moves nothing; health says so; afterwards a buy funds once", async () => {
+  it("down: a buy answers 503 chain_unavailable and moves nothing; health says so; afterwards the same Idempotency-Key funds once", async () => {
     const seller = await registerHosted(t.app, "rpc seller");
     const buyer = await registerHosted(t.app, "rpc buyer", 10n * PRICE);
     const listing = await createListing(t.app, seller, { price_wei: PRICE.toString() });
@@ -59,8 +59,10 @@ describe("the node fails between the API and the chain", () => {
     expect(proxy.broadcasts).toBe(broadcasts);
     expect(await usdcBalance(buyer.wallet)).toBe(before);
 
-    const bought = await buy(listing.id, buyer.key, "rpc-down-2");
+    // Nothing was sent, so the same Idempotency-Key runs again (not 409 in progress).
+    const bought = await buy(listing.id, buyer.key, "rpc-down-1");
     expect(bought.status).toBe(200);
+    expect(bought.headers.get("idempotent-replayed")).toBeNull();
     const answer = await json(bought);
     expect(answer.state).toBe("FUNDED");
     expect(await usdcBalance(buyer.wallet)).toBe(before - PRICE);

@@ -17,6 +17,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callApi,
+  eventually,
   killStack,
   newStackEnv,
   nodeBinary,
@@ -142,17 +143,6 @@ async function faucet(address: Address, usdcWei: bigint) {
   expect(grant.status).toBe(200);
 }
 
-/** Asks `read` until its answer passes `done`, for at most `ms`; the last answer. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  let last = await read();
-  while (!done(last) && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
-  }
-  return last;
-}
-
 beforeAll(async () => {
   ({ dir, env } = await newStackEnv("e2e-mcp-"));
   stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500" });
@@ -262,22 +252,22 @@ describe("the MCP server, one per agent, over stdio", () => {
     const testClient = createTestClient({ mode: "hardhat", transport: http(rpcUrl) });
     await testClient.increaseTime({ seconds: delivered.dispute_window_hours * 3600 + 60 });
     await testClient.mine({ blocks: 1 });
-    const state = await eventually(
-      async () => (await poster.call("get_transaction", { transaction_id: id })).state,
-      (current) => current === "RELEASED",
+    await eventually(
+      async () => expect((await poster.call("get_transaction", { transaction_id: id })).state).toBe("RELEASED"),
+      60_000,
     );
-    expect(state).toBe("RELEASED");
     expected.hunter += reward - feeOf(reward);
 
     // Notifications follow the indexed events a moment later.
-    const kinds = await eventually(
+    await eventually(
       async () =>
-        (await hunter.call("list_notifications", {})).notifications.map(
-          (notification: { kind: string }) => notification.kind,
-        ) as string[],
-      (seen) => seen.includes("payment.released"),
+        expect(
+          (await hunter.call("list_notifications", {})).notifications.map(
+            (notification: { kind: string }) => notification.kind,
+          ),
+        ).toContain("payment.released"),
+      60_000,
     );
-    expect(kinds).toContain("payment.released");
     const posterKinds = (await poster.call("list_notifications", {})).notifications.map(
       (notification: { kind: string }) => notification.kind,
     );
@@ -418,12 +408,6 @@ describe("the MCP server, one per agent, over stdio", () => {
         return false;
       }
     };
-    expect(
-      await eventually(
-        async () => alive(),
-        (running) => !running,
-        10_000,
-      ),
-    ).toBe(false);
+    await eventually(async () => expect(alive()).toBe(false), 10_000);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createCustodialWallet, decryptPrivateKey, encryptPrivateKey } from "./custodial-wallet.ts";
+import { createCustodialWallet, custodialAccount, decryptPrivateKey, encryptPrivateKey } from "./custodial-wallet.ts";
 
 const masterKey = randomBytes(32);
 
@@ -32,5 +32,16 @@ describe("custodial wallets", () => {
       decryptPrivateKey([version, iv, tag, flipped.toString("base64")].join(":"), wallet.address, masterKey),
     ).toThrow();
     expect(() => decryptPrivateKey(`v0:${iv}:${tag}:${ciphertext}`, wallet.address, masterKey)).toThrow(/format/);
+  });
+
+  it("give a hosted agent's row its signing account, in any address case, and refuse a row without a key", () => {
+    const wallet = createCustodialWallet(masterKey);
+    const row = {
+      id: "a1",
+      walletAddress: wallet.address.toLowerCase(),
+      encryptedPrivateKey: wallet.encryptedPrivateKey,
+    };
+    expect(custodialAccount(row, masterKey).address).toBe(wallet.address);
+    expect(() => custodialAccount({ ...row, encryptedPrivateKey: null }, masterKey)).toThrow(/a1 has no custodial key/);
   });
 });

@@ -1,5 +1,5 @@
-import type { Address, Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { type Address, getAddress, type Hex } from "viem";
+import { generatePrivateKey, type LocalAccount, privateKeyToAccount } from "viem/accounts";
 import { openSecret, sealSecret } from "../auth/secret-box.ts";
 
 /**
@@ -24,4 +24,13 @@ export function encryptPrivateKey(privateKey: Hex, address: Address, masterKey: 
 
 export function decryptPrivateKey(encrypted: string, address: Address, masterKey: Buffer): Hex {
   return `0x${openSecret(encrypted, address.toLowerCase(), masterKey).toString("hex")}`;
+}
+
+/** The signing account of a hosted agent's custodial wallet; throws when the row holds no key. */
+export function custodialAccount(
+  agent: { id: string; walletAddress: string; encryptedPrivateKey: string | null },
+  masterKey: Buffer,
+): LocalAccount {
+  if (!agent.encryptedPrivateKey) throw new Error(`hosted agent ${agent.id} has no custodial key`);
+  return privateKeyToAccount(decryptPrivateKey(agent.encryptedPrivateKey, getAddress(agent.walletAddress), masterKey));
 }

@@ -10,6 +10,7 @@ import {
 } from "viem";
 import type { Database } from "../db/client.ts";
 import { relayedTransactions } from "../db/schema.ts";
+import { markSent } from "./sends-in-request.ts";
 import { isTransportError } from "./transport-error.ts";
 
 type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
@@ -274,6 +275,7 @@ export function createRelayer(options: RelayerOptions): Relayer {
       });
       let sending: Promise<void> = Promise.resolve();
       const endTurn = await nextTurn();
+      markSent();
       const signed = await db
         .transaction(async (tx) => {
           // One sender at a time per relayer key, across every API instance on this database.

@@ -1,7 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, keccak256, type LocalAccount, toBytes } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { type agents, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import {
@@ -44,12 +43,6 @@ export function erc8004ReviewFeedback(
   const identities = erc8004Identities(db, chain.chainId);
   const escrowContract = getAddress(chain.deployment.contracts.AgentEscrow.address);
 
-  function custodialAccount(agent: Agent): LocalAccount {
-    if (!agent.encryptedPrivateKey) throw new Error(`hosted agent ${agent.id} has no custodial key`);
-    const wallet = getAddress(agent.walletAddress);
-    return privateKeyToAccount(decryptPrivateKey(agent.encryptedPrivateKey, wallet, config.masterKey));
-  }
-
   async function recordIndex(reviewId: string, feedbackIndex: number, txHash?: string): Promise<void> {
     await db
       .update(reviews)
@@ -90,7 +83,7 @@ export function erc8004ReviewFeedback(
       const identity = await identities.identityOf(reviewee, revieweeUrls.registrationFile);
       if (!identity) return null;
 
-      const account = custodialAccount(reviewer);
+      const account = custodialAccount(reviewer, config.masterKey);
       if (review.erc8004FeedbackTxHash) {
         if (review.erc8004FeedbackIndex !== null) {
           return { txHash: review.erc8004FeedbackTxHash, feedbackIndex: review.erc8004FeedbackIndex };

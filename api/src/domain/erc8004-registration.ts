@@ -1,7 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, type LocalAccount } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { RegistrationProofError } from "../chain/erc8004-actions.ts";
 import { KeyedQueue } from "../chain/keyed-queue.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
@@ -42,12 +41,6 @@ export function erc8004Registration(
     readAgain: `/api/agents/${agent.id}/erc8004`,
     details: { agent_id: agent.id },
   });
-
-  function custodialAccount(agent: Agent): LocalAccount {
-    if (!agent.encryptedPrivateKey) throw new Error(`hosted agent ${agent.id} has no custodial key`);
-    const wallet = getAddress(agent.walletAddress);
-    return privateKeyToAccount(decryptPrivateKey(agent.encryptedPrivateKey, wallet, config.masterKey));
-  }
 
   /** The registration the agent has already: recorded, or seen by the indexer (then recorded). */
   async function existing(agent: Agent, agentUri: string): Promise<Identity | undefined> {
@@ -91,7 +84,7 @@ export function erc8004Registration(
   }
 
   async function registerHosted(agent: Agent, agentUri: string, attempt = 0): Promise<RegistrationOutcome> {
-    const account = custodialAccount(agent);
+    const account = custodialAccount(agent, config.masterKey);
     if (agent.erc8004TxHash) {
       const finished = await finishInFlight(agent, account, agentUri);
       if (finished) return { kind: "registered", created: false, identity: finished };

@@ -1,9 +1,8 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
 import { type Address, getAddress, type Hex, parseSignature } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import {
   type FundingAuthorization,
   FundingProofError,
@@ -66,7 +65,6 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
   /** Waits for the indexer to reach `block`; 503 if it does not in time (the escrow is funded). */
   const readYourWrites = (block: bigint, transactionId: string) => awaitIndexed(escrow, block, "Funded", transactionId);
 
-  /** Relays a funding signature; `insert` adds the caller's rows in the outbox's database transaction. */
   /** A FIXED listing's purchase counts once, as its escrow is funded (a bounty is not a purchase). */
   async function countPurchase(tx: Pick<Database, "update">, row: TransactionRow): Promise<void> {
     if (!row.listingId || !row.sellerAgentId) return;
@@ -76,6 +74,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "FIXED")));
   }
 
+  /** Relays a funding signature; `insert` adds the caller's rows in the outbox's database transaction. */
   async function relay(
     row: TransactionRow,
     terms: FundingTerms,
@@ -132,8 +131,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     ): Promise<Hex> {
       const terms = termsOf(row, buyer.walletAddress, seller);
       // A short balance makes the relayer's simulation revert; relay() answers it with the 402.
-      if (!buyer.encryptedPrivateKey) throw new Error(`hosted agent ${buyer.id} has no custodial key`);
-      const account = privateKeyToAccount(decryptPrivateKey(buyer.encryptedPrivateKey, terms.buyer, config.masterKey));
+      const account = custodialAccount(buyer, config.masterKey);
       return relay(row, terms, await escrow.signFunding(account, terms), true, alsoRecord);
     },
 

@@ -1,3 +1,6 @@
+import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import { HttpRequestError } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../test/escrow.ts";
 import {
@@ -10,6 +13,10 @@ import {
   testApp,
   usdcBalance,
 } from "../../test/harness.ts";
+import { markSent } from "../chain/sends-in-request.ts";
+import type { AppEnv } from "./env.ts";
+import { errorResponse } from "./errors.ts";
+import { idempotency } from "./idempotency.ts";
 
 /*
  * Idempotency-Key on a write that pays (a hosted buy), on the suite's real chain: a retry is
@@ -90,5 +97,35 @@ describe("Idempotency-Key", () => {
       expect((await buy(a.key, bad)).status, JSON.stringify(bad)).toBe(400);
     }
     expect(await usdcOf(a.wallet)).toBe(5n * USDC - PRICE);
+  });
+
+  it("a node unreachable before anything was sent frees the key; after a send it stays claimed (409)", async () => {
+    const agent = await registerAgent(t.app, "node down");
+    let sendsFirst = false;
+    const app = new Hono<AppEnv>();
+    app.use(requestId());
+    app.onError(errorResponse);
+    app.use(async (c, next) => {
+      c.set("agent", { id: agent.id, keyId: "test", row: {} as never });
+      await next();
+    });
+    app.use(idempotency(t.db));
+    app.post("/pay", () => {
+      if (sendsFirst) markSent();
+      throw new HttpRequestError({ url: "http://node.invalid" });
+    });
+    const pay = (key: string) =>
+      app.request("/pay", { method: "POST", headers: { "idempotency-key": key }, body: "{}" });
+
+    const unsent = await pay("unsent");
+    expect(unsent.status).toBe(503);
+    expect(await json(unsent)).toMatchObject({ code: "chain_unavailable" });
+    expect((await pay("unsent")).status).toBe(503);
+
+    sendsFirst = true;
+    expect((await pay("sent")).status).toBe(503);
+    const retry = await pay("sent");
+    expect(retry.status).toBe(409);
+    expect(await json(retry)).toMatchObject({ code: "idempotency_key_in_progress" });
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
+import { trackSends } from "../chain/sends-in-request.ts";
 import type { Database } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
 import type { AppEnv } from "./env.ts";
@@ -13,8 +14,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * with a key runs and its 2xx answer is stored; a retry with the same key and the same request
  * gets that answer again (header `Idempotent-Replayed: true`) and creates nothing. The same key
  * with another request is 422; a retry while the first still runs, or after it was interrupted
- * or failed with a 5xx (money may have moved), is 409. A refusal (4xx) is not kept, so a
- * corrected retry may run.
+ * or failed with a 5xx (money may have moved), is 409. A refusal (4xx), or a 503
+ * `chain_unavailable` before anything was sent, is not kept, so a retry may run.
  */
 export function idempotency(db: Database): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -52,15 +53,15 @@ export function idempotency(db: Database): MiddlewareHandler<AppEnv> {
     }
 
     // Errors thrown by the handler reach here as onError's answer (c.res), not as exceptions.
-    await next();
+    const { sent } = await trackSends(next);
     const status = c.res.status;
     if (status >= 200 && status < 300) {
       await db
         .update(idempotencyKeys)
         .set({ responseStatus: status, responseBody: await c.res.clone().text() })
         .where(and(eq(idempotencyKeys.agentId, agentId), eq(idempotencyKeys.key, key)));
-    } else if (status < 500) {
-      // Refused: nothing changed, so a corrected retry with the same key may run.
+    } else if (status < 500 || (!sent && (await isChainUnavailable(c.res)))) {
+      // Refused, or the node unreachable before anything was sent: a retry with the same key may run.
       await db
         .delete(idempotencyKeys)
         .where(
@@ -74,4 +75,13 @@ export function idempotency(db: Database): MiddlewareHandler<AppEnv> {
     // A 5xx may come after money moved (e.g. the indexer lagging): the key stays claimed, and a
     // retry answers 409 instead of running twice.
   };
+}
+
+async function isChainUnavailable(response: Response): Promise<boolean> {
+  if (response.status !== 503) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { code?: string } | undefined;
+  return body?.code === "chain_unavailable";
 }

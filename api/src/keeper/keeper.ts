@@ -1,9 +1,8 @@
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { encodeFunctionData, getAddress, zeroAddress } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { encodeFunctionData, zeroAddress } from "viem";
 import { repeatEvery } from "../background/repeat.ts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -66,9 +65,7 @@ export function createKeeper(
         .from(agents)
         .where(sql`lower(${agents.walletAddress}) = ${address.toLowerCase()}`);
       if (!agent?.hosted || !agent.encryptedPrivateKey) continue;
-      const wallet = getAddress(agent.walletAddress);
-      const account = privateKeyToAccount(decryptPrivateKey(agent.encryptedPrivateKey, wallet, config.masterKey));
-      resumed += await hostedSender.resume(account);
+      resumed += await hostedSender.resume(custodialAccount(agent, config.masterKey));
     }
     return resumed;
   }

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertTransaction } from "../../test/escrow.ts";
+import { eventStreamReader } from "../../test/event-stream.ts";
 import { ARBITER_API_KEY, createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 
 /**
@@ -233,12 +234,14 @@ async function snapshot(): Promise<string> {
   return rows[0]?.digest ?? "";
 }
 
-/** The first event of a stream, as text; the stream is closed after it. */
+/** The first event of a stream, as JSON text; the stream is closed after it. */
 async function firstEvent(response: Response): Promise<string> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const { value } = await reader.read();
-  await reader.cancel();
-  return new TextDecoder().decode(value);
+  const stream = eventStreamReader(response.body as ReadableStream<Uint8Array>);
+  try {
+    return JSON.stringify(await stream.next());
+  } finally {
+    await stream.close();
+  }
 }
 
 function call(route: string, spec: KeyedRoute, authorization?: string) {

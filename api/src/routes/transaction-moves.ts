@@ -2,10 +2,9 @@ import { randomBytes } from "node:crypto";
 import { type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { requireAgent } from "../auth/require-agent.ts";
 import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { type EscrowMove, FundingProofError, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import type { Database } from "../db/client.ts";
@@ -247,9 +246,7 @@ export function transactionMoveRoutes(deps: Deps) {
       };
     }
 
-    if (!callerRow.encryptedPrivateKey) throw new Error(`hosted agent ${callerRow.id} has no custodial key`);
-    const wallet = getAddress(callerRow.walletAddress);
-    const account = privateKeyToAccount(decryptPrivateKey(callerRow.encryptedPrivateKey, wallet, config.masterKey));
+    const account = custodialAccount(callerRow, config.masterKey);
     return relayed(id, action, escrowId, terms, move, await escrow.signMove(account, escrowId, move), row, keep);
   }
 

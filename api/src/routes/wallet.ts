@@ -2,9 +2,8 @@ import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
 import { getAddress } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { requireAgent } from "../auth/require-agent.ts";
-import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, relayedTransactions, withdrawals } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -123,7 +122,7 @@ export function walletRoutes(deps: Deps) {
       const { usdcWei } = await chain.balances(wallet);
       if (usdcWei < amount)
         throw new InsufficientBalanceError(amount, usdcWei, wallet, chain.chainId, deps.escrow.usdc);
-      const account = privateKeyToAccount(decryptPrivateKey(caller.encryptedPrivateKey, wallet, config.masterKey));
+      const account = custodialAccount(caller, config.masterKey);
       const id = crypto.randomUUID();
       let sent: Awaited<ReturnType<typeof usdc.relayTransfer>>;
       try {
