@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["e2e/**/*.test.ts"],
+    globalSetup: ["e2e/shared-stack.setup.ts"],
     // Each start brings up Postgres, a Hardhat node (with a deployment) and Ponder: tens of seconds.
     testTimeout: 300_000,
     hookTimeout: 120_000,

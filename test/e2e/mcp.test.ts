@@ -1,31 +1,11 @@
-/**
- * The MCP server (sdk/src/mcp/main.ts) as MCP clients use it, against `pnpm start`: real MCP
- * clients spawn one server per agent over stdio and call its tools. Two hosted agents register
- * through the `register` tool and trade: a bounty posted, claimed, delivered and auto-released by
- * the keeper after the dispute window; a FIXED purchase bought, delivered and released, with a
- * release by the wrong party and a bad amount refused as tool errors. A third server holds an
- * external agent's wallet and completes its on-chain steps with it (a purchase, a gasless release,
- * a bounty's funding). Balances are read on chain.
- */
-import { rmSync } from "node:fs";
 import path from "node:path";
 import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type Address, createPublicClient, createTestClient, erc20Abi, http, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callApi,
-  eventually,
-  killStack,
-  newStackEnv,
-  nodeBinary,
-  repoRoot,
-  type StackEnv,
-  type StackProcess,
-  startStackProcess,
-} from "./stack-process.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { callApi, eventually, nodeBinary, repoRoot } from "./stack-process.ts";
 
 const MCP_MAIN = path.join(repoRoot, "sdk", "src", "mcp", "main.ts");
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -70,9 +50,7 @@ const TOOLS = [
   "withdraw",
 ];
 
-let dir: string;
-let env: StackEnv;
-let stack: StackProcess;
+const { env, apiUrl } = inject("sharedStack");
 let rpcUrl: string;
 let usdc: Address;
 let feeBps: bigint;
@@ -98,7 +76,7 @@ async function startMcpServer(name: string, extraEnv: Record<string, string> = {
   const transport = new StdioClientTransport({
     command: nodeBinary(),
     args: [MCP_MAIN],
-    env: { MARKETPLACE_API_URL: stack.apiUrl, ...extraEnv },
+    env: { MARKETPLACE_API_URL: apiUrl, ...extraEnv },
     stderr: "pipe",
   });
   let stderr = "";
@@ -139,14 +117,11 @@ const usdcOf = (address: Address) =>
 const feeOf = (amount: bigint) => (amount * feeBps) / 10_000n;
 
 async function faucet(address: Address, usdcWei: bigint) {
-  const grant = await callApi(stack.apiUrl, "POST", "/api/dev/faucet", { address, usdc_wei: usdcWei.toString() });
+  const grant = await callApi(apiUrl, "POST", "/api/dev/faucet", { address, usdc_wei: usdcWei.toString() });
   expect(grant.status).toBe(200);
 }
 
 beforeAll(async () => {
-  ({ dir, env } = await newStackEnv("e2e-mcp-"));
-  stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500" });
-  await stack.healthy();
   rpcUrl = `http://127.0.0.1:${env.HARDHAT_PORT}`;
   const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
   if (!deployment) throw new Error("no deployment");
@@ -164,8 +139,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.client.close()));
-  await killStack(stack, env.DATA_DIR);
-  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the MCP server, one per agent, over stdio", () => {

@@ -7,21 +7,13 @@
  * external seller signing its delivery (gasless); an all-external bounty whose hunter hands in a
  * wrong, a foreign, a failed and a replayed tx_hash before its own delivery.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
 import { type Address, createPublicClient, createTestClient, createWalletClient, erc20Abi, type Hex, http } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callApi,
-  killStack,
-  newStackEnv,
-  registerHostedAgent,
-  type StackEnv,
-  type StackProcess,
-  startStackProcess,
-} from "./stack-process.ts";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { callApi, registerHostedAgent } from "./stack-process.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const EXTERNAL_BUYER = 5;
@@ -29,9 +21,7 @@ const EXTERNAL_SELLER = 6;
 const EXTERNAL_POSTER = 7;
 const EXTERNAL_HUNTER = 8;
 
-let dir: string;
-let env: StackEnv;
-let stack: StackProcess;
+const { env, apiUrl } = inject("sharedStack");
 let rpcUrl: string;
 let usdc: Address;
 let escrow: Address;
@@ -44,13 +34,12 @@ interface Agent {
   wallet: Address;
 }
 
-const call = (method: string, route: string, body?: unknown, key?: string) =>
-  callApi(stack.apiUrl, method, route, body, key);
+const call = (method: string, route: string, body?: unknown, key?: string) => callApi(apiUrl, method, route, body, key);
 
 const usdcOf = (address: Address) =>
   publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
-const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(stack.apiUrl, name, usdcWei);
+const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(apiUrl, name, usdcWei);
 
 /** An external agent whose wallet is dev account `index` (10,000 USDC from pnpm start). */
 async function external(name: string, index: number) {
@@ -92,10 +81,6 @@ async function listing(seller: Agent, price: bigint, type = "FIXED") {
 }
 
 beforeAll(async () => {
-  ({ dir, env } = await newStackEnv("e2e-money-"));
-  // Every agent of this file registers from one address: more than the default hourly allowance.
-  stack = startStackProcess({ ...env, KEEPER_INTERVAL_MS: "500", REGISTRATIONS_PER_HOUR: "1000" });
-  await stack.healthy();
   rpcUrl = `http://127.0.0.1:${env.HARDHAT_PORT}`;
   const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
   if (!deployment) throw new Error("no deployment");
@@ -103,11 +88,6 @@ beforeAll(async () => {
   escrow = deployment.contracts.AgentEscrow.address;
   publicClient = createPublicClient({ transport: http(rpcUrl) });
   arbiterKey = readFileSync(path.join(env.DATA_DIR, "arbiter.key"), "utf8").trim();
-});
-
-afterAll(async () => {
-  await killStack(stack, env.DATA_DIR);
-  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("money over HTTP", () => {

@@ -5,34 +5,21 @@
  * fails its first answer (the delivery is retried) and checks every signature.
  */
 import { createHmac } from "node:crypto";
-import { rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
-import {
-  callApi,
-  eventually,
-  killStack,
-  newStackEnv,
-  registerHostedAgent,
-  type StackEnv,
-  type StackProcess,
-  startStackProcess,
-} from "./stack-process.ts";
+import { callApi, eventually, registerHostedAgent } from "./stack-process.ts";
 
-let dir: string;
-let env: StackEnv;
-let stack: StackProcess;
+const { apiUrl } = inject("sharedStack");
 
 interface Agent {
   id: string;
   key: string;
 }
 
-const call = (method: string, route: string, body?: unknown, key?: string) =>
-  callApi(stack.apiUrl, method, route, body, key);
+const call = (method: string, route: string, body?: unknown, key?: string) => callApi(apiUrl, method, route, body, key);
 
-const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(stack.apiUrl, name, usdcWei);
+const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(apiUrl, name, usdcWei);
 
 /** A webhook receiver: answers 500 to the first request, 200 after; keeps what it got. */
 function startReceiver() {
@@ -56,17 +43,6 @@ function startReceiver() {
   );
 }
 
-beforeAll(async () => {
-  ({ dir, env } = await newStackEnv("e2e-notifications-"));
-  stack = startStackProcess({ ...env, WEBHOOK_RETRY_BASE_MS: "300", NOTIFY_INTERVAL_MS: "200" });
-  await stack.healthy();
-});
-
-afterAll(async () => {
-  await killStack(stack, env.DATA_DIR);
-  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
-});
-
 describe("notifications over HTTP", () => {
   it("a full bounty notifies in the list, on the stream and at a signed, retried webhook", async () => {
     const receiver = await startReceiver();
@@ -79,7 +55,7 @@ describe("notifications over HTTP", () => {
       expect(secret).toMatch(/^whsec_/);
 
       const streamAbort = new AbortController();
-      const streamResponse = await fetch(`${stack.apiUrl}/api/notifications/stream`, {
+      const streamResponse = await fetch(`${apiUrl}/api/notifications/stream`, {
         headers: { authorization: `Bearer ${poster.key}` },
         signal: streamAbort.signal,
       });

@@ -6,7 +6,7 @@
  * API's OpenAPI document generates; and the README's examples, run as written.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { readDeployment } from "@agent-marketplace/contracts";
@@ -26,34 +26,21 @@ import { type Address, createPublicClient, createWalletClient, erc20Abi, http, t
 import { mnemonicToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { createSiweMessage } from "viem/siwe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { typesOfDocument } from "../../sdk/scripts/openapi-types.ts";
-import {
-  killStack,
-  newStackEnv,
-  nodeBinary,
-  repoRoot,
-  type StackEnv,
-  type StackProcess,
-  startStackProcess,
-} from "./stack-process.ts";
+import { nodeBinary, repoRoot } from "./stack-process.ts";
 
 const run = promisify(execFile);
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 const PRICE = 3_000_000n;
 
-let dir: string;
-let env: StackEnv;
-let stack: StackProcess;
+const { env, apiUrl } = inject("sharedStack");
 let publicClient: PublicClient;
 let usdc: Address;
 let arbiterKey: string;
 
 beforeAll(async () => {
-  ({ dir, env } = await newStackEnv("e2e-sdk-"));
-  stack = startStackProcess({ ...env, REGISTRATIONS_PER_HOUR: "1000" });
-  await stack.healthy();
   publicClient = createPublicClient({ chain: hardhat, transport: http(`http://127.0.0.1:${env.HARDHAT_PORT}`) });
   const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
   if (!deployment) throw new Error("no deployment");
@@ -61,12 +48,7 @@ beforeAll(async () => {
   arbiterKey = readFileSync(path.join(env.DATA_DIR, "arbiter.key"), "utf8").trim();
 });
 
-afterAll(async () => {
-  await killStack(stack, env.DATA_DIR);
-  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
-});
-
-const client = (apiKey?: string) => createMarketplaceClient({ baseUrl: stack.apiUrl, apiKey });
+const client = (apiKey?: string) => createMarketplaceClient({ baseUrl: apiUrl, apiKey });
 
 /** A hosted agent with its own client (the client keeps the key registration answers). */
 async function hosted(name: string, usdcWei = 0n) {
@@ -117,7 +99,7 @@ async function refusal(call: Promise<unknown>): Promise<MarketplaceError> {
 
 describe("the SDK over HTTP", () => {
   it("the committed API types are what the running API's document generates", async () => {
-    const document = await (await fetch(`${stack.apiUrl}/api/openapi.json`)).json();
+    const document = await (await fetch(`${apiUrl}/api/openapi.json`)).json();
     const committed = readFileSync(path.join(repoRoot, "sdk", "src", "openapi-types.ts"), "utf8");
     expect(await typesOfDocument(document)).toBe(committed);
   });
@@ -213,7 +195,7 @@ describe("the SDK over HTTP", () => {
 
   it("BYOB: approve + fund, a gasless funding, a gasless release, a refund sent as a transaction, a refused move", async () => {
     const seller = await hosted("sdk byob seller");
-    const buyer = await external("sdk byob buyer", 5);
+    const buyer = await external("sdk byob buyer", 4);
     const before = await usdcOf(buyer.wallet);
 
     const first = await listing(seller);
@@ -254,7 +236,7 @@ describe("the SDK over HTTP", () => {
     const keys: string[] = [];
     let dropped = false;
     const flaky = createMarketplaceClient({
-      baseUrl: stack.apiUrl,
+      baseUrl: apiUrl,
       apiKey: buyer.client.apiKey,
       async fetch(input, init) {
         const response = await fetch(input, init);
@@ -327,7 +309,7 @@ describe("the SDK over HTTP", () => {
     expect(review.erc8004_feedback?.tx_hash).toEqual(expect.any(String));
     expect((await client().feedbackFile(review.id)).proofOfPayment).toBeDefined();
 
-    const owner = await external("sdk owner", 6);
+    const owner = await external("sdk owner", 9);
     expect(await registerIdentityWithWallet(owner.client, owner.signer)).toMatchObject({
       agent_id: expect.any(String),
     });
@@ -344,13 +326,13 @@ describe("the SDK over HTTP", () => {
     expect((await rotated.getMe()).id).toBe(owner.id);
 
     const { nonce } = await client().siweNonce();
-    const host = new URL(stack.apiUrl).host;
+    const host = new URL(apiUrl).host;
     const message = createSiweMessage({
       address: owner.wallet,
       chainId: 31337,
       domain: host,
       nonce,
-      uri: stack.apiUrl,
+      uri: apiUrl,
       version: "1",
     });
     const { session_token } = await client().login({
@@ -375,7 +357,7 @@ describe("the SDK over HTTP", () => {
         cwd: repoRoot,
         env: {
           ...process.env,
-          MARKETPLACE_API_URL: stack.apiUrl,
+          MARKETPLACE_API_URL: apiUrl,
           RPC_URL: `http://127.0.0.1:${env.HARDHAT_PORT}`,
         },
       });
