@@ -7,6 +7,8 @@ export default defineConfig({
     // Each start brings up Postgres, a Hardhat node (with a deployment) and Ponder: tens of seconds.
     testTimeout: 300_000,
     hookTimeout: 120_000,
+    // The shared stack's clean stop (the global setup's teardown) takes longer than the default 10 s.
+    teardownTimeout: 60_000,
     // One stack at a time: the steps of a file share it, in order.
     fileParallelism: false,
   },

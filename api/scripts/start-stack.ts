@@ -50,6 +50,9 @@ function supervise(): void {
   runner.on("exit", (code) => process.exit(code ?? 1));
 }
 
+/** How often a minute Postgres or the indexer may be restarted before the stack gives up. */
+const RESTARTS_PER_MINUTE = 3;
+
 /** Reads a port from the environment. */
 function portOf(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -114,6 +117,8 @@ async function run(): Promise<void> {
    * it (RPC_URL) until the lock's heartbeat expired.
    */
   let releaseIndexerLock: (() => Promise<void>) | undefined;
+  /** Stops the running indexer, if any, and starts a new one on its schema (set once it has started). */
+  let replaceIndexer: (() => Promise<ChildProcess>) | undefined;
   let holdsLock = false;
   let starting = true;
   let stopping = false;
@@ -207,11 +212,63 @@ async function run(): Promise<void> {
     void shutdown(code);
   }
 
-  /** A part that exits while it should be running brings the stack down. */
-  function watch(child: ChildProcess | undefined, name: string, log: string): void {
+  /** When each restartable part last exited unexpectedly (the last minute's), by name. */
+  const crashes = new Map<string, number[]>();
+  /** Processes the runner stopped itself to start them again: their exit is no crash. */
+  const replaced = new WeakSet<ChildProcess>();
+  /**
+   * A part that exits while it should be running. Postgres and the indexer are started again in
+   * place once the stack is up (the API's requests answer 503 meanwhile, and the indexer resumes
+   * from its checkpoint); one that dies more than RESTARTS_PER_MINUTE times in a minute, fails to
+   * come back, or dies during the startup, and any other part, brings the stack down.
+   */
+  function watch(
+    child: ChildProcess | undefined,
+    name: string,
+    log: string,
+    restart?: () => Promise<ChildProcess | undefined>,
+  ): void {
     child?.once("exit", (code, signal) => {
-      requestStop(1, `${name} exited unexpectedly (${signal ?? `code ${code}`}); see ${shown(log)}`);
+      const how = signal ?? `code ${code}`;
+      if (stopping || replaced.has(child)) return;
+      const recent = [...(crashes.get(name) ?? []), Date.now()].filter((at) => at > Date.now() - 60_000);
+      crashes.set(name, recent);
+      if (!restart || starting || recent.length > RESTARTS_PER_MINUTE) {
+        const often = recent.length > RESTARTS_PER_MINUTE ? ` ${recent.length} times in a minute` : "";
+        requestStop(1, `${name} exited unexpectedly${often} (${how}); see ${shown(log)}`);
+        return;
+      }
+      console.error(`\n${name} exited unexpectedly (${how}); starting it again (log: ${shown(log)})...`);
+      restart().then(
+        (next) => {
+          if (stopping) return;
+          console.log(`${name} is running again.`);
+          watch(next, name, log, restart);
+        },
+        (error: Error) => requestStop(1, `${name} did not start again: ${error.message}; see ${shown(log)}`),
+      );
     });
+  }
+
+  /** Until Postgres answers at `url` (it may be restarting), for at most `ms`. */
+  async function databaseAnswers(url: string, ms = 60_000): Promise<void> {
+    const { default: pg } = await import("pg");
+    const until = Date.now() + ms;
+    for (;;) {
+      const db = new pg.Client({ connectionString: url });
+      db.on("error", () => {});
+      try {
+        await db.connect();
+        await db.query("SELECT 1");
+        return;
+      } catch (error) {
+        if (Date.now() > until)
+          throw new Error(`Postgres did not answer within ${ms / 1000} s (${(error as Error).message})`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      } finally {
+        await db.end().catch(() => {});
+      }
+    }
   }
 
   /** Throws to end the startup when a stop was asked for meanwhile. */
@@ -290,17 +347,29 @@ async function run(): Promise<void> {
       if (!existsSync(path.join(postgresDir, "PG_VERSION")))
         console.log("  creating the Postgres cluster (first start)...");
       const { startLocalPostgres } = await import("@agent-marketplace/indexer/local-postgres");
-      parts.postgres = await startLocalPostgres({
+      const postgresOptions = {
         dataDir: postgresDir,
         port: ports.postgres,
         persistent: true,
         logFile: logs.postgres,
         ownSignals: true,
-      }).catch((error: Error) => {
+      };
+      parts.postgres = await startLocalPostgres(postgresOptions).catch((error: Error) => {
         throw new StartError(`${error.message}; see ${shown(logs.postgres)}`);
       });
       databaseUrl = parts.postgres.url;
-      watch(parts.postgres.process(), "Postgres", logs.postgres);
+      // A crashed cluster recovers from its write-ahead log on the next start.
+      watch(parts.postgres.process(), "Postgres", logs.postgres, async () => {
+        parts.postgres = await startLocalPostgres(postgresOptions);
+        // Ponder commits with synchronous_commit off: its last blocks may have died with Postgres
+        // while the running indexer counts them as done. Started again, it resumes from the
+        // checkpoint the database kept and indexes them anew.
+        if (replaceIndexer) {
+          console.log("Starting the indexer again on the recovered database...");
+          watch(await replaceIndexer(), "The indexer", logs.indexer, replaceIndexer);
+        }
+        return parts.postgres.process();
+      });
     }
     checkpoint();
 
@@ -342,7 +411,7 @@ async function run(): Promise<void> {
     });
     const schema = process.env.DATABASE_SCHEMA || schemaNameFor(deploymentJson, startBlock.hash);
     console.log(`Starting the indexer on port ${ports.indexer} (schema ${schema}, log: ${shown(logs.indexer)})...`);
-    parts.indexer = startIndexer({
+    const indexerOptions = {
       databaseUrl,
       schema,
       chainId,
@@ -350,8 +419,28 @@ async function run(): Promise<void> {
       deploymentsDir: process.env.DEPLOYMENTS_DIR || undefined,
       port: ports.indexer,
       logFile: logs.indexer,
-    });
-    watch(parts.indexer.process, "The indexer", logs.indexer);
+    };
+    parts.indexer = startIndexer(indexerOptions);
+    // Started again on its schema, it resumes from its checkpoint. One replacement at a time: the
+    // running process (if any) is stopped, Postgres answers (it may itself be coming back), and the
+    // old process's lock on the schema is released.
+    let replacing: Promise<unknown> = Promise.resolve();
+    replaceIndexer = () => {
+      const next = replacing.then(async () => {
+        const old = parts.indexer;
+        if (old && old.process.exitCode === null && old.process.signalCode === null) {
+          replaced.add(old.process);
+          await old.stop("SIGKILL");
+        }
+        await databaseAnswers(indexerOptions.databaseUrl);
+        await releaseIndexerLock?.();
+        parts.indexer = startIndexer(indexerOptions);
+        return parts.indexer.process;
+      });
+      replacing = next.catch(() => {});
+      return next;
+    };
+    watch(parts.indexer.process, "The indexer", logs.indexer, replaceIndexer);
     await Promise.race([
       parts.indexer.ready(24 * 60 * 60 * 1000).catch((error: Error) => {
         throw new StartError(`${error.message}; see ${shown(logs.indexer)}`);

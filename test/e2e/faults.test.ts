@@ -1,7 +1,9 @@
 /**
  * Parts of `pnpm start` stop in the middle of flows (SIGSTOP: a process that no longer answers,
- * as a hung or partitioned one would; SIGCONT brings it back), and the chain re-organises away a
- * funding block (Hardhat's evm_revert, then a longer chain). While a part is down, clients get a
+ * as a hung or partitioned one would; SIGCONT brings it back), die in the middle of flows (SIGKILL:
+ * `pnpm start` starts the indexer or Postgres again), and the chain re-organises away a funding
+ * block (Hardhat's evm_revert, then a longer chain). The API dying between the chain and its record
+ * is api/test/crash-recovery.test.ts. While a part is down, clients get a
  * clear 503, never wrong data; once it is back, every transaction reaches the state the chain holds
  * and no money moved twice.
  */
@@ -137,6 +139,63 @@ describe("faults in the middle of flows", () => {
     await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
     const bought = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
     expect(bought.body.state).toBe("FUNDED");
+  });
+
+  it("the indexer killed during a buy: pnpm start starts it again, it resumes from its checkpoint; FUNDED once", async () => {
+    const price = 2_500_000n;
+    const { buyer, listingId } = await purchase(price);
+    const before = await usdcOf(buyer.id);
+    const [indexer] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+    process.kill(indexer as number, "SIGKILL");
+    const bought = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
+    // Dead or already back and catching up: a clear 503 naming the transaction, or the answer.
+    if (bought.status === 503) expect(bought.body).toMatchObject({ code: "indexer_behind" });
+    else expect(bought.body.state).toBe("FUNDED");
+    const id = bought.body.transaction_id as string;
+    await eventually(
+      async () => expect((await call("GET", `/api/transactions/${id}`)).body.state).toBe("FUNDED"),
+      90_000,
+    );
+    expect(stack.output()).toMatch(/The indexer exited unexpectedly \(SIGKILL\); starting it again/);
+    const [restarted] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+    expect(restarted).toBeDefined();
+    expect(restarted).not.toBe(indexer);
+    // Resumed, not re-run: the funding is indexed once.
+    const timeline = await call("GET", `/api/transactions/${id}/timeline`, undefined, buyer.key);
+    expect(timeline.body.events.filter((event: { kind: string }) => event.kind === "FUNDED")).toHaveLength(1);
+    expect(await usdcOf(buyer.id)).toBe(before - price);
+    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200));
+  });
+
+  it("Postgres killed mid-flow: 503 while it is gone; pnpm start recovers it; what was paid stays paid, once", async () => {
+    const price = 1_500_000n;
+    const { buyer, listingId } = await purchase(price);
+    const before = await usdcOf(buyer.id);
+    const first = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
+    expect(first.body.state).toBe("FUNDED");
+    const processes = postgresProcesses();
+    expect(processes.length).toBeGreaterThan(1);
+    for (const pid of processes) process.kill(pid, "SIGKILL");
+    const gone = await call("GET", "/api/agents/me", undefined, buyer.key);
+    expect(gone.status).toBe(503);
+    expect(gone.body).toMatchObject({ code: "database_unavailable" });
+    await eventually(async () => expect((await fetch(`${stack.apiUrl}/api/health`)).status).toBe(200), 120_000);
+    // Ponder commits without waiting for the disk, so its last block may have died with Postgres:
+    // the indexer started again on the recovered database indexes it anew from the chain.
+    await eventually(async () => {
+      expect(stack.output()).toMatch(/Postgres exited unexpectedly \(\w+\); starting it again/);
+      expect(stack.output()).toMatch(/Starting the indexer again on the recovered database/);
+      expect(stack.output()).toMatch(/Postgres is running again/);
+    }, 60_000);
+    await eventually(async () => {
+      const readBack = await call("GET", `/api/transactions/${first.body.transaction_id}`);
+      expect(readBack.body.state).toBe("FUNDED");
+    }, 60_000);
+    const second = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
+    expect(second.body.state).toBe("FUNDED");
+    expect(await usdcOf(buyer.id)).toBe(before - 2n * price);
+    const mine = await call("GET", `/api/transactions?agent_id=${buyer.id}`, undefined, buyer.key);
+    expect(mine.body.transactions).toHaveLength(2);
   });
 
   it("a re-organisation drops the funding block: the purchase is PENDING again, nothing paid; funded anew, paid once", async () => {

@@ -128,6 +128,11 @@ export async function killStack(stack: StackProcess | undefined, dataDir: string
     const runner = Number(readFileSync(lockFile, "utf8").trim());
     if (Number.isInteger(runner) && runner > 0) signalGroup(runner, "SIGKILL");
   }
+  // A part that outlived its parent may still hold the output pipes: let go of them, or the test
+  // process would wait on them before it exits.
+  stack?.child.stdout?.destroy();
+  stack?.child.stderr?.destroy();
+  stack?.child.unref();
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

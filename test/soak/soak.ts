@@ -2,7 +2,10 @@
  * Soak: `pnpm test:soak` (not in CI). Starts `pnpm start` on its own ports, then SOAK_AGENTS hosted
  * agents (100) trade for SOAK_MINUTES (30): they list services, browse, buy each other's, deliver,
  * release, refund, dispute and message, at random, all at once. Then it reconciles the books:
- * - every escrow: the API's state (read from the indexer) equals the contract's `escrowState`;
+ * - every escrow, three ways: the API's answer (state, amount), the indexer's row in `chain.escrow`
+ *   (read from Postgres directly) and the contract (`escrowState`: the status, and the hash of the
+ *   terms, which must be the hash of the indexed row's terms) agree; the indexer holds no escrow of
+ *   ours that the API does not list;
  * - USDC is conserved: the agents' wallets + the escrow contract + the fees taken = what the
  *   faucet minted to the agents;
  * - no answer was a 500 or a network failure (a 503 under load is counted, not failed: the API
@@ -10,9 +13,10 @@
  * Prints the report (and exits 1 if a check fails). SOAK_MINUTES=2 for a short run.
  */
 import { agentEscrowAbi, escrowIdToBytes32, readDeployment } from "@agent-marketplace/contracts";
-import { stateOfContractStatus } from "@agent-marketplace/indexer";
+import { type EscrowTermsRow, stateOfContractStatus, termsOf } from "@agent-marketplace/indexer";
 import { createMarketplaceClient, type MarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
-import { type Address, createPublicClient, erc20Abi, http } from "viem";
+import pg from "pg";
+import { type Address, createPublicClient, erc20Abi, type Hex, http } from "viem";
 import { killStack, newStackEnv, startStackProcess } from "../e2e/stack-process.ts";
 
 const AGENTS = Number(process.env.SOAK_AGENTS ?? 100);
@@ -150,9 +154,14 @@ try {
 
   // Reconciliation. Let the indexer and the keeper settle first.
   await new Promise((resolve) => setTimeout(resolve, 5_000));
+  const indexed = await indexedEscrows(`postgresql://postgres:postgres@127.0.0.1:${env.PG_PORT}/marketplace`);
   const seen = new Set<string>();
   let mismatches = 0;
   let escrows = 0;
+  const mismatch = (id: string, what: string) => {
+    mismatches++;
+    console.log(`MISMATCH ${id}: ${what}`);
+  };
   for (const agent of agents) {
     let cursor: string | undefined;
     do {
@@ -160,26 +169,44 @@ try {
       for (const transaction of page.transactions) {
         if (seen.has(transaction.id)) continue;
         seen.add(transaction.id);
-        const [status] = await chain.readContract({
+        const [status, termsHash] = await chain.readContract({
           address: escrow,
           abi: agentEscrowAbi,
           functionName: "escrowState",
           args: [escrowIdToBytes32(transaction.id)],
         });
         const onChain = stateOfContractStatus(Number(status)) ?? "PENDING";
+        const row = indexed.get(transaction.id);
+        indexed.delete(transaction.id);
         const agrees =
           onChain === "RESOLVED"
             ? transaction.state === "RELEASED" || transaction.state === "REFUNDED"
             : onChain === transaction.state;
-        if (onChain !== "PENDING") escrows++;
-        if (!agrees) {
-          mismatches++;
-          console.log(`MISMATCH ${transaction.id}: API ${transaction.state}, contract ${onChain}`);
+        if (!agrees) mismatch(transaction.id, `API ${transaction.state}, contract ${onChain}`);
+        if (onChain === "PENDING") {
+          if (row) mismatch(transaction.id, `indexed as ${row.status}, none on the contract`);
+          continue;
         }
+        escrows++;
+        if (!row) {
+          mismatch(transaction.id, `contract ${onChain}, not indexed`);
+          continue;
+        }
+        if (row.status !== onChain) mismatch(transaction.id, `indexer ${row.status}, contract ${onChain}`);
+        const rowHash = await chain.readContract({
+          address: escrow,
+          abi: agentEscrowAbi,
+          functionName: "hashTerms",
+          args: [termsOf(row)],
+        });
+        if (rowHash !== termsHash) mismatch(transaction.id, "the indexed terms do not hash to the contract's");
+        if (BigInt(transaction.amount_wei) !== row.amount)
+          mismatch(transaction.id, `API amount ${transaction.amount_wei}, indexer ${row.amount}`);
       }
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
   }
+  for (const id of indexed.keys()) mismatch(id, "indexed, but no agent's transaction list has it");
   const wallets = (await Promise.all(agents.map((agent) => balanceOf(agent.wallet)))).reduce((a, b) => a + b, 0n);
   const inEscrow = (await balanceOf(escrow)) - escrowBefore;
   const fees = (await balanceOf(feeRecipient)) - feesBefore;
@@ -193,7 +220,9 @@ try {
     `${AGENTS} hosted agents, ${seconds.toFixed(0)} s, ${actions} actions (${(actions / seconds).toFixed(1)}/s)`,
   );
   for (const [what, n] of [...tally].sort((a, b) => b[1] - a[1])) console.log(`- ${what}: ${n}`);
-  console.log(`\nTransactions: ${seen.size}, escrows on chain: ${escrows}, API ≠ contract: ${mismatches}`);
+  console.log(
+    `\nTransactions: ${seen.size}, escrows on chain: ${escrows}, disagreements among API, indexer and contract: ${mismatches}`,
+  );
   console.log(
     `USDC: wallets ${wallets} + escrow ${inEscrow} + fees ${fees} = ${wallets + inEscrow + fees}; minted ${minted}: ${conserved ? "conserved" : "NOT CONSERVED"}`,
   );
@@ -207,3 +236,41 @@ try {
   if (!process.env.KEEP_TEST_DATA) (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
+
+/** The indexer's escrows that carry an API transaction id, by that id (read from its view). */
+async function indexedEscrows(databaseUrl: string) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{
+      uuid: string;
+      status: string;
+      buyer: Hex;
+      seller: Hex;
+      amount: string;
+      deadline: string;
+      dispute_window: number;
+      delivered_at: string;
+      fee_bps: number;
+    }>(
+      "SELECT uuid, status, buyer, seller, amount, deadline, dispute_window, delivered_at, fee_bps FROM chain.escrow WHERE uuid IS NOT NULL AND chain_id = 31337",
+    );
+    return new Map<string, EscrowTermsRow & { status: string }>(
+      rows.map((row) => [
+        row.uuid,
+        {
+          status: row.status,
+          buyer: row.buyer,
+          seller: row.seller,
+          amount: BigInt(row.amount),
+          deadline: BigInt(row.deadline),
+          disputeWindow: row.dispute_window,
+          deliveredAt: BigInt(row.delivered_at),
+          feeBps: row.fee_bps,
+        },
+      ]),
+    );
+  } finally {
+    await db.end();
+  }
+}

@@ -60,14 +60,7 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
     c.header("Retry-After", "1");
     return c.json({ error: "The service is busy; retry shortly", code: "busy", request_id: requestId }, 503);
   }
-  if (isDatabaseUnreachable(error)) {
-    c.get("logger")?.warn({ err: error }, "database unavailable");
-    c.header("Retry-After", "2");
-    return c.json(
-      { error: "The database is not answering; retry shortly", code: "database_unavailable", request_id: requestId },
-      503,
-    );
-  }
+  // Before the database's check: a node refusing connections is no database error.
   if (isTransportError(error)) {
     // The node did not answer (down, failing or too slow): nothing here is wrong, retry shortly.
     c.get("logger")?.warn({ err: error }, "chain unavailable");
@@ -77,17 +70,40 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
       503,
     );
   }
+  if (isDatabaseUnreachable(error)) {
+    c.get("logger")?.warn({ err: error }, "database unavailable");
+    c.header("Retry-After", "2");
+    return c.json(
+      { error: "The database is not answering; retry shortly", code: "database_unavailable", request_id: requestId },
+      503,
+    );
+  }
   c.get("logger")?.error({ err: error }, "unhandled error");
   return c.json({ error: "Internal server error", code: "internal", request_id: requestId }, 500);
 }
 
-/** Postgres did not answer in time, refused the connection, or dropped it. */
-function isDatabaseUnreachable(error: Error): boolean {
-  const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code;
-  return (
-    /Query read timeout|Connection terminated/i.test(error.message) ||
-    /Query read timeout|Connection terminated/i.test(String((error.cause as Error | undefined)?.message)) ||
-    code === "ECONNREFUSED" ||
-    code === "57P01" // admin_shutdown
-  );
+/** Socket errors of a connection to Postgres that is refused, reset or gone. */
+const UNREACHABLE_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTCONN",
+  "EHOSTUNREACH",
+]);
+
+/**
+ * Postgres did not answer in time, refused or dropped the connection, or is (re)starting: SQLSTATE
+ * class 08 (connection exception) and 57P01–57P03 (shut down by the operator, by a crash of
+ * another backend, or not yet accepting connections while it recovers). Exported for its test.
+ */
+export function isDatabaseUnreachable(error: Error): boolean {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && (UNREACHABLE_SOCKET_CODES.has(code) || /^(08...|57P0[123])$/.test(code)))
+      return true;
+    if (/Query read timeout|Connection terminated|connection error and is not queryable/i.test(cause.message))
+      return true;
+  }
+  return false;
 }
