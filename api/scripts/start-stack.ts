@@ -50,9 +50,6 @@ function supervise(): void {
   runner.on("exit", (code) => process.exit(code ?? 1));
 }
 
-/** How often a minute Postgres or the indexer may be restarted before the stack gives up. */
-const RESTARTS_PER_MINUTE = 3;
-
 /** Reads a port from the environment. */
 function portOf(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -93,6 +90,11 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 async function run(): Promise<void> {
+  /** How often a minute Postgres or the indexer may be started again before the stack gives up (0: never). */
+  const restartsPerMinute = Number(process.env.RESTARTS_PER_MINUTE || 3);
+  if (!Number.isInteger(restartsPerMinute) || restartsPerMinute < 0) {
+    throw new StartError(`RESTARTS_PER_MINUTE=${process.env.RESTARTS_PER_MINUTE} is not a whole number of 0 or more`);
+  }
   const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
   // A relative DATA_DIR is read from where `pnpm start` was typed (pnpm runs this script in api/).
   const dataDir = process.env.DATA_DIR
@@ -219,7 +221,7 @@ async function run(): Promise<void> {
   /**
    * A part that exits while it should be running. Postgres and the indexer are started again in
    * place once the stack is up (the API's requests answer 503 meanwhile, and the indexer resumes
-   * from its checkpoint); one that dies more than RESTARTS_PER_MINUTE times in a minute, fails to
+   * from its checkpoint); one that dies more than restartsPerMinute times in a minute, fails to
    * come back, or dies during the startup, and any other part, brings the stack down.
    */
   function watch(
@@ -233,8 +235,9 @@ async function run(): Promise<void> {
       if (stopping || replaced.has(child)) return;
       const recent = [...(crashes.get(name) ?? []), Date.now()].filter((at) => at > Date.now() - 60_000);
       crashes.set(name, recent);
-      if (!restart || starting || recent.length > RESTARTS_PER_MINUTE) {
-        const often = recent.length > RESTARTS_PER_MINUTE ? ` ${recent.length} times in a minute` : "";
+      if (!restart || starting || recent.length > restartsPerMinute) {
+        const often =
+          recent.length > 1 && recent.length > restartsPerMinute ? ` ${recent.length} times in a minute` : "";
         requestStop(1, `${name} exited unexpectedly${often} (${how}); see ${shown(log)}`);
         return;
       }

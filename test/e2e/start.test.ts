@@ -9,6 +9,7 @@ import path from "node:path";
 import { isListening } from "@agent-marketplace/indexer/local-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  eventually,
   json,
   killStack,
   newStackEnv,
@@ -34,8 +35,8 @@ describe("pnpm start", () => {
   let masterKey: string;
   let listingIds: string[] = [];
 
-  const start = () => {
-    const launched = startStackProcess(env);
+  const start = (extra: Record<string, string> = {}) => {
+    const launched = startStackProcess({ ...env, ...extra });
     started.push(launched);
     return launched;
   };
@@ -148,6 +149,20 @@ describe("pnpm start", () => {
     expect(readFileSync(path.join(env.DATA_DIR, "master.key"), "utf8")).toBe(masterKey);
   });
 
+  it("refuses a bad setting before it starts anything, naming it", async () => {
+    for (const [name, value, message] of [
+      ["RESTARTS_PER_MINUTE", "-1", "RESTARTS_PER_MINUTE=-1 is not a whole number of 0 or more"],
+      ["RESTARTS_PER_MINUTE", "two", "RESTARTS_PER_MINUTE=two is not a whole number of 0 or more"],
+      ["API_PORT", "70000", "API_PORT=70000 is not a port"],
+    ] as const) {
+      const refused = start({ [name]: value });
+      const { code } = await refused.exited;
+      expect(code, refused.output()).toBe(1);
+      expect(refused.output()).toContain(message);
+    }
+    expect((await get("/api/health")).status).toBe(200);
+  });
+
   it("stops everything on Ctrl-C with exit code 0", async () => {
     await stop();
     expect(stack.output()).toContain("Stopped.");
@@ -183,6 +198,39 @@ describe("pnpm start", () => {
       await killStack(stack, env.DATA_DIR);
     }
   });
+
+  it.runIf(existsSync("/proc/self/cmdline"))(
+    "starts a dead indexer again, RESTARTS_PER_MINUTE times a minute; one death more stops the stack with exit 1",
+    async () => {
+      stack = start({ RESTARTS_PER_MINUTE: "1" });
+      try {
+        await stack.healthy();
+        const first = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+        expect(first).toHaveLength(1);
+        process.kill(first[0] as number, "SIGKILL");
+        // Back: announced, a new process, and the API's health sees it answer.
+        const second = await eventually(async () => {
+          expect(stack.output()).toContain("The indexer is running again.");
+          expect((await get("/api/health")).status).toBe(200);
+          const [found] = processesWith(["ponder", "--port", env.INDEXER_PORT]);
+          expect(found).toBeDefined();
+          expect(found).not.toBe(first[0]);
+          return found as number;
+        }, 60_000);
+        process.kill(second, "SIGKILL");
+        const { code } = await stack.exited;
+        expect(code, stack.output()).toBe(1);
+        expect(stack.output()).toMatch(
+          /The indexer exited unexpectedly 2 times in a minute \(SIGKILL\); see .*indexer\.log/,
+        );
+        for (const port of [env.API_PORT, env.INDEXER_PORT, env.HARDHAT_PORT, env.PG_PORT]) {
+          expect(await isListening(Number(port)), `port ${port} is still in use`).toBe(false);
+        }
+      } finally {
+        await killStack(stack, env.DATA_DIR);
+      }
+    },
+  );
 
   it.runIf(existsSync("/proc/self/cmdline"))(
     "stops the rest and exits 1, naming the log, when a part dies",
