@@ -51,4 +51,18 @@ describe("the shared store across API instances", () => {
     a.close();
     b.close();
   });
+
+  it("keeps the hits that arrive while a flush is on its way to the database", async () => {
+    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
+    const key = randomUUID();
+    for (let i = 0; i < 3; i++) await a.hit(key, 60_000);
+    const flushing = a.flush();
+    // Counted locally while the flush's statement runs: not yet in the shared row.
+    await Promise.all([a.hit(key, 60_000), a.hit(key, 60_000)]);
+    await flushing;
+    expect((await a.hit(key, 60_000)).count).toBe(6);
+    await a.flush();
+    expect((await a.hit(key, 60_000)).count).toBe(7);
+    a.close();
+  });
 });

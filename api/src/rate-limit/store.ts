@@ -102,7 +102,8 @@ export class SharedRateLimitStore implements RateLimitStore {
       entry.pending = 0;
       try {
         const { count, resetAt } = await this.shared.add(key, entry.windowMs, pending);
-        entry.sharedCount = count - entry.pending;
+        // The shared total now holds what was flushed; hits counted meanwhile stay pending.
+        entry.sharedCount = count;
         entry.resetAt = resetAt;
       } catch {
         entry.pending += pending;
