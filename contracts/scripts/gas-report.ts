@@ -33,7 +33,7 @@ writeSection("1-gas", {
     {
       title: "AgentEscrow gas per transaction",
       workload:
-        "one transaction of each escrow function on Hardhat's in-process chain with MockUSDC, every token holder " +
+        "one transaction of each state-changing AgentEscrow function (the owner's setters included) on Hardhat's in-process chain with MockUSDC, every token holder " +
         "already holding a balance; receipt gasUsed including the 21,000 base",
       columns: ["transaction", "gas", "target", "within target", "snapshot", "change"],
       rows: rows.map((row) => [row.transaction, row.gas, row.target, row["within target"], row.snapshot, row.change]),

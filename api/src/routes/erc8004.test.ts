@@ -361,6 +361,20 @@ describe("POST /api/agents/me/erc8004/register, external", () => {
       expect(again.status).toBe(200);
       expect(await json(again)).toEqual(registered);
     }
+
+    // The same proof replayed by another external agent: refused, nothing recorded for either.
+    const other = await fundedWallet();
+    const replayer = await registerWithWallet(t.app, "8004 replayer", other.account.address);
+    const replayed = await register(replayer.key, { tx_hash: sent.transactionHash });
+    expect(replayed.status).toBe(400);
+    expect(await json(replayed)).toMatchObject({ code: "wrong_owner" });
+    const [replayerRow] = await t.db.select().from(agents).where(eq(agents.id, replayer.id));
+    expect(replayerRow).toMatchObject({ erc8004AgentId: null, erc8004TxHash: null });
+    expect((await json(await get(t.app, `/api/agents/${replayer.id}/erc8004`))).registered).toBe(false);
+    expect(await json(await get(t.app, `/api/agents/${agent.id}/erc8004`))).toMatchObject({
+      erc8004_agent_id: registered.agent_id,
+      tx_hash: sent.transactionHash,
+    });
   });
 
   it("an identity the indexer saw the wallet register is answered without a tx_hash", async () => {
