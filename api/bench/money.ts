@@ -11,7 +11,7 @@
  * of the tests: Hardhat node, embedded Postgres, the Ponder indexer. The relayer pays all gas.
  *
  * Env: BENCH_LIFECYCLES (sequential lifecycles measured per mining mode, default 10),
- * BENCH_AGENTS (concurrent buyers, default 50), BENCH_THROUGHPUT_SECONDS (default 15),
+ * BENCH_AGENTS (concurrent buyers, default 50), BENCH_THROUGHPUT_SECONDS (default 30),
  * BENCH_STEP_SECONDS (buys, then delivers, then the bare route, default 10).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -26,7 +26,7 @@ import { type LagFigures, monitorLag } from "./lag-monitor.ts";
 
 const LIFECYCLES = Number(process.env.BENCH_LIFECYCLES ?? 10);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
-const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 15);
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 30);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 10);
 const PRICE_WEI = 1_000_000n; // 1 USDC
 const apiDir = fileURLToPath(new URL("..", import.meta.url));

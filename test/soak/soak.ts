@@ -78,6 +78,8 @@ try {
   /** One random step of an agent; refusals (4xx) are part of the traffic, a 5xx is a failure. */
   async function step(agent: Agent): Promise<void> {
     const roll = Math.random();
+    /** What the agent is doing, so that a refusal is counted with the move it refused. */
+    let action = "create listing";
     try {
       if (roll < 0.1 || agent.listings.length === 0) {
         const listing = await agent.client.createListing({
@@ -89,12 +91,14 @@ try {
         agent.listings.push(listing.id);
         count("create listing");
       } else if (roll < 0.3) {
+        action = "browse";
         await agent.client.browseListings({ limit: 20 });
         count("browse");
       } else if (roll < 0.5) {
         const seller = pick(agents.filter((other) => other !== agent && other.listings.length > 0));
         const listingId = seller && pick(seller.listings);
         if (!seller || !listingId) return;
+        action = "buy";
         const bought = (await agent.client.buyListing(listingId)) as { transaction_id: string };
         agent.purchases.add(bought.transaction_id);
         seller.sales.add(bought.transaction_id);
@@ -102,44 +106,53 @@ try {
       } else if (roll < 0.7) {
         const id = pick([...agent.sales]);
         if (!id) return;
+        // One try per sale: after a 503 the move may have happened, and a repeat would be refused.
+        agent.sales.delete(id);
         if (Math.random() < 0.1) {
+          action = "refund (seller)";
           await agent.client.refund(id);
           count("refund (seller)");
         } else {
+          action = "deliver";
           await agent.client.deliver(id, { deliverable: "soak work" });
           count("deliver");
         }
-        agent.sales.delete(id);
       } else if (roll < 0.9) {
         const id = pick([...agent.purchases]);
         if (!id) return;
+        action = "read transaction";
         const { state } = await agent.client.getTransaction(id);
         if (state !== "DELIVERED") return;
+        agent.purchases.delete(id);
         if (Math.random() < 0.05) {
+          action = "dispute";
           await agent.client.dispute(id, { reason: "soak dispute" });
           count("dispute");
         } else {
+          action = "release";
           await agent.client.release(id);
           count("release");
         }
-        agent.purchases.delete(id);
       } else {
         const peer = pick(agents.filter((other) => other !== agent));
         if (!peer) return;
+        action = "message";
         await agent.client.sendMessage({ to_agent_id: peer.id, content: "soak hello" });
         count("message");
       }
     } catch (error) {
       if (error instanceof MarketplaceError && error.status < 500) {
-        count(`refused ${error.status} ${error.code}`);
+        count(`refused ${error.status} ${error.code} (${action})`);
         return;
       }
       if (error instanceof MarketplaceError && error.status === 503) {
         // Honest overload (the indexer behind, the pool busy): the write may have happened.
-        count(`503 ${error.code}`);
+        count(`503 ${error.code} (${action})`);
         return;
       }
-      count(`FAILED ${error instanceof MarketplaceError ? `${error.status} ${error.code}` : String(error)}`);
+      count(
+        `FAILED ${error instanceof MarketplaceError ? `${error.status} ${error.code}` : String(error)} (${action})`,
+      );
     }
   }
 
