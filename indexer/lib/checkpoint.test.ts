@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCheckpoint, indexedBlock, type Query, waitForIndexedBlock } from "./checkpoint.ts";
+import { decodeCheckpoint, IndexedBlockWatcher, indexedBlock, type Query, waitForIndexedBlock } from "./checkpoint.ts";
 
 /** Ponder's encoding: timestamp (10), chain id (16), block (16), tx index (16), type (1), index (16). */
 function checkpoint(timestamp: number, chainId: number, block: number): string {
@@ -65,5 +65,50 @@ describe("waitForIndexedBlock", () => {
 
   it("gives up after the timeout", async () => {
     expect(await waitForIndexedBlock(database([5]), 1, 6n, { timeoutMs: 20, intervalMs: 5 })).toBe(false);
+  });
+});
+
+describe("IndexedBlockWatcher", () => {
+  it("answers many waiters with one query a round", async () => {
+    // The indexer moves 10 blocks between two reads: 50 waiters need 6 reads, not 50 each.
+    const db = database([0, 10, 20, 30, 40, 50]);
+    const watcher = new IndexedBlockWatcher(db, 1, { intervalMs: 1 });
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => watcher.wait(BigInt(i + 1))));
+    expect(answers).toEqual(Array(50).fill(true));
+    expect(db.calls.length).toBeLessThanOrEqual(6);
+    expect(watcher.waiting).toBe(0);
+  });
+
+  it("times out each waiter on its own clock while the others go on waiting", async () => {
+    const db = database([5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9]);
+    const watcher = new IndexedBlockWatcher(db, 1, { intervalMs: 5 });
+    const impatient = watcher.wait(9n, 20);
+    const patient = watcher.wait(9n, 10_000);
+    expect(await impatient).toBe(false);
+    expect(await patient).toBe(true);
+  });
+
+  it("checks a new waiter at once instead of after the pause", async () => {
+    const db = database([5]);
+    const watcher = new IndexedBlockWatcher(db, 1, { intervalMs: 60_000 });
+    const far = watcher.wait(100n, 100);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = Date.now();
+    expect(await watcher.wait(3n)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await far).toBe(false);
+  });
+
+  it("passes a database error to every waiter of the round, then starts afresh", async () => {
+    let down = true;
+    const query: Query = async (sql) => {
+      if (down) throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
+      return database([7])(sql);
+    };
+    const watcher = new IndexedBlockWatcher(query, 1, { intervalMs: 1 });
+    const waits = [watcher.wait(1n), watcher.wait(2n)];
+    for (const wait of waits) await expect(wait).rejects.toThrow("connection refused");
+    down = false;
+    expect(await watcher.wait(7n)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { openSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { type Query, VIEWS_SCHEMA } from "./checkpoint.ts";
 
 const indexerDir = fileURLToPath(new URL("..", import.meta.url));
@@ -47,9 +48,19 @@ function ponderCli(): string {
   return path.join(dir, bin.ponder);
 }
 
-export function startIndexer(options: IndexerOptions): IndexerProcess {
+/**
+ * Ponder's environment. Ponder starts by allowing itself 20 JSON-RPC requests a second and raises
+ * that by 5% at a time while they succeed; its 100 ms polling alone spends 10. A local node has no
+ * provider's limit to respect, and mining each transaction at once it makes a block per write: 100
+ * agents buying at once left the indexer seconds behind. So the local chain starts at 500 a second
+ * (PONDER_RPC_INITIAL_RPS, read by our patch of Ponder: patches/ponder@0.16.10.patch).
+ */
+export function indexerEnv(
+  options: IndexerOptions,
+  inherited: Record<string, string | undefined> = process.env,
+): Record<string, string> {
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...(inherited as Record<string, string>),
     PONDER_TELEMETRY_DISABLED: "true",
     CHAIN_ID: String(options.chainId),
     RPC_URL: options.rpcUrl,
@@ -59,6 +70,12 @@ export function startIndexer(options: IndexerOptions): IndexerProcess {
   if (options.pgliteDirectory) env.PGLITE_DIRECTORY = path.resolve(options.pgliteDirectory);
   if (options.deploymentsDir) env.DEPLOYMENTS_DIR = path.resolve(options.deploymentsDir);
   if (options.pollingIntervalMs) env.POLLING_INTERVAL_MS = String(options.pollingIntervalMs);
+  if (options.chainId === LOCAL_CHAIN_ID) env.PONDER_RPC_INITIAL_RPS ??= "500";
+  return env;
+}
+
+export function startIndexer(options: IndexerOptions): IndexerProcess {
+  const env = indexerEnv(options);
   const output = options.logFile ? openSync(options.logFile, "a") : "inherit";
   const args = [
     ponderCli(),

@@ -9,7 +9,7 @@ import {
   receiveWithAuthorizationTypes,
   USDC_EIP712,
 } from "@agent-marketplace/contracts";
-import { waitForIndexedBlock } from "@agent-marketplace/indexer";
+import { IndexedBlockWatcher } from "@agent-marketplace/indexer";
 import {
   type Address,
   encodeFunctionData,
@@ -208,6 +208,8 @@ export function createEscrowActions(options: {
   const { chainId, publicClient, relayer, db } = options;
   const escrow = getAddress(options.deployment.contracts.AgentEscrow.address);
   const usdc = getAddress(options.deployment.contracts.USDC.address);
+  /** One checkpoint poll for all the requests of this process that wait for their block. */
+  const indexed = new IndexedBlockWatcher((text) => db.$client.query(text), chainId);
 
   /** Signatures' lifetimes count on the chain's clock, which a test chain may have moved ahead. */
   async function chainNow(): Promise<number> {
@@ -422,9 +424,7 @@ export function createEscrowActions(options: {
     },
 
     waitIndexed(blockNumber) {
-      return waitForIndexedBlock((text) => db.$client.query(text), chainId, blockNumber, {
-        timeoutMs: options.indexerWaitMs,
-      });
+      return indexed.wait(blockNumber, options.indexerWaitMs);
     },
   };
 }
