@@ -9,7 +9,7 @@
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
 import type { Address, Hex } from "viem";
-import { keccak256, maxUint256, parseSignature, stringToHex } from "viem";
+import { keccak256, maxUint256, parseSignature, stringToHex, zeroAddress } from "viem";
 import {
   type EscrowTerms,
   escrowActionTypes,
@@ -158,8 +158,7 @@ export async function measureGas(): Promise<GasTable> {
 
   // Bounty: fund without a seller, the operator assigns the claimant, auto-release after the window.
   {
-    const zero = "0x0000000000000000000000000000000000000000";
-    const { id, terms } = await fund("fund (bounty)", zero);
+    const { id, terms } = await fund("fund (bounty)", zeroAddress);
     await gasOf("assignSeller", byOperator.write.assignSeller([id, terms, seller.account.address, DEADLINE]));
     const assigned = { ...terms, seller: seller.account.address };
     const delivered = await deliver("deliver (bounty)", id, assigned);
@@ -216,8 +215,7 @@ export async function measureGas(): Promise<GasTable> {
   // The other signed forms. Each signature uses a nonce of a word its signer has not used yet, as
   // a first signature does (a later nonce of the same word costs about 17,000 gas less).
   {
-    const zero = "0x0000000000000000000000000000000000000000";
-    const { id, terms } = await fund("fund (bounty)", zero);
+    const { id, terms } = await fund("fund (bounty)", zeroAddress);
     const nonce = 256n;
     const signature = await buyer.signTypedData({
       domain,

@@ -56,23 +56,17 @@ export async function indexedBlock(query: Query, chainId: number): Promise<bigin
 }
 
 /**
- * Waits until the indexer has processed `blockNumber` on `chainId`: the API calls this after a
- * write that reached the chain, so that its answer and the next read agree. Returns false if the
- * indexer has not got there within `timeoutMs`.
+ * Waits until the indexer has processed `blockNumber` on `chainId`; false if it has not got there
+ * within `timeoutMs`. For a one-off wait (start-up, tests); a server keeps one
+ * {@link IndexedBlockWatcher} for all its requests.
  */
-export async function waitForIndexedBlock(
+export function waitForIndexedBlock(
   query: Query,
   chainId: number,
   blockNumber: bigint,
   options: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<boolean> {
-  const until = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    const indexed = await indexedBlock(query, chainId);
-    if (indexed !== undefined && indexed >= blockNumber) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
-  }
+  return new IndexedBlockWatcher(query, chainId, options).wait(blockNumber, options.timeoutMs);
 }
 
 interface Waiter {
@@ -83,10 +77,10 @@ interface Waiter {
 }
 
 /**
- * `waitForIndexedBlock` for a whole process: however many requests wait at once, one query a
- * round (every `intervalMs` while anyone waits) answers them all. Each waiter polling on its own
- * cost Postgres N reads every 25 ms: with 100 hosted agents writing at once that was 4,000 reads a
- * second on the database the indexer writes to, which slowed the indexer, so more requests waited.
+ * Waits for indexed blocks on behalf of a whole process: however many requests wait at once, one
+ * query a round (every `intervalMs` while anyone waits) answers them all. Each waiter polling on
+ * its own cost Postgres N reads every 25 ms: 4,000 reads a second with 100 hosted agents waiting,
+ * on the database the indexer writes to.
  */
 export class IndexedBlockWatcher {
   readonly #query: Query;
