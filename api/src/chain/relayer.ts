@@ -81,8 +81,9 @@ export interface Relayer {
   confirm(txHash: Hex, timeoutMs?: number): Promise<TransactionReceipt>;
   /**
    * Finishes what a crash interrupted: every `signed` row of this chain gets its receipt recorded,
-   * or is broadcast again; a row whose nonce another transaction took is marked `dropped`.
-   * Returns how many rows were still open.
+   * or is broadcast again and recorded once mined (waiting a few seconds at most; one still
+   * unmined stays open for the next resume); a row whose nonce another transaction took is marked
+   * `dropped`. Returns how many rows were still open.
    */
   resume(): Promise<number>;
 }
@@ -104,6 +105,8 @@ const FEES_TTL_MS = 1_000;
 /** How often waiting receipts look for a new block, and how often a missing one is re-sent. */
 const RECEIPT_POLL_MS = 50;
 const REBROADCAST_MS = 2_000;
+/** How long resume waits for the receipts of what it sent again: a couple of blocks on Base. */
+const RESUME_WAIT_MS = 5_000;
 
 export function createRelayer(options: RelayerOptions): Relayer {
   const { db, publicClient, chainId, chainInstance, account } = options;
@@ -361,6 +364,7 @@ export function createRelayer(options: RelayerOptions): Relayer {
         .orderBy(outbox.nonce);
       if (open.length === 0) return 0;
       const chainNonce = await publicClient.getTransactionCount({ address, blockTag: "latest" });
+      const sentAgain: Hex[] = [];
       for (const row of open) {
         const txHash = row.txHash as Hex;
         const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
@@ -371,13 +375,20 @@ export function createRelayer(options: RelayerOptions): Relayer {
           await db.update(outbox).set({ status: "dropped", updatedAt: new Date() }).where(eq(outbox.id, row.id));
         } else {
           await broadcast(row.rawTransaction as Hex);
-          // Recorded once mined; if this process stops first, the next resume records it.
-          void publicClient
-            .waitForTransactionReceipt({ hash: txHash, timeout: 120_000 })
-            .then((mined) => record(txHash, mined))
-            .catch(() => {});
+          sentAgain.push(txHash);
         }
       }
+      // What was sent again is recorded before resume answers if it is mined within
+      // RESUME_WAIT_MS (at once on a chain that mines on send), so whoever resumed sees it
+      // finished; a row still waiting stays `signed` and the next resume records it.
+      await Promise.all(
+        sentAgain.map(async (txHash) => {
+          const receipt =
+            (await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined)) ??
+            (await nextReceipt(txHash, RESUME_WAIT_MS));
+          if (receipt) await record(txHash, receipt);
+        }),
+      );
       return open.length;
     },
   };
