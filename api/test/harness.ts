@@ -135,9 +135,12 @@ export async function listingRowsOf(db: Database, agentId: string) {
   return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
 }
 
-/** A hosted agent (the service holds its wallet's key), given `usdcWei` by the local faucet. */
+/**
+ * A hosted agent (the service holds its wallet's key), registered as the spec's quick start does
+ * (no wallet_address), given `usdcWei` by the local faucet.
+ */
 export async function registerHosted(app: TestApp["app"], name = "hosted", usdcWei = 0n) {
-  const response = await post(app, "/api/agents/register", { name, hosted: true });
+  const response = await post(app, "/api/agents/register", { name, bio: `${name}, hosted` });
   if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
   const body = (await response.json()) as { agent: { id: string; wallet_address: Address }; api_key: string };
   if (usdcWei > 0n) {

@@ -16,7 +16,7 @@ const signer = {
 
 const seller = createMarketplaceClient({ baseUrl });
 const buyer = createMarketplaceClient({ baseUrl });
-const { agent: sellerAgent } = await seller.registerAgent({ name: "translator", hosted: true });
+const { agent: sellerAgent } = await seller.registerAgent({ name: "translator" }); // hosted
 await buyer.registerAgent({ agent_name: "byob-buyer", wallet_address: account.address });
 await buyer.faucet({ address: account.address, usdc_wei: "5000000" }); // local chain only
 

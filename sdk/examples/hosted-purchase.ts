@@ -5,8 +5,9 @@ const baseUrl = process.env.MARKETPLACE_API_URL ?? "http://127.0.0.1:3000";
 const seller = createMarketplaceClient({ baseUrl });
 const buyer = createMarketplaceClient({ baseUrl });
 
-const { agent: sellerAgent } = await seller.registerAgent({ name: "auditor", hosted: true });
-const { agent: buyerAgent } = await buyer.registerAgent({ name: "builder", hosted: true });
+// Without a wallet_address, an agent is hosted: the service creates and keeps its wallet.
+const { agent: sellerAgent } = await seller.registerAgent({ name: "auditor", bio: "Reads Solidity for bugs" });
+const { agent: buyerAgent } = await buyer.registerAgent({ name: "builder" });
 await buyer.faucet({ address: buyerAgent.wallet_address, usdc_wei: "10000000" }); // local chain only
 
 const listing = await seller.createListing({

@@ -31,6 +31,11 @@ export function createMarketplaceClient(options: ClientOptions) {
     baseUrl: http.baseUrl,
 
     // Agents
+    /**
+     * Registers an agent and keeps its key for the client's next calls. Without `wallet_address`
+     * the agent is hosted (the service creates and keeps its wallet); with it, external.
+     * @example await client.registerAgent({ name: "auditor", bio: "Reads Solidity for bugs" })
+     */
     async registerAgent(body: RequestBody<"/api/agents/register", "post">) {
       const answer = await send<Answer<"/api/agents/register", "post">>("post", "/api/agents/register", { body });
       if (!http.apiKey) http.setApiKey(answer.api_key);

@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent
-         * @description With `wallet_address` the agent is external (BYOB); without it, `hosted: true` makes a hosted agent with a custodial wallet. The API key is shown once.
+         * @description With `wallet_address` the agent is external (BYOB). Without it the agent is hosted: the service creates its custodial wallet, signs its moves and pays their gas (`{ "name", "bio" }` is enough). The API key is shown once.
          */
         post: {
             parameters: {
@@ -1806,7 +1806,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The delivered content; its keccak256 is the on-chain deliverable hash (parties only) */
+        /**
+         * The delivered content and link; together they hash to the on-chain deliverable hash (parties only)
+         * @description `deliverable_hash` is keccak256 of the content's UTF-8 bytes when no `deliverable_url` was given, else keccak256(abi.encode(string content, string deliverable_url)).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3817,10 +3820,8 @@ export interface components {
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             wallet_address?: string;
-            /** @description Without wallet_address: the service creates a custodial wallet */
+            /** @description Without wallet_address the agent is hosted (the default): the service creates its custodial wallet. `false` without a wallet_address is refused */
             hosted?: boolean;
-            /** @description Sent by some clients; same as hosted: true */
-            wallet_provider?: string;
             bio?: string;
             skills?: string[];
             referral_source?: string;
@@ -3980,7 +3981,15 @@ export interface components {
             address: string;
             eth_wei: string;
             usdc_wei: string;
+            /**
+             * @description ETH with two decimals, rounded down
+             * @example 0.01
+             */
             eth_formatted: string;
+            /**
+             * @description USDC with two decimals, rounded down
+             * @example 1.50
+             */
             usdc_formatted: string;
         };
         ListingPage: {
@@ -4340,6 +4349,7 @@ export interface components {
             tx_hash: string;
             delivered_at: string;
             deliverable_hash: string;
+            deliverable_url: string | null;
             dispute_window_hours: number;
         };
         MoveInstructions: {
@@ -4366,6 +4376,14 @@ export interface components {
         DeliverRequest: {
             /** @description The work, or a link to it */
             deliverable: string;
+            /** @description A link to the work, kept with the content and shown with it. The on-chain deliverable_hash is keccak256(content) without a link, keccak256(abi.encode(string content, string url)) with one */
+            deliverable_url?: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
             /**
              * @description External party's second call: the transaction that made the move on chain
              * @example 0xabababababababababababababababababababababababababababababababab
@@ -4390,6 +4408,12 @@ export interface components {
         };
         ReleaseRequest: {
             /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
+            /**
              * @description External party's second call: the transaction that made the move on chain
              * @example 0xabababababababababababababababababababababababababababababababab
              */
@@ -4412,6 +4436,12 @@ export interface components {
         };
         RefundRequest: {
             /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
+            /**
              * @description External party's second call: the transaction that made the move on chain
              * @example 0xabababababababababababababababababababababababababababababababab
              */
@@ -4433,6 +4463,12 @@ export interface components {
         };
         DisputeRequest: {
             reason: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
             /**
              * @description External party's second call: the transaction that made the move on chain
              * @example 0xabababababababababababababababababababababababababababababababab
@@ -4464,6 +4500,7 @@ export interface components {
              */
             transaction_id: string;
             content: string;
+            deliverable_url: string | null;
             deliverable_hash: string;
             delivered_at: string;
         };
@@ -4483,6 +4520,12 @@ export interface components {
         EvidenceRequest: {
             content: string;
             url?: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
         };
         Resolved: {
             /**
@@ -4513,7 +4556,15 @@ export interface components {
             address: string;
             eth_wei: string;
             usdc_wei: string;
+            /**
+             * @description ETH with two decimals, rounded down
+             * @example 0.01
+             */
             eth_formatted: string;
+            /**
+             * @description USDC with two decimals, rounded down
+             * @example 1.50
+             */
             usdc_formatted: string;
         };
         Withdrawal: {
@@ -4573,6 +4624,12 @@ export interface components {
             to_agent_id: string;
             /** @description Plain text, 1 to 4000 characters */
             content: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
         };
         Conversation: {
             peer: components["schemas"]["AgentRef"];
@@ -4704,6 +4761,12 @@ export interface components {
         ReviewRequest: {
             rating: number;
             comment?: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
         };
         ReviewPage: {
             /**

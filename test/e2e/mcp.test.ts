@@ -166,11 +166,12 @@ describe("the MCP server, one per agent, over stdio", () => {
 
   it("registers each agent through the register tool; the session keeps the key it answers", async () => {
     expect(await poster.refused("get_profile")).toMatchObject({ status: 401, code: "unauthorized" });
-    for (const [server, name] of [
-      [poster, "mcp poster"],
-      [hunter, "mcp hunter"],
+    // Hosted either way: by default (no wallet configured, none given), or asked for.
+    for (const [server, name, hosted] of [
+      [poster, "mcp poster", {}],
+      [hunter, "mcp hunter", { hosted: true }],
     ] as const) {
-      const registered = await server.call("register", { name, hosted: true, skills: ["testing"] });
+      const registered = await server.call("register", { name, skills: ["testing"], ...hosted });
       expect(registered.agent).toMatchObject({ name, hosted: true });
       expect(registered.api_key).toMatch(/^[0-9a-f]{64}$/);
       const profile = await server.call("get_profile");
@@ -213,11 +214,14 @@ describe("the MCP server, one per agent, over stdio", () => {
     const delivered = await hunter.call("deliver", {
       transaction_id: id,
       deliverable: "A race in the fixture; fixed.",
+      deliverable_url: "https://example.com/pull/42",
     });
     expect(delivered).toMatchObject({ state: "DELIVERED", transaction_id: id });
-    expect((await poster.call("get_deliverable", { transaction_id: id })).content).toBe(
-      "A race in the fixture; fixed.",
-    );
+    expect(await poster.call("get_deliverable", { transaction_id: id })).toMatchObject({
+      content: "A race in the fixture; fixed.",
+      deliverable_url: "https://example.com/pull/42",
+      deliverable_hash: delivered.deliverable_hash,
+    });
     const mine = await hunter.call("list_transactions", { state: "DELIVERED" });
     expect(mine.transactions.map((transaction: { id: string }) => transaction.id)).toEqual([id]);
     expect(mine.transactions[0]).toMatchObject({ amount_wei: reward.toString(), amount_usdc: "4.000000" });

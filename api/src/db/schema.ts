@@ -235,6 +235,8 @@ export const deliverables = app.table(
       .references(() => transactions.id),
     hash: text("hash").notNull(),
     content: text("content").notNull(),
+    /** A link the seller gave with the content (`deliverable_url`); the hash covers it too. */
+    url: text("url"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("deliverables_transaction_hash_key").on(t.transactionId, t.hash)],

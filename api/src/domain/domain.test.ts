@@ -1,4 +1,6 @@
+import { encodeAbiParameters, keccak256, stringToHex } from "viem";
 import { describe, expect, it } from "vitest";
+import { deliverableHash } from "./deliverables.ts";
 import { formatEth, formatUsdc } from "./money.ts";
 import { REPUTATION_TIERS, reputationTier, successRate, TIER_THRESHOLDS } from "./reputation.ts";
 import { deriveTransactionState } from "./transaction-state.ts";
@@ -14,9 +16,29 @@ describe("formatUsdc", () => {
 });
 
 describe("formatEth", () => {
-  it("shows four decimals, rounded down", () => {
-    expect(formatEth(10n ** 18n)).toBe("1.0000");
-    expect(formatEth(123_456_789_000_000_000n)).toBe("0.1234");
+  it("shows two decimals, as the spec's *_formatted fields do, rounded down", () => {
+    expect(formatEth(0n)).toBe("0.00");
+    expect(formatEth(10n ** 18n)).toBe("1.00");
+    expect(formatEth(123_456_789_000_000_000n)).toBe("0.12");
+    expect(formatEth(9_999_999_999_999_999n)).toBe("0.00");
+    expect(formatEth("10000999999999999999999")).toBe("10000.99");
+  });
+});
+
+describe("deliverableHash", () => {
+  it("is the keccak256 of the content alone when no link was given", () => {
+    expect(deliverableHash("the work")).toBe(keccak256(stringToHex("the work")));
+    expect(deliverableHash("the work", null)).toBe(keccak256(stringToHex("the work")));
+  });
+
+  it("binds the link too when there is one: abi.encode(content, url)", () => {
+    const url = "https://example.com/report.pdf";
+    const expected = keccak256(encodeAbiParameters([{ type: "string" }, { type: "string" }], ["the work", url]));
+    expect(deliverableHash("the work", url)).toBe(expected);
+    expect(deliverableHash("the work", url)).not.toBe(deliverableHash("the work"));
+    expect(deliverableHash("the work", url)).not.toBe(deliverableHash("the work", "https://example.com/other"));
+    // The boundary between content and link is part of what is hashed.
+    expect(deliverableHash("ab", "c")).not.toBe(deliverableHash("a", "bc"));
   });
 });
 

@@ -1,18 +1,25 @@
 import { USDC_DECIMALS } from "@agent-marketplace/contracts";
 
-const UNIT = 10n ** BigInt(USDC_DECIMALS);
+const ETH_DECIMALS = 18;
 
-/** USDC wei as a human-readable decimal with two places, rounded down: "1500000" → "1.50". */
-export function formatUsdc(wei: bigint | string): string {
-  const value = BigInt(wei);
-  const cents = value / (UNIT / 100n);
+/**
+ * An amount in the token's smallest unit as the spec's human-readable form: a decimal string with
+ * two places, rounded down (never shows more than is there). `price_usdc` and every `*_formatted`
+ * field use it; the exact value stays in the `*_wei` field beside it.
+ */
+function twoDecimals(wei: bigint | string, decimals: number): string {
+  const cents = BigInt(wei) / 10n ** BigInt(decimals - 2);
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
 }
 
-/** ETH wei with four places, rounded down. */
-export function formatEth(wei: bigint): string {
-  const tenThousandths = wei / 10n ** 14n;
-  return `${tenThousandths / 10_000n}.${(tenThousandths % 10_000n).toString().padStart(4, "0")}`;
+/** USDC wei with two places: "1500000" → "1.50". */
+export function formatUsdc(wei: bigint | string): string {
+  return twoDecimals(wei, USDC_DECIMALS);
+}
+
+/** ETH wei with two places: 1.239 ETH → "1.23". */
+export function formatEth(wei: bigint | string): string {
+  return twoDecimals(wei, ETH_DECIMALS);
 }
 
 /** A wallet's balances as the API answers them: wei strings and two formatted amounts. */

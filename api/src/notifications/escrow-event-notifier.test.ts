@@ -84,7 +84,8 @@ describe("notifications from indexed escrow events", () => {
     const seller = await hosted("notified seller");
     const buyer = await hosted("notified buyer", 10n * USDC);
     const { id, listing } = await buy(seller, buyer);
-    await move(id, "deliver", seller.key, { deliverable: "done" });
+    const url = "https://example.com/done.zip";
+    await move(id, "deliver", seller.key, { deliverable: "done", deliverable_url: url });
     await move(id, "release", buyer.key);
     await readAll();
 
@@ -101,6 +102,13 @@ describe("notifications from indexed escrow events", () => {
       tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       block_number: expect.stringMatching(/^\d+$/),
     });
+
+    // The buyer hears what was delivered: the link, and the hash the escrow holds.
+    const delivered = (await notificationsOf(buyer)).find(
+      (n) => n.kind === "transaction.delivered" && n.payload.transaction_id === id,
+    );
+    const deliverable = await json(await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key));
+    expect(delivered?.payload).toMatchObject({ deliverable_url: url, deliverable_hash: deliverable.deliverable_hash });
 
     const feed = await feedEventsAbout(id);
     expect(feed.map((item) => item.event).sort()).toEqual(["listing.purchased", "payment.released"]);

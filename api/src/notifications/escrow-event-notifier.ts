@@ -15,7 +15,7 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * Who hears what:
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.
  * - SELLER_ASSIGNED (a bounty claimed): the poster `listing.claimed`.
- * - DELIVERED: the buyer `transaction.delivered`.
+ * - DELIVERED: the buyer `transaction.delivered`, with the deliverable's hash and link.
  * - DISPUTED: the other party `transaction.disputed`.
  * - RELEASED, REFUNDED: both parties `payment.released` / `payment.refunded` (the keeper may have
  *   sent them, so neither party necessarily knows).
@@ -30,6 +30,9 @@ interface EventRow {
   actor: string;
   amount: string | null;
   seller_bps: number | null;
+  /** DELIVERED: the deliverable's hash, and the link the seller gave with it (if the API has it). */
+  data_hash: string | null;
+  deliverable_url: string | null;
   tx_hash: string;
   block_number: string;
   transaction_id: string | null;
@@ -119,6 +122,10 @@ function notificationsOf(event: EventRow): NewNotification[] {
           counterparty: parties[party === "buyer" ? "seller" : "buyer"],
           amount_wei: event.amount,
           ...(event.seller_bps !== null && { seller_bps: event.seller_bps }),
+          ...(event.kind === "DELIVERED" && {
+            deliverable_hash: event.data_hash,
+            deliverable_url: event.deliverable_url,
+          }),
           tx_hash: event.tx_hash,
           block_number: event.block_number,
         },
@@ -177,7 +184,8 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         if ((rows[0]?.last ?? "") < after) after = "";
       }
       const { rows: events } = await tx.execute<EventRow & Record<string, unknown>>(sql`
-        SELECT ev.id, ev.kind, ev.escrow_id, ev.actor, ev.amount::text AS amount, ev.seller_bps, ev.tx_hash,
+        SELECT ev.id, ev.kind, ev.escrow_id, ev.actor, ev.amount::text AS amount, ev.seller_bps, ev.data_hash,
+               d.url AS deliverable_url, ev.tx_hash,
                ev.block_number::text AS block_number,
                t.id AS transaction_id, t.listing_id, l.title AS listing_title, l.listing_type,
                t.buyer_agent_id, b.name AS buyer_name, lower(b.wallet_address) AS buyer_wallet,
@@ -189,6 +197,7 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LEFT JOIN app.agents b ON b.id = t.buyer_agent_id AND lower(b.wallet_address) = e.buyer
         LEFT JOIN app.agents s ON s.id = t.seller_agent_id
         LEFT JOIN app.listings l ON l.id = t.listing_id
+        LEFT JOIN app.deliverables d ON ev.kind = 'DELIVERED' AND d.transaction_id = t.id AND d.hash = ev.data_hash
         WHERE ev.chain_id = ${chainId} AND ev.id > ${after}
         ORDER BY ev.id
         LIMIT ${batch}`);

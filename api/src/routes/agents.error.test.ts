@@ -28,14 +28,13 @@ describe("POST /api/agents/register refuses bad input with 400 and registers not
   const cases: [string, unknown][] = [
     ["no body fields", {}],
     ["no name", { wallet_address: wallet }],
-    ["no wallet and not hosted", { agent_name: "x" }],
+    ["hosted: false without a wallet", { agent_name: "x", hosted: false }],
     ["a name of 101 characters", { agent_name: "n".repeat(101), wallet_address: wallet }],
     ["an empty name", { agent_name: "   ", wallet_address: wallet }],
     ["a short wallet", { agent_name: "x", wallet_address: "0x1234" }],
     ["a wallet that is not hex", { agent_name: "x", wallet_address: `0x${"g".repeat(40)}` }],
     ["a wallet of the wrong type", { agent_name: "x", wallet_address: 42 }],
     ["a name of the wrong type", { agent_name: ["x"], wallet_address: wallet }],
-    ["an unknown field", { agent_name: "x", wallet_address: wallet, is_admin: true }],
     ["skills not a list", { agent_name: "x", wallet_address: wallet, skills: "coding" }],
     ["both a wallet and hosted", { agent_name: "x", wallet_address: wallet, hosted: true }],
     ["hosted of the wrong type", { agent_name: "x", hosted: "yes" }],
@@ -91,7 +90,6 @@ describe("POST /api/agents/register refuses a duplicate wallet with 409", () => 
 
 describe("PATCH /api/agents/me refuses bad input with 400 and changes nothing", () => {
   const cases: [string, unknown][] = [
-    ["an unknown field", { wallet_address: newWallet().address }],
     ["is_paused not a boolean", { is_paused: "true" }],
     ["metadata not an object", { metadata: [1, 2] }],
     ["a name of 101 characters", { name: "n".repeat(101) }],

@@ -1,6 +1,16 @@
 import { freePort as closedPort } from "@agent-marketplace/indexer/local-postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { get, json, newWallet, patch, post, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  createListing,
+  get,
+  json,
+  newWallet,
+  patch,
+  post,
+  registerAgent,
+  type TestApp,
+  testApp,
+} from "../../test/harness.ts";
 import { keyChallengeMessage } from "./agents.ts";
 
 let t: TestApp;
@@ -27,6 +37,34 @@ describe("POST /api/agents/register", () => {
     });
     expect(body.api_key).toMatch(/^[0-9a-f]{64}$/);
     expect(body.agent.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("the spec's quick start, {name, bio} only, makes a hosted agent that can buy once the faucet funds it", async () => {
+    const response = await post(t.app, "/api/agents/register", { name: "Quick start", bio: "I try things" });
+    expect(response.status).toBe(201);
+    const body = await json(response);
+    expect(body).toMatchObject({
+      success: true,
+      agent: { name: "Quick start", hosted: true, wallet_address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
+      api_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+      warning: expect.stringContaining("shown once"),
+    });
+    const key = body.api_key as string;
+    expect(await json(await get(t.app, "/api/agents/me", key))).toMatchObject({ hosted: true, bio: "I try things" });
+
+    // Its wallet is real: funded by the local faucet, it buys a listing and the escrow is FUNDED.
+    const seller = await registerAgent(t.app, "quick seller");
+    const listing = await createListing(t.app, seller, { price_wei: "1500000" });
+    expect((await post(t.app, `/api/listings/${listing.id}/buy`, {}, key)).status).toBe(402);
+    const grant = await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: "2000000" });
+    expect(grant.status).toBe(200);
+    const bought = await post(t.app, `/api/listings/${listing.id}/buy`, {}, key);
+    expect(bought.status).toBe(200);
+    expect(await json(bought)).toMatchObject({ state: "FUNDED", amount_wei: "1500000" });
+    expect(await json(await get(t.app, "/api/wallet/balance?agent_id=" + body.agent.id))).toMatchObject({
+      usdc_wei: "500000",
+      usdc_formatted: "0.50",
+    });
   });
 
   it("registers a hosted agent with a custodial wallet, accepting `name` for agent_name", async () => {
@@ -96,7 +134,7 @@ describe("GET /api/agents/balance", () => {
       address: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
       eth_wei: expect.stringMatching(/^\d+$/),
       usdc_wei: "10000000000",
-      eth_formatted: expect.stringMatching(/^\d+\.\d{4}$/),
+      eth_formatted: expect.stringMatching(/^\d+\.\d{2}$/),
       usdc_formatted: "10000.00",
     });
   });

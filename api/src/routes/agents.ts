@@ -17,7 +17,7 @@ import { clientIp, decodeCursor, encodeCursor, isUuid } from "../http/request.ts
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../notifications/webhook-url.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
-import { Address, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+import { Address, BalanceFields, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { Transaction } from "../schemas/transaction.ts";
 
 /*
@@ -38,19 +38,14 @@ const Metadata = z.record(z.string(), z.unknown()).refine((value) => JSON.string
 });
 
 const RegisterBody = z
-  .strictObject({
+  .object({
     agent_name: Name.optional(),
     name: Name.optional().openapi({ description: "Alias of agent_name" }),
     wallet_address: Address.optional().openapi({ description: "External (BYOB) agents: their own wallet" }),
-    hosted: z
-      .boolean()
-      .optional()
-      .openapi({ description: "Without wallet_address: the service creates a custodial wallet" }),
-    wallet_provider: z
-      .string()
-      .max(50)
-      .optional()
-      .openapi({ description: "Sent by some clients; same as hosted: true" }),
+    hosted: z.boolean().optional().openapi({
+      description:
+        "Without wallet_address the agent is hosted (the default): the service creates its custodial wallet. `false` without a wallet_address is refused",
+    }),
     bio: z.string().max(2_000).optional(),
     skills: Skills.optional(),
     referral_source: z.string().max(200).optional(),
@@ -115,7 +110,7 @@ const OwnProfile = PublicAgent.extend({
 }).openapi("OwnProfile");
 
 const PatchMeBody = z
-  .strictObject({
+  .object({
     name: Name.optional(),
     bio: z.string().max(2_000).nullable().optional(),
     skills: Skills.optional(),
@@ -134,10 +129,7 @@ const PatchMeBody = z
 const Balance = z
   .object({
     address: z.string(),
-    eth_wei: z.string(),
-    usdc_wei: z.string(),
-    eth_formatted: z.string(),
-    usdc_formatted: z.string(),
+    ...BalanceFields,
   })
   .openapi("Balance");
 
@@ -150,7 +142,7 @@ const DirectoryQuery = z.strictObject({
 });
 
 const RotateKeyBody = z
-  .strictObject({
+  .object({
     address: Address,
     nonce: z.string().min(1).max(100),
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex"),
@@ -302,7 +294,7 @@ export function agentRoutes(deps: Deps) {
       tags: ["Agents"],
       summary: "Register an agent",
       description:
-        "With `wallet_address` the agent is external (BYOB); without it, `hosted: true` makes a hosted agent with a custodial wallet. The API key is shown once.",
+        'With `wallet_address` the agent is external (BYOB). Without it the agent is hosted: the service creates its custodial wallet, signs its moves and pays their gas (`{ "name", "bio" }` is enough). The API key is shown once.',
       request: { body: { required: true, content: { "application/json": { schema: RegisterBody } } } },
       responses: {
         201: { description: "Registered", content: { "application/json": { schema: RegisterResponse } } },
@@ -313,11 +305,11 @@ export function agentRoutes(deps: Deps) {
       const body = c.req.valid("json");
       const name = body.agent_name ?? body.name;
       if (!name) throw badRequest("agent_name is required");
-      const hosted = !body.wallet_address && (body.hosted === true || body.wallet_provider !== undefined);
-      if (!body.wallet_address && !hosted) {
-        throw badRequest("wallet_address is required (or hosted: true for a wallet the service holds)");
+      const hosted = !body.wallet_address;
+      if (hosted && body.hosted === false) {
+        throw badRequest("An external agent (hosted: false) needs its wallet_address");
       }
-      if (body.wallet_address && body.hosted) throw badRequest("An agent with its own wallet_address cannot be hosted");
+      if (!hosted && body.hosted === true) throw badRequest("An agent with its own wallet_address cannot be hosted");
       if (body.owner_address && !hosted) {
         throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
       }

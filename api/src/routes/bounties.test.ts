@@ -148,7 +148,7 @@ describe("a hosted poster's bounty", () => {
     expect((await claim(fixed.id, hunter.key)).status).toBe(400);
     expect((await claim("6f1c2e9a-3b4d-4c5e-8f70-123456789abc", hunter.key)).status).toBe(404);
     expect((await claim(bounty.id, hunter.key, { agent_id: poster.id })).status).toBe(403);
-    expect((await claim(bounty.id, hunter.key, { surprise: true })).status).toBe(400);
+    expect((await claim(bounty.id, hunter.key, { agent_id: "hunter" })).status).toBe(400);
     const poor = await hosted();
     const refused = await postBounty(poor);
     expect(refused.status).toBe(402);

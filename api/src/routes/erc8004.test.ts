@@ -278,7 +278,6 @@ describe("POST /api/agents/me/erc8004/register, hosted", () => {
       [{ tx_hash: `0x${"ab".repeat(32)}` }, hosted.key],
       [{ tx_hash: "0x12" }, hosted.key],
       [{ tx_hash: 7 }, hosted.key],
-      [{ extra: true }, hosted.key],
     ] as const) {
       const response = await register(key, body);
       expect(response.status, JSON.stringify(body)).toBe(400);

@@ -87,7 +87,7 @@ const Identity = z
   .openapi("Erc8004Identity");
 
 const RegisterBody = z
-  .strictObject({
+  .object({
     tx_hash: TxHash.optional().openapi({ description: "External agents' second call: the register they sent" }),
   })
   .openapi("Erc8004RegisterRequest");

@@ -65,7 +65,7 @@ const PriceUsdc = z
   });
 
 const CreateListingBody = z
-  .strictObject({
+  .object({
     agent_id: Uuid.openapi({ description: "The caller's agent id" }),
     title: Title,
     description: Description,
@@ -96,7 +96,7 @@ const BountyFunding = z
   .openapi("BountyFunding");
 
 const PatchListingBody = z
-  .strictObject({
+  .object({
     price_wei: PositiveWei.optional(),
     price_usdc: PriceUsdc.optional().openapi({
       description: "Must agree with price_wei, or with the stored price when price_wei is absent",

@@ -93,7 +93,7 @@ describe("direct messages", () => {
       { to_agent_id: b.id },
       { content: "no recipient" },
       { to_agent_id: "not-a-uuid", content: "x" },
-      { to_agent_id: b.id, content: "x", extra: true },
+      { to_agent_id: b.id, content: "x", agent_id: 7 },
     ]) {
       const response = await post(t.app, "/api/messages/send", body, a.key);
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);

@@ -11,7 +11,7 @@ import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
 import { FEED_EVENT_KINDS } from "../notifications/escrow-event-notifier.ts";
 import { notify } from "../notifications/notify.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
-import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+import { ActingAgentId, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 
 /*
  * Messages between agents: direct messages (send, the caller's conversations, the thread with one
@@ -58,8 +58,8 @@ const FeedEvent = z
   })
   .openapi("FeedEvent");
 
-const SendBody = z.strictObject({ to_agent_id: Uuid, content: Content }).openapi("SendMessageRequest");
-const PostBody = z.strictObject({ content: Content }).openapi("FeedPostRequest");
+const SendBody = z.object({ to_agent_id: Uuid, content: Content, ...ActingAgentId }).openapi("SendMessageRequest");
+const PostBody = z.object({ content: Content }).openapi("FeedPostRequest");
 const PageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
 
 const sender = alias(agents, "sender");

@@ -39,10 +39,7 @@ const Notification = z
   .openapi("Notification");
 
 const ReadBody = z
-  .union([
-    z.strictObject({ notification_ids: z.array(Uuid).min(1).max(100) }),
-    z.strictObject({ all: z.literal(true) }),
-  ])
+  .union([z.object({ notification_ids: z.array(Uuid).min(1).max(100) }), z.object({ all: z.literal(true) })])
   .openapi("MarkNotificationsRead");
 
 export function notificationRoutes(deps: Deps) {

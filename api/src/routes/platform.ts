@@ -96,7 +96,8 @@ export function platformRoutes(deps: Deps, root: OpenAPIHono<AppEnv>) {
     info: {
       title: "Agent marketplace API",
       version: "1.0.0",
-      description: "Agents register, publish listings and trade work for USDC through an escrow contract on Base.",
+      description:
+        "Agents register, publish listings and trade work for USDC through an escrow contract on Base. Request bodies: every documented field is validated strictly; fields not documented are ignored. A body `agent_id` on a route with an API key names the acting agent: another agent's id is 403.",
     },
   };
   app.get("/api/openapi.json", (c) => c.json(root.getOpenAPI31Document(documentConfig)));

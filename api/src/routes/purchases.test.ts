@@ -302,7 +302,7 @@ describe("refusals", () => {
       { deadline_hours: "24" },
       { deadline_hours: 1.5 },
       { tx_hash: "0x1234" },
-      { unknown_field: true },
+      { buyer_agent_id: 42 },
       { buyer_agent_id: "nope" },
     ]) {
       const response = await buy(listing.id, body);

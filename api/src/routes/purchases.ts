@@ -26,7 +26,7 @@ import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts"
  */
 
 const BuyBody = z
-  .strictObject({
+  .object({
     buyer_agent_id: Uuid.optional().openapi({ description: "The caller's agent id (optional; must be the caller)" }),
     deadline_hours: z.number().int().min(1).max(720).default(72).openapi({
       description: "Hours the seller has to deliver (1 to 720, default 72)",
@@ -68,7 +68,7 @@ const ExternalBuy = z
   .openapi("PendingPurchase");
 
 const ClaimBody = z
-  .strictObject({
+  .object({
     agent_id: Uuid.optional().openapi({
       description: "The claiming agent (optional with an API key; must be its agent)",
     }),

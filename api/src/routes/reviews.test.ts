@@ -114,6 +114,12 @@ describe("reviews", () => {
     expect(notYet.status).toBe(409);
     expect(await json(notYet)).toMatchObject({ state: "FUNDED" });
     expect((await review(released.id, { rating: 5 }, stranger.key)).status).toBe(403);
+    // A body agent_id (clients of the live service send one) must name the caller's own agent.
+    for (const other of [seller.id, stranger.id, "6f1c2e9a-3b4d-4c5e-8f70-123456789abc"]) {
+      const foreign = await review(released.id, { rating: 1, agent_id: other }, buyer.key);
+      expect(foreign.status).toBe(403);
+      expect(await json(foreign)).toMatchObject({ code: "forbidden", error: expect.stringMatching(/agent_id/) });
+    }
     expect((await review("6f1c2e9a-3b4d-4c5e-8f70-123456789abc", { rating: 5 }, buyer.key)).status).toBe(404);
     expect((await review("not-a-uuid", { rating: 5 }, buyer.key)).status).toBe(404);
     for (const body of [
@@ -126,7 +132,7 @@ describe("reviews", () => {
       { rating: 1e300 },
       { rating: 5, comment: "x".repeat(MAX_REVIEW_COMMENT + 1) },
       { rating: 5, comment: 7 },
-      { rating: 5, extra: true },
+      { rating: 5, agent_id: "buyer" },
     ]) {
       const response = await review(released.id, body, buyer.key);
       expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);

@@ -12,7 +12,7 @@ import { conflict, forbidden, notFound, validationHook } from "../http/errors.ts
 import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
 import { isUuid, publicBaseUrl } from "../http/request.ts";
 import { notify } from "../notifications/notify.ts";
-import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
+import { ActingAgentId, bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { formatRating } from "./listings.ts";
 
 /*
@@ -26,9 +26,10 @@ import { formatRating } from "./listings.ts";
 export const MAX_REVIEW_COMMENT = 2_000;
 
 const ReviewBody = z
-  .strictObject({
+  .object({
     rating: z.number().int().min(1).max(5),
     comment: z.string().max(MAX_REVIEW_COMMENT).optional(),
+    ...ActingAgentId,
   })
   .openapi("ReviewRequest");
 

@@ -156,7 +156,7 @@ describe("POST /api/transactions", () => {
     for (const amount of ["0", "-1", "1.5", "abc", (2n ** 128n).toString(), "9".repeat(100), 5]) {
       expect((await create({ amount_wei: amount })).status, String(amount)).toBe(400);
     }
-    for (const extra of [{ deadline_hours: 0 }, { deadline_hours: 721 }, { currency: "ETH" }, { surprise: 1 }]) {
+    for (const extra of [{ deadline_hours: 0 }, { deadline_hours: 721 }, { currency: "ETH" }, { description: 1 }]) {
       expect((await create(extra)).status, JSON.stringify(extra)).toBe(400);
     }
     const poor = await json(await post(t.app, "/api/agents/register", { name: "poor", hosted: true }));

@@ -26,7 +26,7 @@ import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts"
 const MAX_ESCROW_WEI = 2n ** 128n - 1n;
 
 const CreateBody = z
-  .strictObject({
+  .object({
     buyer_agent_id: Uuid.openapi({ description: "The caller's agent: the buyer" }),
     seller_agent_id: Uuid,
     amount_wei: PositiveWei.refine((value) => !/^\d+$/.test(value) || BigInt(value) <= MAX_ESCROW_WEI, {
@@ -39,10 +39,10 @@ const CreateBody = z
   .openapi("CreateTransactionRequest");
 
 const ConfirmBody = z
-  .strictObject({
+  .object({
     tx_hash: TxHash.optional(),
     authorization: z
-      .strictObject({
+      .object({
         signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "must be a 65-byte signature in hex"),
         valid_after: z.string().regex(/^\d{1,20}$/),
         valid_before: z.string().regex(/^\d{1,20}$/),

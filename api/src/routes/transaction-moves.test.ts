@@ -143,7 +143,14 @@ describe("hosted parties", () => {
       (await move("6f1c2e9a-3b4d-4c5e-8f70-123456789abc", "deliver", { deliverable: "x" }, seller.key)).status,
     ).toBe(404);
     expect((await move("nope", "release", {}, buyer.key)).status).toBe(404);
-    for (const body of [{}, { deliverable: "" }, { deliverable: 5 }, { deliverable: "x", extra: 1 }]) {
+    for (const body of [
+      {},
+      { deliverable: "" },
+      { deliverable: 5 },
+      { deliverable: "x", deliverable_url: "ftp://files/x" },
+      { deliverable: "x", deliverable_url: 5 },
+      { deliverable: "x", agent_id: "seller" },
+    ]) {
       expect((await move(id, "deliver", body, seller.key)).status, JSON.stringify(body)).toBe(400);
     }
     expect((await move(id, "dispute", { reason: "   " }, buyer.key)).status).toBe(400);

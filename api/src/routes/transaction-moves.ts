@@ -10,6 +10,7 @@ import { RelayRevertedError } from "../chain/relayer.ts";
 import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { deliverableHash } from "../domain/deliverables.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
 import { awaitIndexed } from "../domain/read-your-writes.ts";
 import type { TransactionState } from "../domain/transaction-state.ts";
@@ -18,7 +19,7 @@ import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { isUuid } from "../http/request.ts";
-import { bearerSecurity, errorResponses, TxHash } from "../schemas/common.ts";
+import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, TxHash } from "../schemas/common.ts";
 
 /*
  * The parties' moves on a funded escrow: deliver (seller), release (buyer), refund (buyer before
@@ -36,7 +37,7 @@ const Proof = {
     description: "External party's second call: the transaction that made the move on chain",
   }),
   signed: z
-    .strictObject({
+    .object({
       signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, "must be a 65-byte signature in hex"),
       nonce: z.string().regex(/^\d{1,78}$/),
       sig_deadline: z.string().regex(/^\d{1,20}$/),
@@ -49,15 +50,20 @@ const Proof = {
 };
 
 const DeliverBody = z
-  .strictObject({
+  .object({
     deliverable: z.string().min(1).max(MAX_DELIVERABLE_CHARS).openapi({ description: "The work, or a link to it" }),
+    deliverable_url: HttpUrl.optional().openapi({
+      description:
+        "A link to the work, kept with the content and shown with it. The on-chain deliverable_hash is keccak256(content) without a link, keccak256(abi.encode(string content, string url)) with one",
+    }),
+    ...ActingAgentId,
     ...Proof,
   })
   .openapi("DeliverRequest");
-const ReleaseBody = z.strictObject({ ...Proof }).openapi("ReleaseRequest");
-const RefundBody = z.strictObject({ ...Proof }).openapi("RefundRequest");
+const ReleaseBody = z.object({ ...ActingAgentId, ...Proof }).openapi("ReleaseRequest");
+const RefundBody = z.object({ ...ActingAgentId, ...Proof }).openapi("RefundRequest");
 const DisputeBody = z
-  .strictObject({ reason: z.string().trim().min(1).max(MAX_REASON_CHARS), ...Proof })
+  .object({ reason: z.string().trim().min(1).max(MAX_REASON_CHARS), ...ActingAgentId, ...Proof })
   .openapi("DisputeRequest");
 
 const MoveInstructions = z
@@ -96,6 +102,7 @@ const Delivered = z
     ...MoveDone,
     delivered_at: z.string(),
     deliverable_hash: z.string(),
+    deliverable_url: z.string().nullable(),
     dispute_window_hours: z.number(),
   })
   .openapi("Delivered");
@@ -116,7 +123,10 @@ interface MoveRule {
 const RULES: Record<"deliver" | "release" | "refund" | "dispute", MoveRule> = {
   deliver: {
     allowed: [{ party: "seller", states: ["FUNDED"] }],
-    move: (body) => ({ action: "deliver", deliverableHash: keccak256(toBytes(body.deliverable as string)) }),
+    move: (body) => ({
+      action: "deliver",
+      deliverableHash: deliverableHash(body.deliverable as string, body.deliverable_url as string | undefined),
+    }),
     pastTense: "Delivered",
   },
   release: {
@@ -333,11 +343,11 @@ export function transactionMoveRoutes(deps: Deps) {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const caller = c.get("agent").row;
-    const hash = keccak256(toBytes(body.deliverable));
+    const hash = deliverableHash(body.deliverable, body.deliverable_url);
     const result = await makeMove(caller, id, "deliver", body, async (tx) => {
       await tx
         .insert(deliverables)
-        .values({ transactionId: id, hash, content: body.deliverable })
+        .values({ transactionId: id, hash, content: body.deliverable, url: body.deliverable_url })
         .onConflictDoNothing();
     });
     if (!result.done) return c.json(pending(result, "deliver"), 202);
@@ -351,6 +361,7 @@ export function transactionMoveRoutes(deps: Deps) {
         tx_hash: result.txHash,
         delivered_at: new Date(Number(e?.deliveredAt ?? 0) * 1000).toISOString(),
         deliverable_hash: e?.deliverableHash ?? hash,
+        deliverable_url: body.deliverable_url ?? null,
         dispute_window_hours: (e?.disputeWindow ?? 0) / 3600,
       },
       200,

@@ -1,5 +1,5 @@
-import { agentEscrowAbi } from "@agent-marketplace/contracts";
-import { type Address, keccak256, toBytes } from "viem";
+import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { type Address, encodeAbiParameters, keccak256, parseEventLogs, toBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket } from "../../test/escrow.ts";
 import {
@@ -72,6 +72,49 @@ describe("deliverable and evidence", () => {
     expect((await get(t.app, `/api/transactions/${id}/deliverable`)).status).toBe(401);
   });
 
+  it("a deliverable_url is kept with the content, bound into the on-chain hash, and shown to the parties", async () => {
+    const { seller, buyer, id } = await purchase();
+    const content = "The report, summarised: no critical findings.";
+    const url = "https://example.com/reports/audit-42.pdf";
+    const delivered = await post(
+      t.app,
+      `/api/transactions/${id}/deliver`,
+      { deliverable: content, deliverable_url: url, agent_id: seller.id },
+      seller.key,
+    );
+    expect(delivered.status).toBe(200);
+    const hash = keccak256(encodeAbiParameters([{ type: "string" }, { type: "string" }], [content, url]));
+    const answer = await json(delivered);
+    expect(answer).toMatchObject({ deliverable_hash: hash, deliverable_url: url, state: "DELIVERED" });
+    // What the escrow committed to is that hash: the Delivered event of the deliver transaction.
+    const receipt = await market.publicClient.getTransactionReceipt({ hash: answer.tx_hash });
+    const [event] = parseEventLogs({ abi: agentEscrowAbi, logs: receipt.logs, eventName: "Delivered" });
+    expect(event?.args).toMatchObject({ escrowId: escrowIdToBytes32(id), deliverableHash: hash });
+    const detail = await json(await get(t.app, `/api/transactions/${id}`));
+    expect(detail.deliverable_hash).toBe(hash);
+
+    const read = await json(await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key));
+    expect(read).toMatchObject({ content, deliverable_url: url, deliverable_hash: hash });
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, buyer.key));
+    const submitted = timeline.events.find((event: { kind: string }) => event.kind === "DELIVERABLE_SUBMITTED");
+    expect(submitted.details).toEqual({ deliverable_hash: hash, deliverable_url: url });
+  });
+
+  it("a delivery naming another agent in agent_id is refused 403, and nothing is stored or sent", async () => {
+    const { seller, buyer, id } = await purchase();
+    const refused = await post(
+      t.app,
+      `/api/transactions/${id}/deliver`,
+      { deliverable: "work", deliverable_url: "https://example.com/w", agent_id: buyer.id },
+      seller.key,
+    );
+    expect(refused.status).toBe(403);
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("FUNDED");
+    expect((await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key)).status).toBe(404);
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, seller.key));
+    expect(timeline.events.map((event: { kind: string }) => event.kind)).not.toContain("DELIVERABLE_SUBMITTED");
+  });
+
   it("evidence only while disputed, from a party; the timeline shows every step with its tx hash", async () => {
     const { seller, buyer, id } = await purchase();
     const add = (key: string, body: unknown) => post(t.app, `/api/transactions/${id}/evidence`, body, key);
@@ -82,7 +125,7 @@ describe("deliverable and evidence", () => {
       201,
     );
     expect((await add(seller.key, { content: "Page 2 was not ordered" })).status).toBe(201);
-    for (const body of [{}, { content: "" }, { content: "x", url: "ftp://x" }, { content: "x", extra: 1 }]) {
+    for (const body of [{}, { content: "" }, { content: "x", url: "ftp://x" }, { content: 5 }]) {
       expect((await add(buyer.key, body)).status, JSON.stringify(body)).toBe(400);
     }
     expect((await add((await hosted()).key, { content: "me too" })).status).toBe(403);
@@ -139,7 +182,13 @@ describe("resolve", () => {
     expect((await resolve(id, { seller_bps: 5_000 }, seller.key)).status).toBe(401);
     expect((await resolve(id, { seller_bps: 5_000 }, "b".repeat(64))).status).toBe(401);
     expect((await resolve(id, { seller_bps: 5_000 }, "")).status).toBe(401);
-    for (const body of [{ seller_bps: 10_001 }, { seller_bps: -1 }, { seller_bps: 1.5 }, {}, { seller_bps: 1, x: 1 }]) {
+    for (const body of [
+      { seller_bps: 10_001 },
+      { seller_bps: -1 },
+      { seller_bps: 1.5 },
+      {},
+      { seller_bps: 1, note: 5 },
+    ]) {
       expect((await resolve(id, body)).status, JSON.stringify(body)).toBe(400);
     }
     const funded = await purchase();

@@ -13,7 +13,7 @@ import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/tr
 import type { AppEnv } from "../http/env.ts";
 import { conflict, forbidden, notFound, unauthorized, validationHook } from "../http/errors.ts";
 import { isUuid } from "../http/request.ts";
-import { bearerSecurity, errorResponses, Uuid } from "../schemas/common.ts";
+import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../schemas/common.ts";
 
 /*
  * A transaction's records for its parties: the timeline (on-chain events from the indexer, with
@@ -24,18 +24,15 @@ import { bearerSecurity, errorResponses, Uuid } from "../schemas/common.ts";
 const IdParam = z.object({ id: z.string().openapi({ format: "uuid" }) });
 
 const EvidenceBody = z
-  .strictObject({
+  .object({
     content: z.string().trim().min(1).max(4_000),
-    url: z
-      .string()
-      .max(2_000)
-      .regex(/^https?:\/\/\S+$/, "must be an http(s) URL")
-      .optional(),
+    url: HttpUrl.optional(),
+    ...ActingAgentId,
   })
   .openapi("EvidenceRequest");
 
 const ResolveBody = z
-  .strictObject({
+  .object({
     seller_bps: z.number().int().min(0).max(10_000).openapi({ description: "The seller's share, in basis points" }),
     note: z.string().max(4_000).optional(),
   })
@@ -139,7 +136,7 @@ export function transactionRecordRoutes(deps: Deps) {
           actor: row.transaction.sellerAgentId,
           tx_hash: null,
           block_number: null,
-          details: { deliverable_hash: item.hash },
+          details: { deliverable_hash: item.hash, ...(item.url && { deliverable_url: item.url }) },
         })),
         ...submitted.map((item) => ({
           at: item.createdAt.toISOString(),
@@ -160,7 +157,9 @@ export function transactionRecordRoutes(deps: Deps) {
       method: "get",
       path: "/{id}/deliverable",
       tags: ["Transactions"],
-      summary: "The delivered content; its keccak256 is the on-chain deliverable hash (parties only)",
+      summary: "The delivered content and link; together they hash to the on-chain deliverable hash (parties only)",
+      description:
+        "`deliverable_hash` is keccak256 of the content's UTF-8 bytes when no `deliverable_url` was given, else keccak256(abi.encode(string content, string deliverable_url)).",
       security: bearerSecurity,
       request: { params: IdParam },
       responses: {
@@ -172,6 +171,7 @@ export function transactionRecordRoutes(deps: Deps) {
                 .object({
                   transaction_id: Uuid,
                   content: z.string(),
+                  deliverable_url: z.string().nullable(),
                   deliverable_hash: z.string(),
                   delivered_at: z.string(),
                 })
@@ -196,6 +196,7 @@ export function transactionRecordRoutes(deps: Deps) {
         {
           transaction_id: id,
           content: item.content,
+          deliverable_url: item.url,
           deliverable_hash: hash,
           delivered_at: new Date(Number(row.escrow?.deliveredAt) * 1000).toISOString(),
         },

@@ -34,7 +34,7 @@ const Session = z
   .openapi("UserSession");
 
 const LoginBody = z
-  .strictObject({
+  .object({
     message: z.string().min(1).max(4_000).openapi({ description: "The EIP-4361 message" }),
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be 0x and hex"),
   })

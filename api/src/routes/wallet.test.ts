@@ -41,7 +41,7 @@ describe("faucet and balances", () => {
       address: agent.wallet,
       eth_wei: "0",
       usdc_wei: (7n * USDC).toString(),
-      eth_formatted: "0.0000",
+      eth_formatted: "0.00",
       usdc_formatted: "7.00",
     });
   });
@@ -52,7 +52,7 @@ describe("faucet and balances", () => {
       { address: freshAddress(), usdc_wei: "0" },
       { address: freshAddress(), usdc_wei: (1_000_001n * USDC).toString() },
       { address: freshAddress() },
-      { address: freshAddress(), usdc_wei: "1", more: true },
+      { address: freshAddress(), usdc_wei: 1 },
     ]) {
       expect((await post(t.app, "/api/dev/faucet", body)).status, JSON.stringify(body)).toBe(400);
     }

@@ -12,7 +12,7 @@ import { balanceAnswer } from "../domain/money.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { Address, bearerSecurity, errorResponses, PositiveWei, Uuid } from "../schemas/common.ts";
+import { Address, BalanceFields, bearerSecurity, errorResponses, PositiveWei, Uuid } from "../schemas/common.ts";
 import { InsufficientBalance } from "../schemas/funding.ts";
 
 /*
@@ -28,10 +28,7 @@ const WalletBalance = z
   .object({
     agent_id: Uuid,
     address: z.string(),
-    eth_wei: z.string(),
-    usdc_wei: z.string(),
-    eth_formatted: z.string(),
-    usdc_formatted: z.string(),
+    ...BalanceFields,
   })
   .openapi("WalletBalance");
 
@@ -47,12 +44,10 @@ const Withdrawal = z
   })
   .openapi("Withdrawal");
 
-const WithdrawBody = z
-  .strictObject({ destination_address: Address, amount_wei: PositiveWei })
-  .openapi("WithdrawRequest");
+const WithdrawBody = z.object({ destination_address: Address, amount_wei: PositiveWei }).openapi("WithdrawRequest");
 
 const FaucetBody = z
-  .strictObject({
+  .object({
     address: Address,
     usdc_wei: PositiveWei.refine((value) => !/^\d+$/.test(value) || BigInt(value) <= FAUCET_MAX_WEI, {
       message: `must be at most ${FAUCET_MAX_WEI} (1,000,000 USDC)`,

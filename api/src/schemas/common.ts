@@ -40,6 +40,30 @@ export const TxHash = z
   .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex characters")
   .openapi({ example: `0x${"ab".repeat(32)}` });
 
+/**
+ * `agent_id` in the body of an agent's write, as clients of the live service send it: it names the
+ * acting agent. Any keyed route refuses another agent's id with 403 (auth/require-agent.ts).
+ */
+export const ActingAgentId = {
+  agent_id: Uuid.optional().openapi({
+    description: "Optional: the agent acting, which must be the caller's own (another agent's id → 403)",
+  }),
+};
+
+/** An http(s) link kept with what a party submitted. */
+export const HttpUrl = z
+  .string()
+  .max(2_000)
+  .regex(/^https?:\/\/\S+$/, "must be an http(s) URL");
+
+/** A wallet's balances: exact wei, and the spec's two-decimal forms (rounded down). */
+export const BalanceFields = {
+  eth_wei: z.string(),
+  usdc_wei: z.string(),
+  eth_formatted: z.string().openapi({ description: "ETH with two decimals, rounded down", example: "0.01" }),
+  usdc_formatted: z.string().openapi({ description: "USDC with two decimals, rounded down", example: "1.50" }),
+};
+
 export const Limit = z.coerce.number().int().min(1).max(100).default(50).openapi({ example: 50 });
 
 export const Cursor = z.string().max(200).optional().openapi({ description: "next_cursor of the previous page" });

@@ -20,7 +20,7 @@ export const SERVER_VERSION = "0.0.0";
 
 const INSTRUCTIONS = [
   "An agent marketplace: agents sell services (FIXED listings) and post bounties (BOUNTY listings) for USDC, paid through an on-chain escrow.",
-  "Start with get_profile; if it answers 401, call register (hosted: true lets the marketplace keep your wallet and pay gas).",
+  "Start with get_profile; if it answers 401, call register (with no wallet_address the marketplace keeps your wallet and pays the gas).",
   "Buying: browse_listings, buy_listing (money into escrow), wait for delivery (list_notifications), get_deliverable, then release (pay) or dispute.",
   "Selling: create_listing; when bought (payment.funded), deliver; you are paid on release, or automatically after the dispute window.",
   "Bounties: create_listing with listing_type BOUNTY funds the reward; hunters claim_bounty, then deliver.",

@@ -16,7 +16,7 @@ export function registerAgentTools(server: McpServer, session: Session): void {
       title: "Register an agent",
       description: [
         "Create your agent on the marketplace; this session then acts as it. Use it once, first, when the server has no API key (other tools answer 401).",
-        "Hosted (hosted: true, the default without a configured wallet): the marketplace creates and keeps a wallet for you and pays the gas of every on-chain step. External: give wallet_address (the default when the server has MARKETPLACE_WALLET_PRIVATE_KEY: its address); you then sign your own on-chain steps.",
+        "Hosted (the default: no wallet_address and no configured wallet): the marketplace creates and keeps a wallet for you and pays the gas of every on-chain step. External: give wallet_address (the default when the server has MARKETPLACE_WALLET_PRIVATE_KEY: its address); you then sign your own on-chain steps.",
         "Answers the agent (id, wallet_address, hosted) and its api_key, shown only this once: keep it and set MARKETPLACE_API_KEY to act as this agent in a later session.",
         "Refusals: already_registered (this session already acts as an agent: start another server for another agent), 409 (an agent with this wallet exists), 429 (10 registrations per IP per hour).",
       ].join("\n"),
@@ -27,7 +27,9 @@ export function registerAgentTools(server: McpServer, session: Session): void {
         hosted: z
           .boolean()
           .optional()
-          .describe("true: the marketplace keeps a wallet for you (default unless a wallet is configured)"),
+          .describe(
+            "true: the marketplace keeps a wallet for you even when a wallet is configured here; hosted is the default without one",
+          ),
         wallet_address: address.optional().describe("External agents: your own wallet's address"),
         owner_address: address
           .optional()
@@ -49,7 +51,8 @@ export function registerAgentTools(server: McpServer, session: Session): void {
           ...(input.bio !== undefined && { bio: input.bio }),
           ...(input.skills !== undefined && { skills: input.skills }),
           ...(input.owner_address !== undefined && { owner_address: input.owner_address }),
-          ...(external ? { wallet_address: external } : { hosted: true }),
+          // Without a wallet the marketplace makes a hosted agent.
+          ...(external && { wallet_address: external }),
         });
         session.rememberAgent(answer.agent.id);
         return {

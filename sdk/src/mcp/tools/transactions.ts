@@ -71,7 +71,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
     {
       title: "Read what was delivered",
       description:
-        "The work the seller delivered for a transaction (content), and its keccak256 deliverable_hash, which equals the hash recorded on chain. Buyers: read it before you release or dispute. Parties only (403 otherwise); 404 before delivery.",
+        "The work the seller delivered for a transaction (content, and deliverable_url if a link was given), and deliverable_hash, the hash recorded on chain: keccak256 of the content, or keccak256(abi.encode(content, deliverable_url)) with a link. Buyers: read it before you release or dispute. Parties only (403 otherwise); 404 before delivery.",
       inputSchema: { transaction_id: id("transaction") },
       annotations: readOnly,
     },
@@ -117,6 +117,11 @@ export function registerTransactionTools(server: McpServer, session: Session): v
       inputSchema: {
         transaction_id: id("transaction"),
         deliverable: z.string().min(1).describe("The work itself, or a link to it"),
+        deliverable_url: z
+          .string()
+          .url()
+          .optional()
+          .describe("A link to the work as well (http or https); kept with it and covered by the on-chain hash"),
         tx_hash: txHash,
         gasless,
       },
@@ -128,7 +133,10 @@ export function registerTransactionTools(server: McpServer, session: Session): v
           session,
           "deliver",
           input.transaction_id,
-          { deliverable: input.deliverable },
+          {
+            deliverable: input.deliverable,
+            ...(input.deliverable_url !== undefined && { deliverable_url: input.deliverable_url }),
+          },
           {
             txHash: input.tx_hash,
             gasless: input.gasless,

@@ -1,0 +1,1 @@
+ALTER TABLE "app"."deliverables" ADD COLUMN "url" text;
