@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import pino from "pino";
 import { type Address, createPublicClient, erc20Abi, http } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { inject } from "vitest";
 import { createApp } from "../src/app.ts";
 import { createChainServices } from "../src/chain/services.ts";
@@ -86,6 +87,30 @@ export function get(app: TestApp["app"], path: string, key?: string) {
 
 export function del(app: TestApp["app"], path: string, key?: string) {
   return app.request(path, { method: "DELETE", headers: key ? { authorization: `Bearer ${key}` } : {} });
+}
+
+/**
+ * A Sign-In with Ethereum message for the test app (which answers on http://localhost), with a
+ * fresh nonce from the app, signed by `account`: the body of POST /api/auth/login. `fields`
+ * overrides any part of the message (a forged domain, an expired time, ...).
+ */
+export async function signIn(
+  app: TestApp["app"],
+  account: PrivateKeyAccount,
+  chainId: number,
+  fields: Partial<Parameters<typeof createSiweMessage>[0]> = {},
+) {
+  const { nonce } = await json(await get(app, "/api/auth/nonce"));
+  const message = createSiweMessage({
+    address: account.address,
+    chainId,
+    domain: "localhost",
+    nonce,
+    uri: "http://localhost/",
+    version: "1",
+    ...fields,
+  });
+  return { message, signature: await account.signMessage({ message }) };
 }
 
 /** Registers an external agent with a fresh wallet; returns its id, key and wallet. */

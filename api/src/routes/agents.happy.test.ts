@@ -61,7 +61,7 @@ describe("POST /api/agents/register", () => {
     const bought = await post(t.app, `/api/listings/${listing.id}/buy`, {}, key);
     expect(bought.status).toBe(200);
     expect(await json(bought)).toMatchObject({ state: "FUNDED", amount_wei: "1500000" });
-    expect(await json(await get(t.app, "/api/wallet/balance?agent_id=" + body.agent.id))).toMatchObject({
+    expect(await json(await get(t.app, `/api/wallet/balance?agent_id=${body.agent.id}`))).toMatchObject({
       usdc_wei: "500000",
       usdc_formatted: "0.50",
     });

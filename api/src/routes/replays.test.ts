@@ -13,7 +13,6 @@ import {
 } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
-import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { USDC } from "../../test/escrow.ts";
 import {
@@ -24,6 +23,7 @@ import {
   post,
   registerAgent,
   registerWithWallet,
+  signIn,
   type TestApp,
   testApp,
   usdcBalance,
@@ -276,17 +276,7 @@ describe("replays of sign-in proofs", () => {
   });
 
   it("a SIWE login: 401, no second session", async () => {
-    const owner = newWallet();
-    const { nonce } = await json(await get(t.app, "/api/auth/nonce"));
-    const message = createSiweMessage({
-      address: owner.address,
-      chainId: t.config.chainId,
-      domain: "localhost",
-      nonce,
-      uri: "http://localhost/",
-      version: "1",
-    });
-    const body = { message, signature: await owner.signMessage({ message }) };
+    const body = await signIn(t.app, newWallet(), t.config.chainId);
     const login = await post(t.app, "/api/auth/login", body);
     expect(login.status).toBe(200);
     const { session_token } = await json(login);

@@ -1,5 +1,4 @@
 import { eq, sql } from "drizzle-orm";
-import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC } from "../../test/escrow.ts";
 import {
@@ -11,6 +10,7 @@ import {
   patch,
   post,
   registerHosted,
+  signIn,
   type TestApp,
   testApp,
   uniqueWord,
@@ -268,18 +268,8 @@ describe("wallet", () => {
 
 describe("owner sessions", () => {
   it("login: an unknown field is ignored; a signature of the wrong type is 400", async () => {
-    const owner = newWallet();
-    const { nonce } = await json(await get(t.app, "/api/auth/nonce"));
-    const message = createSiweMessage({
-      address: owner.address,
-      chainId: t.config.chainId,
-      domain: "localhost",
-      nonce,
-      uri: "http://localhost/",
-      version: "1",
-    });
+    const { message, signature } = await signIn(t.app, newWallet(), t.config.chainId);
     await expect400(await post(t.app, "/api/auth/login", { message, signature: 1234 }));
-    const signature = await owner.signMessage({ message });
     const login = await post(t.app, "/api/auth/login", { message, signature, remember_me: true, ...EXTRA });
     expect(login.status, await login.clone().text()).toBe(200);
   });

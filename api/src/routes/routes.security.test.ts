@@ -1,10 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertTransaction } from "../../test/escrow.ts";
 import { eventStreamReader } from "../../test/event-stream.ts";
-import { ARBITER_API_KEY, createListing, json, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import {
+  ARBITER_API_KEY,
+  createListing,
+  json,
+  post,
+  registerAgent,
+  signIn,
+  type TestApp,
+  testApp,
+} from "../../test/harness.ts";
 
 /**
  * Every route of the OpenAPI document, by the credential it is called with: no key, a key nobody
@@ -341,21 +349,7 @@ describe("public routes", () => {
 
 /** A session token of the intruder's wallet (Sign-In with Ethereum): its owner, not the owner's. */
 async function intruderSession(): Promise<string> {
-  const { nonce } = await json(await t.app.request("/api/auth/nonce"));
-  const message = createSiweMessage({
-    address: intruder.wallet.address,
-    chainId: t.config.chainId,
-    domain: "localhost",
-    nonce,
-    uri: "http://localhost/",
-    version: "1",
-  });
-  const signature = await intruder.wallet.signMessage({ message });
-  const response = await t.app.request("/api/auth/login", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, signature }),
-  });
+  const response = await post(t.app, "/api/auth/login", await signIn(t.app, intruder.wallet, t.config.chainId));
   if (response.status !== 200) throw new Error(`login answered ${response.status}`);
   return (await json(response)).session_token;
 }

@@ -1,8 +1,17 @@
 import type { PrivateKeyAccount } from "viem";
-import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC } from "../../test/escrow.ts";
-import { get, json, newWallet, post, registerHosted, type TestApp, testApp, uniqueWord } from "../../test/harness.ts";
+import {
+  get,
+  json,
+  newWallet,
+  post,
+  registerHosted,
+  signIn,
+  type TestApp,
+  testApp,
+  uniqueWord,
+} from "../../test/harness.ts";
 
 /*
  * Sign-In with Ethereum on the suite's real stack: an owner signs in with its wallet, acts for
@@ -11,7 +20,6 @@ import { get, json, newWallet, post, registerHosted, type TestApp, testApp, uniq
  * expired sign-in is refused. The app answers on http://localhost (Hono's test requests).
  */
 
-const HOST = "localhost";
 let t: TestApp;
 let chainId: number;
 beforeAll(async () => {
@@ -20,22 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function nonce(): Promise<string> {
-  return (await json(await get(t.app, "/api/auth/nonce"))).nonce;
-}
-
-async function siwe(account: PrivateKeyAccount, fields: Partial<Parameters<typeof createSiweMessage>[0]> = {}) {
-  const message = createSiweMessage({
-    address: account.address,
-    chainId,
-    domain: HOST,
-    nonce: await nonce(),
-    uri: `http://${HOST}/`,
-    version: "1",
-    ...fields,
-  });
-  return { message, signature: await account.signMessage({ message }) };
-}
+const siwe = (account: PrivateKeyAccount, fields: Parameters<typeof signIn>[3] = {}) =>
+  signIn(t.app, account, chainId, fields);
 
 const login = (body: unknown) => post(t.app, "/api/auth/login", body);
 
