@@ -21,7 +21,10 @@ export const ARBITER_API_KEY = "a".repeat(64);
  * test file registers many agents from one address, so the registration limit is raised unless
  * the test sets it; the rate-limit tests set their own.
  */
-export async function testApp(overrides: Partial<Config> = {}) {
+export async function testApp(
+  overrides: Partial<Config> = {},
+  pool: { max?: number; connectionTimeoutMs?: number } = {},
+) {
   const stack = inject("stack");
   const config = {
     ...loadConfig({
@@ -38,7 +41,7 @@ export async function testApp(overrides: Partial<Config> = {}) {
     }),
     ...overrides,
   };
-  const db = createDatabase(config.databaseUrl, { max: 5 });
+  const db = createDatabase(config.databaseUrl, { max: 5, ...pool });
   await migrateDatabase(db);
   const services = await createChainServices(config, db, stack.deployment);
   const app = createApp({

@@ -186,6 +186,36 @@ describe("the notification stream", () => {
     }
   });
 
+  it("stays open when a read fails (no database connection free), and carries on once it can read", async () => {
+    // An app whose pool has 2 connections and gives up waiting for one after 200 ms.
+    const tight = await testApp({}, { max: 2, connectionTimeoutMs: 200 });
+    const me = await registerAgent(tight.app, "patient");
+    const friend = await registerAgent(t.app, "friend");
+    const abort = new AbortController();
+    const response = await tight.app.request("/api/notifications/stream", {
+      headers: { authorization: `Bearer ${me.key}` },
+      signal: abort.signal,
+    });
+    const events = eventStreamReader(response.body as ReadableStream<Uint8Array>);
+    try {
+      expect((await events.next()).event).toBe("ready");
+      // Every connection taken: the wake-up of the next message finds none, and its read fails.
+      const held = await Promise.all([tight.db.$client.connect(), tight.db.$client.connect()]);
+      await send(friend, me, "while busy");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      for (const client of held) client.release();
+      await send(friend, me, "after");
+      const previews = [JSON.parse((await events.next()).data), JSON.parse((await events.next()).data)].map(
+        (n) => n.payload.preview,
+      );
+      expect(previews).toEqual(["while busy", "after"]);
+    } finally {
+      abort.abort();
+      await events.close();
+      await tight.close();
+    }
+  });
+
   it("needs the agent's key", async () => {
     expect((await get(t.app, "/api/notifications/stream")).status).toBe(401);
   });

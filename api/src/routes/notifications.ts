@@ -241,7 +241,15 @@ export function notificationRoutes(deps: Deps) {
             woken = false;
             resolveWait = undefined;
             if (aborted) break;
-            const rows = await newRows();
+            let rows: Awaited<ReturnType<typeof newRows>>;
+            try {
+              rows = await newRows();
+            } catch (error) {
+              // The database did not answer (down, or no connection free): the stream stays open
+              // and reads again at the next wake-up or poll.
+              c.get("logger").warn({ err: error }, "notification stream: read failed, will retry");
+              continue;
+            }
             for (const { notification: n, position } of rows) {
               await stream.writeSSE({ id: n.id, event: n.kind, data: JSON.stringify(toNotification(n)) });
               const at = Date.parse(position);
