@@ -568,8 +568,8 @@ export function listingRoutes(deps: Deps) {
     }),
     async (c) => {
       const body = c.req.valid("json");
+      // A body agent_id of another agent was refused 403 by the auth middleware.
       const caller = c.get("agent").id;
-      if (body.agent_id.toLowerCase() !== caller) throw forbidden("agent_id must be the caller's agent id");
       checkPriceUsdc(body.price_usdc, body.price_wei);
       if (body.listing_type === "BOUNTY") return c.json(await createBounty(c.get("agent").row, body), 201);
       if (body.deadline_hours !== undefined || body.expires_in_hours !== undefined) {

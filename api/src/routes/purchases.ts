@@ -214,9 +214,9 @@ export function purchaseRoutes(deps: Deps) {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const body = ClaimBody.parse(c.req.valid("json") ?? {});
+      // The body (validated by the route) holds only agent_id, which picked the agent
+      // (owner session) or was checked against the key's (auth middleware).
       const caller = c.get("agent").row;
-      if (body.agent_id && body.agent_id !== caller.id) throw forbidden("agent_id must be the agent of this API key");
       if (!isUuid(id)) throw notFound("Listing");
       const [found] = await db
         .select({ listing: listings, transaction: transactions })
