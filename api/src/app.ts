@@ -2,8 +2,10 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { Deps } from "./deps.ts";
+import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { createGuards } from "./http/guards.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
@@ -18,6 +20,7 @@ import { platformSummaryRoutes } from "./routes/platform-summary.ts";
 import { purchaseRoutes } from "./routes/purchases.ts";
 import { reputationRoutes } from "./routes/reputation.ts";
 import { reviewRoutes } from "./routes/reviews.ts";
+import type { RouteDeps } from "./routes/route-deps.ts";
 import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
 import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
 import { transactionRecordRoutes } from "./routes/transaction-records.ts";
@@ -28,7 +31,14 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(given: Deps) {
-  const deps: Deps = { ...given, readCache: given.readCache ?? new ReadCache(given.config.browseCacheMs) };
+  const readCache = given.readCache ?? new ReadCache(given.config.browseCacheMs);
+  const deps: Deps = { ...given, readCache };
+  const routeDeps: RouteDeps = {
+    useCases: createUseCases(deps),
+    guards: createGuards(deps),
+    config: deps.config,
+    readCache,
+  };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));

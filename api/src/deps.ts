@@ -7,6 +7,7 @@ import type { Relayer } from "./chain/relayer.ts";
 import type { UsdcActions } from "./chain/usdc-actions.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
+import type { IndexedBlocks } from "./db/indexed-blocks.ts";
 import type { ReadCache } from "./http/read-cache.ts";
 import type { RateLimitStore } from "./rate-limit/store.ts";
 
@@ -21,6 +22,7 @@ export interface Deps {
   arbiterRelayer?: Relayer;
   erc8004: Erc8004Actions;
   hostedSender: HostedSender;
+  indexed: IndexedBlocks;
   logger: Logger;
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */

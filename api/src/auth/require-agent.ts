@@ -2,9 +2,9 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { agents, apiKeys } from "../db/schema.ts";
+import { forbidden, unauthorized } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import { forbidden, unauthorized } from "../http/errors.ts";
-import { isUuid } from "../http/request.ts";
 import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
 
 /**

@@ -3,9 +3,9 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { agents, userSessions } from "../db/schema.ts";
+import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, forbidden, unauthorized } from "../http/errors.ts";
-import { isUuid } from "../http/request.ts";
 import { requireAgent } from "./require-agent.ts";
 
 /*

@@ -1,6 +1,6 @@
 import { type Address, getAddress, type Hex } from "viem";
 import { generatePrivateKey, type LocalAccount, privateKeyToAccount } from "viem/accounts";
-import { openSecret, sealSecret } from "../auth/secret-box.ts";
+import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 
 /**
  * Custodial wallets of hosted agents. The private key is sealed under the master key with the

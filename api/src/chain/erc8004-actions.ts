@@ -13,6 +13,7 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
+import { ProofRejectedError } from "./errors.ts";
 
 /**
  * The ERC-8004 registries as the API uses them: the calls it encodes (register, giveFeedback) and
@@ -20,11 +21,9 @@ import {
  */
 
 /** Why a registration tx_hash is refused: answered as 400 with this code and text. */
-export class RegistrationProofError extends Error {
-  readonly code: string;
+export class RegistrationProofError extends ProofRejectedError {
   constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
+    super(message, code);
   }
 }
 

@@ -9,7 +9,6 @@ import {
   receiveWithAuthorizationTypes,
   USDC_EIP712,
 } from "@agent-marketplace/contracts";
-import { IndexedBlockWatcher } from "@agent-marketplace/indexer";
 import {
   type Address,
   encodeFunctionData,
@@ -22,8 +21,8 @@ import {
   parseSignature,
   type TransactionReceipt,
 } from "viem";
-import type { Database } from "../db/client.ts";
-import type { Relayer, RelayRequest } from "./relayer.ts";
+import { ProofRejectedError } from "./errors.ts";
+import type { RelayCall } from "./relayer.ts";
 
 /** What a buyer funds: the escrow's terms before delivery (fee and deliveredAt come from the contract). */
 export interface FundingTerms {
@@ -51,9 +50,6 @@ export interface FundingAuthorization {
   validAfter: bigint;
   validBefore: bigint;
 }
-
-/** Why a supplied funding tx_hash is refused (answered as 400 with this text). */
-export class FundingProofError extends Error {}
 
 /** A party's move on a funded escrow, with what it commits to on chain. */
 export type EscrowMove =
@@ -92,15 +88,11 @@ export interface EscrowActions {
   fundingTypedData(terms: FundingTerms, validBefore: bigint): ReturnType<typeof typedData>;
   /** Signs the funding with a hosted agent's key. */
   signFunding(account: LocalAccount, terms: FundingTerms): Promise<FundingAuthorization>;
-  /** The relayer submits `fundWithAuthorization`; `record` runs in the outbox's database transaction. */
-  relayFunding(
-    terms: FundingTerms,
-    authorization: FundingAuthorization,
-    options: Pick<RelayRequest, "transactionId" | "record">,
-  ): ReturnType<Relayer["submit"]>;
+  /** `fundWithAuthorization` with a buyer's EIP-3009 signature, for the relayer to send. */
+  relayedFunding(terms: FundingTerms, authorization: FundingAuthorization): RelayCall;
   /**
    * Checks that `txHash` is a successful transaction on this chain that funded exactly `terms`
-   * on our escrow contract; answers its receipt. Throws {@link FundingProofError} otherwise.
+   * on our escrow contract; answers its receipt. Throws {@link ProofRejectedError} otherwise.
    */
   verifyFunding(txHash: Hex, terms: FundingTerms): Promise<TransactionReceipt>;
   /** The call a party sends itself to make `move`. */
@@ -109,26 +101,19 @@ export interface EscrowActions {
   moveTypedData(escrowId: Hex, move: EscrowMove, nonce: bigint, sigDeadline: bigint): ReturnType<typeof moveTypedData>;
   /** Signs `move` with a hosted agent's key (fresh random nonce, valid for an hour). */
   signMove(account: LocalAccount, escrowId: Hex, move: EscrowMove): Promise<SignedMove>;
-  /** The relayer submits a signed move. */
-  relayMove(
-    escrowId: Hex,
-    terms: EscrowTerms,
-    move: EscrowMove,
-    signed: SignedMove,
-    options: Pick<RelayRequest, "transactionId" | "record">,
-  ): ReturnType<Relayer["submit"]>;
-  /** The relayer, as the escrow's operator, assigns a bounty's seller (a claim). */
-  relayAssignSeller(
-    escrowId: Hex,
-    terms: EscrowTerms,
-    seller: Address,
-    deadline: number,
-    options: Pick<RelayRequest, "transactionId" | "record">,
-  ): ReturnType<Relayer["submit"]>;
+  /** A party's signed move (`<action>WithSig`), for the relayer to send. */
+  relayedMove(escrowId: Hex, terms: EscrowTerms, move: EscrowMove, signed: SignedMove): RelayCall;
+  /** `assignSeller`: the relayer, as the escrow's operator, names a bounty's claimant (a claim). */
+  relayedAssignSeller(escrowId: Hex, terms: EscrowTerms, seller: Address, deadline: number): RelayCall;
+  /**
+   * `release` after the dispute window or `refund` after the deadline: moves anyone may make once
+   * time allows (the keeper's). `purpose` names it in the outbox.
+   */
+  relayedTimeout(escrowId: Hex, terms: EscrowTerms, action: "release" | "refund", purpose: string): RelayCall;
+  /** `resolve`: the arbiter's ruling, `sellerBps` of the amount to the seller. */
+  relayedRuling(escrowId: Hex, terms: EscrowTerms, sellerBps: number): RelayCall;
   /** Checks that `txHash` succeeded and made `move` on this escrow; answers its receipt. */
   verifyMove(txHash: Hex, escrowId: Hex, move: EscrowMove): Promise<TransactionReceipt>;
-  /** Waits until the indexer has the block (read-your-writes); false on timeout. */
-  waitIndexed(blockNumber: bigint): Promise<boolean>;
 }
 
 /** Typed data as JSON carries it: bigints as decimal strings. */
@@ -201,15 +186,10 @@ export function createEscrowActions(options: {
   chainId: number;
   deployment: Deployment;
   publicClient: PublicClient;
-  relayer: Relayer;
-  db: Database;
-  indexerWaitMs: number;
 }): EscrowActions {
-  const { chainId, publicClient, relayer, db } = options;
+  const { chainId, publicClient } = options;
   const escrow = getAddress(options.deployment.contracts.AgentEscrow.address);
   const usdc = getAddress(options.deployment.contracts.USDC.address);
-  /** One checkpoint poll for all the requests of this process that wait for their block. */
-  const indexed = new IndexedBlockWatcher((text) => db.$client.query(text), chainId);
 
   /** Signatures' lifetimes count on the chain's clock, which a test chain may have moved ahead. */
   async function chainNow(): Promise<number> {
@@ -262,7 +242,7 @@ export function createEscrowActions(options: {
       return { signature, validAfter: 0n, validBefore };
     },
 
-    relayFunding(terms, authorization, relayOptions) {
+    relayedFunding(terms, authorization) {
       const { v, r, s, yParity } = parseSignature(authorization.signature);
       const data = encodeFunctionData({
         abi: agentEscrowAbi,
@@ -283,18 +263,18 @@ export function createEscrowActions(options: {
           },
         ],
       });
-      return relayer.submit({ to: escrow, data, purpose: "fund", ...relayOptions });
+      return { to: escrow, data, purpose: "fund" };
     },
 
     async verifyFunding(txHash, terms) {
       const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-      if (!receipt) throw new FundingProofError(`No transaction ${txHash} has been mined on chain ${chainId}`);
-      if (receipt.status !== "success") throw new FundingProofError(`Transaction ${txHash} reverted`);
+      if (!receipt) throw new ProofRejectedError(`No transaction ${txHash} has been mined on chain ${chainId}`);
+      if (receipt.status !== "success") throw new ProofRejectedError(`Transaction ${txHash} reverted`);
       const funded = parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs }).filter(
         (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === terms.escrowId.toLowerCase(),
       );
       const event = funded[0];
-      if (!event) throw new FundingProofError(`Transaction ${txHash} did not fund escrow ${terms.escrowId}`);
+      if (!event) throw new ProofRejectedError(`Transaction ${txHash} did not fund escrow ${terms.escrowId}`);
       const got = event.args;
       const mismatches = [
         getAddress(got.buyer) !== getAddress(terms.buyer) && "buyer",
@@ -304,7 +284,7 @@ export function createEscrowActions(options: {
         Number(got.disputeWindow) !== terms.disputeWindow && "dispute window",
       ].filter(Boolean);
       if (mismatches.length > 0) {
-        throw new FundingProofError(
+        throw new ProofRejectedError(
           `Transaction ${txHash} funded escrow ${terms.escrowId} with another ${mismatches.join(", ")} than this transaction's`,
         );
       }
@@ -372,7 +352,7 @@ export function createEscrowActions(options: {
       return { signer: account.address, nonce, sigDeadline, signature };
     },
 
-    relayMove(escrowId, terms, move, signed, relayOptions) {
+    relayedMove(escrowId, terms, move, signed) {
       const tail = [signed.signer, signed.nonce, signed.sigDeadline, signed.signature] as const;
       const data =
         move.action === "deliver"
@@ -392,39 +372,49 @@ export function createEscrowActions(options: {
                 functionName: move.action === "release" ? "releaseWithSig" : "refundWithSig",
                 args: [escrowId, terms, ...tail],
               });
-      return relayer.submit({ to: escrow, data, purpose: move.action, ...relayOptions });
+      return { to: escrow, data, purpose: move.action };
     },
 
-    relayAssignSeller(escrowId, terms, seller, deadline, relayOptions) {
+    relayedAssignSeller(escrowId, terms, seller, deadline) {
       const data = encodeFunctionData({
         abi: agentEscrowAbi,
         functionName: "assignSeller",
         args: [escrowId, terms, seller, deadline],
       });
-      return relayer.submit({ to: escrow, data, purpose: "claim", ...relayOptions });
+      return { to: escrow, data, purpose: "claim" };
+    },
+
+    relayedTimeout(escrowId, terms, action, purpose) {
+      const data = encodeFunctionData({ abi: agentEscrowAbi, functionName: action, args: [escrowId, terms] });
+      return { to: escrow, data, purpose };
+    },
+
+    relayedRuling(escrowId, terms, sellerBps) {
+      const data = encodeFunctionData({
+        abi: agentEscrowAbi,
+        functionName: "resolve",
+        args: [escrowId, terms, sellerBps],
+      });
+      return { to: escrow, data, purpose: "resolve" };
     },
 
     async verifyMove(txHash, escrowId, move) {
       const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-      if (!receipt) throw new FundingProofError(`No transaction ${txHash} has been mined on chain ${chainId}`);
-      if (receipt.status !== "success") throw new FundingProofError(`Transaction ${txHash} reverted`);
+      if (!receipt) throw new ProofRejectedError(`No transaction ${txHash} has been mined on chain ${chainId}`);
+      if (receipt.status !== "success") throw new ProofRejectedError(`Transaction ${txHash} reverted`);
       const events = parseEventLogs({ abi: agentEscrowAbi, eventName: MOVE_EVENTS[move.action], logs: receipt.logs });
       const event = events.find(
         (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === escrowId.toLowerCase(),
       );
-      if (!event) throw new FundingProofError(`Transaction ${txHash} did not ${move.action} escrow ${escrowId}`);
+      if (!event) throw new ProofRejectedError(`Transaction ${txHash} did not ${move.action} escrow ${escrowId}`);
       if (
         move.action === "deliver" &&
         "deliverableHash" in event.args &&
         event.args.deliverableHash.toLowerCase() !== move.deliverableHash.toLowerCase()
       ) {
-        throw new FundingProofError(`Transaction ${txHash} delivered another deliverable than the one submitted`);
+        throw new ProofRejectedError(`Transaction ${txHash} delivered another deliverable than the one submitted`);
       }
       return receipt;
-    },
-
-    waitIndexed(blockNumber) {
-      return indexed.wait(blockNumber, options.indexerWaitMs);
     },
   };
 }

@@ -15,9 +15,15 @@ import { isTransportError } from "./transport-error.ts";
 
 type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
-export interface RelayRequest {
+/** A contract call for the relayer to sign and send, as `chain/` encodes it. */
+export interface RelayCall {
   to: Address;
   data: Hex;
+  /** What it does ("fund", "deliver", ...): for logs and the keeper. */
+  purpose: string;
+}
+
+export interface RelayRequest extends RelayCall {
   /** Wei sent along (a gas top-up of another wallet); none by default. */
   value?: bigint;
   /**
@@ -25,8 +31,6 @@ export interface RelayRequest {
    * again: what a top-up paid for is then exactly what the transaction may spend.
    */
   quote?: GasQuote;
-  /** What it does ("fund", "deliver", ...): for logs and the keeper. */
-  purpose: string;
   /** The marketplace transaction it acts on, if any. */
   transactionId?: string;
   /**

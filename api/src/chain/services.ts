@@ -2,6 +2,7 @@ import type { Deployment } from "@agent-marketplace/contracts";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import { createIndexedBlocks, type IndexedBlocks } from "../db/indexed-blocks.ts";
 import { createErc8004Actions, type Erc8004Actions } from "./erc8004-actions.ts";
 import { createEscrowActions, type EscrowActions } from "./escrow-actions.ts";
 import { createHostedSender, type HostedSender } from "./hosted-sender.ts";
@@ -20,6 +21,8 @@ export interface ChainServices {
   erc8004: Erc8004Actions;
   /** Hosted agents' own transactions, their gas topped up by the relayer. */
   hostedSender: HostedSender;
+  /** How far the indexer has got: writes wait for their block (read-your-writes). */
+  indexed: IndexedBlocks;
 }
 
 /**
@@ -47,11 +50,9 @@ export async function createChainServices(
     chainId: config.chainId,
     deployment: chain.deployment,
     publicClient: chain.publicClient,
-    relayer,
-    db,
-    indexerWaitMs: config.indexerWaitMs,
   });
-  const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, relayer, now: escrow.now });
+  const usdc = createUsdcActions({ chainId: config.chainId, usdc: escrow.usdc, now: escrow.now });
+  const indexed = createIndexedBlocks(db, config.chainId, config.indexerWaitMs);
   const arbiterRelayer =
     config.arbiter &&
     createRelayer({
@@ -73,5 +74,5 @@ export async function createChainServices(
     chainInstance: startBlock.hash,
     platformRelayer: relayer,
   });
-  return { chain, relayer, escrow, usdc, arbiterRelayer, erc8004, hostedSender };
+  return { chain, relayer, escrow, usdc, arbiterRelayer, erc8004, hostedSender, indexed };
 }

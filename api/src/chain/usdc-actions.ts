@@ -1,31 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { mockUsdcAbi, transferWithAuthorizationTypes, USDC_EIP712 } from "@agent-marketplace/contracts";
 import { type Address, encodeFunctionData, type Hex, type LocalAccount, parseSignature, toHex } from "viem";
-import type { Relayer, RelayRequest } from "./relayer.ts";
+import type { RelayCall } from "./relayer.ts";
 
 /** Seconds a transfer authorization made by the service stays valid. */
 const AUTHORIZATION_LIFETIME_S = 3_600;
 
 /**
- * USDC moves the relayer makes: a hosted agent's withdrawal (its custodial key signs an EIP-3009
+ * USDC calls the relayer sends: a hosted agent's withdrawal (its custodial key signs an EIP-3009
  * `transferWithAuthorization`, so the wallet needs no ETH), and the local chain's faucet.
  */
 export function createUsdcActions(options: {
   chainId: number;
   usdc: Address;
-  relayer: Relayer;
   /** The chain's clock, unix seconds: authorizations' lifetimes count on it. */
   now: () => Promise<number>;
 }) {
-  const { chainId, usdc, relayer } = options;
+  const { chainId, usdc } = options;
   return {
-    /** Signs a transfer of `amount` from `account` to `to` and has the relayer submit it. */
-    async relayTransfer(
-      account: LocalAccount,
-      to: Address,
-      amount: bigint,
-      relayOptions: Pick<RelayRequest, "record">,
-    ): ReturnType<Relayer["submit"]> {
+    /** A transfer of `amount` from `account` to `to`, signed by `account`, for the relayer to send. */
+    async relayedTransfer(account: LocalAccount, to: Address, amount: bigint): Promise<RelayCall> {
       const domain = USDC_EIP712[chainId];
       if (!domain) throw new Error(`No USDC EIP-712 domain known for chain ${chainId}`);
       const nonce = toHex(randomBytes(32));
@@ -42,13 +36,13 @@ export function createUsdcActions(options: {
         functionName: "transferWithAuthorization",
         args: [account.address, to, amount, 0n, validBefore, nonce, Number(v ?? BigInt(yParity + 27)), r, s],
       });
-      return relayer.submit({ to: usdc, data, purpose: "withdraw", ...relayOptions });
+      return { to: usdc, data, purpose: "withdraw" };
     },
 
     /** MockUSDC's open `mint`: only meaningful on a local chain. */
-    relayMint(to: Address, amount: bigint): ReturnType<Relayer["submit"]> {
+    relayedMint(to: Address, amount: bigint): RelayCall {
       const data: Hex = encodeFunctionData({ abi: mockUsdcAbi, functionName: "mint", args: [to, amount] });
-      return relayer.submit({ to: usdc, data, purpose: "faucet" });
+      return { to: usdc, data, purpose: "faucet" };
     },
   };
 }

@@ -37,7 +37,7 @@ export interface GivenFeedback {
 class FeedbackAlreadySent extends Error {}
 
 export function erc8004ReviewFeedback(
-  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "erc8004" | "hostedSender" | "logger">,
+  deps: Pick<Deps, "db" | "config" | "chain" | "indexed" | "erc8004" | "hostedSender" | "logger">,
 ) {
   const { db, config, chain, erc8004, hostedSender } = deps;
   const identities = erc8004Identities(db, chain.chainId);
@@ -57,7 +57,7 @@ export function erc8004ReviewFeedback(
     if (index === undefined) throw new Error(`feedback transaction ${txHash} of review ${review.id} gave no feedback`);
     await recordIndex(review.id, Number(index));
     // Read-your-writes where it can: a late indexer only delays the feedback's count.
-    await deps.escrow.waitIndexed(receipt.blockNumber);
+    await deps.indexed.wait(receipt.blockNumber);
     return { txHash, feedbackIndex: Number(index) };
   }
 

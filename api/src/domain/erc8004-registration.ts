@@ -1,14 +1,14 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, type LocalAccount } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
-import { RegistrationProofError } from "../chain/erc8004-actions.ts";
+import type { HostedSubmission } from "../chain/hosted-sender.ts";
 import { KeyedQueue } from "../chain/keyed-queue.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { ApiError, badRequest, conflict } from "../http/errors.ts";
 import { erc8004Identities, type Identity } from "./erc8004-identity.ts";
-import { awaitIndexedBlock } from "./read-your-writes.ts";
+import { badRequest, conflict, RegistryRevertedError } from "./errors.ts";
+import { awaitIndexed } from "./read-your-writes.ts";
+import { createSettlement } from "./settlement.ts";
 
 /*
  * Registering an agent in the ERC-8004 identity registry with its registration file. The identity
@@ -31,9 +31,10 @@ export type RegistrationOutcome =
 class RegistrationInFlight extends Error {}
 
 export function erc8004Registration(
-  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "erc8004" | "hostedSender" | "logger">,
+  deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "indexed" | "erc8004" | "hostedSender" | "logger">,
 ) {
   const { db, config, chain, erc8004, hostedSender } = deps;
+  const settle = createSettlement(deps);
   const identities = erc8004Identities(db, chain.chainId);
 
   const readAgain = (agent: Agent) => ({
@@ -79,7 +80,7 @@ export function erc8004Registration(
     }
     const agentId = erc8004.registrationIn(receipt, account.address, agentUri);
     await identities.record(agent.id, { agentId, txHash });
-    await awaitIndexedBlock(deps.escrow, receipt.blockNumber, readAgain(agent));
+    await awaitIndexed(deps.indexed, receipt.blockNumber, readAgain(agent));
     return { agentId, txHash };
   }
 
@@ -89,28 +90,44 @@ export function erc8004Registration(
       const finished = await finishInFlight(agent, account, agentUri);
       if (finished) return { kind: "registered", created: false, identity: finished };
     }
-    let sent: Awaited<ReturnType<typeof hostedSender.submit>>;
+    let sent: Awaited<ReturnType<typeof settle<HostedSubmission>>>;
+    let agentId = 0n;
     try {
-      sent = await hostedSender.submit(account, {
-        ...erc8004.registerCall(agentUri),
-        purpose: "erc8004 register",
-        record: async (tx, { txHash }) => {
-          const claimed = await tx
-            .update(agents)
-            .set({ erc8004TxHash: txHash })
-            .where(and(eq(agents.id, agent.id), isNull(agents.erc8004TxHash), isNull(agents.erc8004AgentId)))
-            .returning({ id: agents.id });
-          if (claimed.length === 0) throw new RegistrationInFlight();
+      sent = await settle<HostedSubmission>(
+        { ...erc8004.registerCall(agentUri), purpose: "erc8004 register" },
+        {
+          via: {
+            submit: (request) => hostedSender.submit(account, request),
+            confirm: (txHash) => hostedSender.confirm(account, txHash),
+          },
+          record: async (tx, { txHash }) => {
+            const claimed = await tx
+              .update(agents)
+              .set({ erc8004TxHash: txHash })
+              .where(and(eq(agents.id, agent.id), isNull(agents.erc8004TxHash), isNull(agents.erc8004AgentId)))
+              .returning({ id: agents.id });
+            if (claimed.length === 0) throw new RegistrationInFlight();
+          },
+          refused: (reason) => conflict(`The identity registry refused the registration: ${reason}`),
+          reverted: async (txHash) => {
+            await releaseClaim(agent, txHash);
+            return new RegistryRevertedError(
+              `The registration transaction ${txHash} reverted`,
+              "registration_reverted",
+            );
+          },
+          mined: async (receipt) => {
+            agentId = erc8004.registrationIn(receipt, account.address, agentUri);
+            await identities.record(agent.id, { agentId, txHash: receipt.transactionHash });
+          },
+          indexed: readAgain(agent),
         },
-      });
+      );
     } catch (error) {
       if (error instanceof RegistrationInFlight && attempt === 0) {
         // Another request sent one meanwhile: finish that one.
         const [current] = await db.select().from(agents).where(eq(agents.id, agent.id));
         if (current) return register(current, agentUri, undefined, attempt + 1);
-      }
-      if (error instanceof RelayRevertedError) {
-        throw conflict(`The identity registry refused the registration: ${error.message}`);
       }
       throw error;
     }
@@ -118,25 +135,15 @@ export function erc8004Registration(
       { agent_id: agent.id, tx_hash: sent.txHash, top_up_wei: sent.topUpWei.toString() },
       "erc8004 registration sent",
     );
-    const receipt = await hostedSender.confirm(account, sent.txHash);
-    if (receipt.status !== "success") {
-      await releaseClaim(agent, sent.txHash);
-      throw new ApiError(502, "registration_reverted", `The registration transaction ${sent.txHash} reverted`);
-    }
-    const agentId = erc8004.registrationIn(receipt, account.address, agentUri);
-    await identities.record(agent.id, { agentId, txHash: sent.txHash });
-    await awaitIndexedBlock(deps.escrow, receipt.blockNumber, readAgain(agent));
     return { kind: "registered", created: true, identity: { agentId, txHash: sent.txHash } };
   }
 
   async function registerExternal(agent: Agent, agentUri: string, txHash?: Hex): Promise<RegistrationOutcome> {
     if (!txHash) return { kind: "action_required", call: erc8004.registerCall(agentUri) };
     const wallet = getAddress(agent.walletAddress);
-    const proof = await erc8004.verifyRegistration(txHash, wallet, agentUri).catch((error: unknown) => {
-      throw error instanceof RegistrationProofError ? new ApiError(400, error.code, error.message) : error;
-    });
+    const proof = await erc8004.verifyRegistration(txHash, wallet, agentUri);
     const recorded = await identities.record(agent.id, { agentId: proof.agentId, txHash });
-    await awaitIndexedBlock(deps.escrow, proof.blockNumber, readAgain(agent));
+    await awaitIndexed(deps.indexed, proof.blockNumber, readAgain(agent));
     return { kind: "registered", created: recorded.txHash === txHash, identity: recorded };
   }
 

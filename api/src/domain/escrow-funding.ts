@@ -1,37 +1,18 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { type Address, getAddress, type Hex, parseSignature } from "viem";
-import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
+import { getAddress, type Hex, parseSignature } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
-import {
-  type FundingAuthorization,
-  FundingProofError,
-  type FundingTerms,
-  jsonTypedData,
-} from "../chain/escrow-actions.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
+import { type FundingAuthorization, type FundingTerms, jsonTypedData } from "../chain/escrow-actions.ts";
 import type { Database } from "../db/client.ts";
 import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { ApiError, badRequest } from "../http/errors.ts";
-import { awaitIndexed } from "./read-your-writes.ts";
+import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
+import { badRequest, EscrowRefusedError, InsufficientBalanceError, TransactionRevertedError } from "./errors.ts";
+import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
+import { createSettlement } from "./settlement.ts";
 
 type Agent = typeof agents.$inferSelect;
 type TransactionRow = typeof transactions.$inferSelect;
-
-/** Why a hosted funding could not start: the buyer's balance (answered 402 with these figures). */
-export class InsufficientBalanceError extends ApiError {
-  constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address) {
-    super(402, "insufficient_balance", `Insufficient USDC balance: ${required} wei required, ${balance} wei held`, {
-      required_wei: required.toString(),
-      balance_wei: balance.toString(),
-      shortfall_wei: (required - balance).toString(),
-      wallet_address: wallet,
-      chain_id: chainId,
-      token,
-    });
-  }
-}
 
 /**
  * Funding an escrow for a transaction row, for every kind of buyer: a hosted buyer's custodial
@@ -39,8 +20,9 @@ export class InsufficientBalanceError extends ApiError {
  * calls and typed data, then proves its funding with a tx_hash or hands in its signature. Each
  * completion waits until the indexer has the block, so the next read shows FUNDED.
  */
-export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer">) {
+export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
   const { db, config, chain, escrow } = deps;
+  const settle = createSettlement(deps);
 
   function termsOf(row: TransactionRow, buyer: string, seller: string): FundingTerms {
     return {
@@ -62,9 +44,6 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     };
   }
 
-  /** Waits for the indexer to reach `block`; 503 if it does not in time (the escrow is funded). */
-  const readYourWrites = (block: bigint, transactionId: string) => awaitIndexed(escrow, block, "Funded", transactionId);
-
   /** A FIXED listing's purchase counts once, as its escrow is funded (a bounty is not a purchase). */
   async function countPurchase(tx: Pick<Database, "update">, row: TransactionRow): Promise<void> {
     if (!row.listingId || !row.sellerAgentId) return;
@@ -82,35 +61,34 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     insert?: boolean,
     alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
   ): Promise<Hex> {
-    let sent: Awaited<ReturnType<typeof escrow.relayFunding>>;
-    try {
-      sent = await escrow.relayFunding(terms, authorization, {
-        transactionId: row.id,
-        record: async (tx) => {
-          if (insert) {
-            await alsoRecord?.(tx);
-            await tx.insert(transactions).values(row);
-          }
-          await countPurchase(tx, row);
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof RelayRevertedError)) throw error;
-      const { usdcWei } = await chain.balances(terms.buyer);
-      if (usdcWei < terms.amount) {
-        throw new InsufficientBalanceError(terms.amount, usdcWei, terms.buyer, chain.chainId, escrow.usdc);
-      }
-      throw new ApiError(409, "funding_refused", `The escrow refused the funding: ${error.message}`, {
-        transaction_id: row.id,
-      });
-    }
-    const receipt = await deps.relayer.confirm(sent.txHash);
-    if (receipt.status !== "success") {
-      throw new ApiError(409, "funding_reverted", `The funding transaction ${sent.txHash} reverted`, {
-        transaction_id: row.id,
-      });
-    }
-    await readYourWrites(receipt.blockNumber, row.id);
+    const sent = await settle(escrow.relayedFunding(terms, authorization), {
+      transactionId: row.id,
+      record: async (tx) => {
+        if (insert) {
+          await alsoRecord?.(tx);
+          await tx.insert(transactions).values(row);
+        }
+        await countPurchase(tx, row);
+      },
+      refused: async (reason) => {
+        const { usdcWei } = await chain.balances(terms.buyer);
+        if (usdcWei < terms.amount) {
+          return new InsufficientBalanceError(terms.amount, usdcWei, terms.buyer, chain.chainId, escrow.usdc);
+        }
+        return new EscrowRefusedError(
+          `The escrow refused the funding: ${reason}`,
+          { transaction_id: row.id },
+          "funding_refused",
+        );
+      },
+      reverted: (txHash) =>
+        new TransactionRevertedError(
+          `The funding transaction ${txHash} reverted`,
+          { transaction_id: row.id },
+          "funding_reverted",
+        ),
+      indexed: transactionWrite("Funded", row.id),
+    });
     return sent.txHash;
   }
 
@@ -154,9 +132,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
 
     /** An external buyer's proof: verified against the receipt and the Funded event, accepted once. */
     async completeWithTxHash(row: TransactionRow, terms: FundingTerms, txHash: Hex, agentId: string): Promise<void> {
-      const receipt = await escrow.verifyFunding(txHash, terms).catch((error) => {
-        throw error instanceof FundingProofError ? badRequest(error.message) : error;
-      });
+      const receipt = await escrow.verifyFunding(txHash, terms);
       await acceptTxHashOnce(db, {
         txHash,
         chainId: chain.chainId,
@@ -165,7 +141,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
         agentId,
       });
       await countPurchase(db, row);
-      await readYourWrites(receipt.blockNumber, row.id);
+      await awaitIndexed(deps.indexed, receipt.blockNumber, transactionWrite("Funded", row.id));
     },
 
     /** An external buyer's EIP-3009 signature, submitted by the relayer (gasless for the buyer). */

@@ -4,7 +4,7 @@ import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, sql } f
 import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
-import { timestampPosition } from "../db/keyset.ts";
+import { timestampPosition } from "../db/cursor.ts";
 import { agents, transactions } from "../db/schema.ts";
 import type { TransactionView } from "../schemas/transaction.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";

@@ -2,12 +2,26 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { ProofRejectedError } from "../chain/errors.ts";
 import { isTransportError } from "../chain/transport-error.ts";
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  IndexerBehindError,
+  InsufficientBalanceError,
+  InvalidInputError,
+  NotFoundError,
+  RegistryRevertedError,
+  UnauthenticatedError,
+} from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { NOT_FOUND_PARAM } from "./params.ts";
 
 /**
- * The one error type handlers throw. `onError` turns it (and anything else) into the one JSON
- * shape: `{ error, code, details?, request_id }`.
+ * An HTTP-level refusal made by the HTTP layer itself (body too large, idempotency key reused,
+ * rate limit, invalid request shape). Use cases throw {@link DomainError}s instead. `onError`
+ * turns both (and anything else) into the one JSON shape: `{ error, code, details?, request_id }`.
  */
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
@@ -23,17 +37,33 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(400, "bad_request", message, details);
-export const unauthorized = (message = "Missing or invalid API key") => new ApiError(401, "unauthorized", message);
-export const forbidden = (message = "Not allowed for this API key") => new ApiError(403, "forbidden", message);
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
-export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(409, "conflict", message, details);
+/**
+ * Every kind of domain refusal and its HTTP status, in one place. The first match wins, so a
+ * subclass listed before its parent may answer otherwise (none does today).
+ */
+const STATUS_OF: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, ContentfulStatusCode]> = [
+  [InvalidInputError, 400],
+  [UnauthenticatedError, 401],
+  [InsufficientBalanceError, 402],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [ConflictError, 409], // also EscrowRefusedError, TransactionRevertedError
+  [RegistryRevertedError, 502],
+  [IndexerBehindError, 503],
+];
+
+/** The status a domain error is answered with (500 for a kind the table does not know). */
+export function statusOf(error: DomainError): ContentfulStatusCode {
+  return STATUS_OF.find(([kind]) => error instanceof kind)?.[1] ?? 500;
+}
 
 /** The validation hook of every route: a zod failure becomes a 400 that names each bad field. */
 export function validationHook(result: { success: true } | { success: false; error: z.ZodError }) {
   if (result.success) return;
+  for (const issue of result.error.issues) {
+    const what = issue.code === "custom" ? issue.params?.[NOT_FOUND_PARAM] : undefined;
+    if (typeof what === "string") throw new NotFoundError(what);
+  }
   const issues = result.error.issues.map((issue) => ({
     field: issue.path.join(".") || "(body)",
     message: issue.message,
@@ -47,6 +77,12 @@ export function errorResponse(error: Error, c: Context<AppEnv>) {
   const requestId = c.get("requestId");
   if (error instanceof ApiError) {
     return c.json({ error: error.message, code: error.code, ...error.details, request_id: requestId }, error.status);
+  }
+  if (error instanceof DomainError) {
+    return c.json({ error: error.message, code: error.code, ...error.details, request_id: requestId }, statusOf(error));
+  }
+  if (error instanceof ProofRejectedError) {
+    return c.json({ error: error.message, code: error.code, request_id: requestId }, 400);
   }
   if (error instanceof HTTPException) {
     // Hono's own: malformed JSON (400), body too large (413), ...

@@ -4,8 +4,9 @@ import type { MiddlewareHandler } from "hono";
 import { trackSends } from "../chain/sends-in-request.ts";
 import type { Database } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
+import { badRequest } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { ApiError, badRequest } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

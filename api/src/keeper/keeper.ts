@@ -1,13 +1,15 @@
-import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { encodeFunctionData, zeroAddress } from "viem";
+import { zeroAddress } from "viem";
 import { repeatEvery } from "../background/repeat.ts";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { fundedBountiesAwaitingListing, listFundedBounty } from "../domain/bounties.ts";
+import { EscrowRefusedError, IndexerBehindError } from "../domain/errors.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
+import { transactionWrite } from "../domain/read-your-writes.ts";
+import { createSettlement } from "../domain/settlement.ts";
 
 /*
  * The keeper: what must happen when time passes, without anyone asking.
@@ -48,9 +50,13 @@ interface Due {
 }
 
 export function createKeeper(
-  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "hostedSender" | "logger" | "readCache">,
+  deps: Pick<
+    Deps,
+    "db" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "hostedSender" | "logger" | "readCache"
+  >,
 ) {
   const { db, config, chain, escrow, relayer, hostedSender, logger } = deps;
+  const send = createSettlement(deps);
 
   /**
    * Hosted wallets' own transactions (ERC-8004 registrations and feedback) that a crash or a failed
@@ -122,22 +128,23 @@ export function createKeeper(
   async function settle(item: Due, action: "release" | "refund"): Promise<boolean> {
     const purpose = action === "release" ? "auto-release" : "expiry-refund";
     if (await inFlight(item.id, purpose)) return false;
-    const terms = termsOfEscrow(item);
-    const data = encodeFunctionData({
-      abi: agentEscrowAbi,
-      functionName: action,
-      args: [escrowIdToBytes32(item.id), terms],
-    });
     try {
-      const sent = await relayer.submit({ to: escrow.escrow, data, purpose, transactionId: item.id });
-      const receipt = await relayer.confirm(sent.txHash);
-      await escrow.waitIndexed(receipt.blockNumber);
+      const { receipt } = await send(
+        escrow.relayedTimeout(escrowIdToBytes32(item.id), termsOfEscrow(item), action, purpose),
+        {
+          transactionId: item.id,
+          refused: (reason) => new EscrowRefusedError(reason),
+          indexed: transactionWrite(action === "release" ? "Released" : "Refunded", item.id),
+        },
+      );
       return receipt.status === "success";
     } catch (error) {
-      if (error instanceof RelayRevertedError) {
+      if (error instanceof EscrowRefusedError) {
         logger.warn({ transaction_id: item.id, action, err: error.message }, "keeper: the escrow refused");
         return false;
       }
+      // Done on chain; the indexer shows it on its next block (the keeper answers nobody).
+      if (error instanceof IndexerBehindError) return true;
       throw error;
     }
   }

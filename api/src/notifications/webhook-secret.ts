@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openSecret, sealSecret } from "../auth/secret-box.ts";
+import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 
 /*
  * An agent's webhook signing secret: `whsec_` and 32 random bytes of hex. The service must read it

@@ -218,7 +218,7 @@ describe("an external poster's bounty", () => {
     expect((await keeper.runOnce()).listed).not.toContain(bounty.id);
 
     const { blockNumber } = await fundFromWallet(bounty.funding.instructions);
-    expect(await t.services.escrow.waitIndexed(blockNumber)).toBe(true);
+    expect(await t.services.indexed.wait(blockNumber)).toBe(true);
     expect((await keeper.runOnce()).listed).toContain(bounty.id);
     expect((await json(await get(t.app, `/api/listings?keyword=${word}`))).listings).toHaveLength(1);
     expect((await keeper.runOnce()).listed).not.toContain(bounty.id);

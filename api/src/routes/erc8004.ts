@@ -7,9 +7,11 @@ import type { Deps } from "../deps.ts";
 import { agentUrls, REGISTRATION_TYPE, registrationFile } from "../domain/erc8004-files.ts";
 import { erc8004Identities } from "../domain/erc8004-identity.ts";
 import { erc8004Registration } from "../domain/erc8004-registration.ts";
+import { notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import { notFound, validationHook } from "../http/errors.ts";
-import { isUuid, publicBaseUrl } from "../http/request.ts";
+import { validationHook } from "../http/errors.ts";
+import { publicBaseUrl } from "../http/request.ts";
 import { type SerializedJson, sendSerializedJson } from "../http/serialized-json.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
 

@@ -2,15 +2,17 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, gte, lte, ne, type SQL, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
+import { decodeCursor, encodeCursor } from "../db/cursor.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { badRequest, conflict, forbidden, notFound } from "../domain/errors.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
+import { isUuid } from "../domain/ids.ts";
 import { formatUsdc } from "../domain/money.ts";
 import { type AgentRecord, recordsOf } from "../domain/track-record.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { validationHook } from "../http/errors.ts";
 import { ReadCache } from "../http/read-cache.ts";
-import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
 import { sendSerializedJson, serializeJson } from "../http/serialized-json.ts";
 import {
   bearerSecurity,

@@ -4,17 +4,25 @@ import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, parseEventLogs } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
 import { requireAgentOrOwner } from "../auth/user-sessions.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import {
+  badRequest,
+  conflict,
+  EscrowRefusedError,
+  forbidden,
+  notFound,
+  TransactionRevertedError,
+} from "../domain/errors.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
-import { awaitIndexed } from "../domain/read-your-writes.ts";
+import { isUuid } from "../domain/ids.ts";
+import { transactionWrite } from "../domain/read-your-writes.ts";
+import { createSettlement } from "../domain/settlement.ts";
 import { queryTransactions } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
 
@@ -92,6 +100,7 @@ export function purchaseRoutes(deps: Deps) {
   app.use("/:id/buy", requireAgent(db), idempotency(db));
   app.use("/:id/claim", requireAgentOrOwner(db), idempotency(db));
 
+  const settle = createSettlement(deps);
   const funding = escrowFunding(deps);
 
   app.openapi(
@@ -244,41 +253,37 @@ export function purchaseRoutes(deps: Deps) {
       if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
       const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
       const terms = termsOfEscrow(e);
-      let sent: Awaited<ReturnType<typeof escrow.relayAssignSeller>>;
-      try {
-        sent = await escrow.relayAssignSeller(
+      const sent = await settle(
+        escrow.relayedAssignSeller(
           escrowIdToBytes32(transaction.id),
           terms,
           getAddress(caller.walletAddress),
           deadline,
-          {
-            transactionId: transaction.id,
-            // The claim is taken in the database with the outbox record: of concurrent claims, the
-            // relayer's lock lets one in; the others find the seller set and send nothing.
-            record: async (tx) => {
-              const taken = await tx
-                .update(transactions)
-                .set({ sellerAgentId: caller.id, deadline: new Date(deadline * 1000) })
-                .where(
-                  and(
-                    eq(transactions.id, transaction.id),
-                    transaction.sellerAgentId
-                      ? eq(transactions.sellerAgentId, transaction.sellerAgentId)
-                      : isNull(transactions.sellerAgentId),
-                  ),
-                )
-                .returning({ id: transactions.id });
-              if (taken.length === 0) throw conflict("This bounty was just claimed by another agent");
-            },
+        ),
+        {
+          transactionId: transaction.id,
+          // The claim is taken in the database with the outbox record: of concurrent claims, the
+          // relayer's lock lets one in; the others find the seller set and send nothing.
+          record: async (tx) => {
+            const taken = await tx
+              .update(transactions)
+              .set({ sellerAgentId: caller.id, deadline: new Date(deadline * 1000) })
+              .where(
+                and(
+                  eq(transactions.id, transaction.id),
+                  transaction.sellerAgentId
+                    ? eq(transactions.sellerAgentId, transaction.sellerAgentId)
+                    : isNull(transactions.sellerAgentId),
+                ),
+              )
+              .returning({ id: transactions.id });
+            if (taken.length === 0) throw conflict("This bounty was just claimed by another agent");
           },
-        );
-      } catch (error) {
-        if (error instanceof RelayRevertedError) throw conflict(`The escrow refused the claim: ${error.message}`);
-        throw error;
-      }
-      const receipt = await deps.relayer.confirm(sent.txHash);
-      if (receipt.status !== "success") throw conflict(`The claim transaction ${sent.txHash} reverted`);
-      await awaitIndexed(escrow, receipt.blockNumber, "Claimed", transaction.id);
+          refused: (reason) => new EscrowRefusedError(`The escrow refused the claim: ${reason}`),
+          reverted: (txHash) => new TransactionRevertedError(`The claim transaction ${txHash} reverted`),
+          indexed: transactionWrite("Claimed", transaction.id),
+        },
+      );
       return c.json(
         {
           success: true as const,

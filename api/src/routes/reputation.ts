@@ -4,12 +4,13 @@ import { and, eq } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { agents } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import { REPUTATION_TIERS, reputationTier, successRate, type TrackRecord } from "../domain/reputation.ts";
 import { trackRecordFromLogs } from "../domain/reputation-from-logs.ts";
 import { recordsOf } from "../domain/track-record.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, notFound, validationHook } from "../http/errors.ts";
-import { isUuid } from "../http/request.ts";
+import { ApiError, validationHook } from "../http/errors.ts";
 import { errorResponses, Uuid } from "../schemas/common.ts";
 
 /*

@@ -6,12 +6,13 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { agents, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { listFundedBounty } from "../domain/bounties.ts";
+import { badRequest, conflict, forbidden, notFound } from "../domain/errors.ts";
 import { escrowFunding } from "../domain/escrow-funding.ts";
+import { isUuid } from "../domain/ids.ts";
 import { queryTransactions, stateOfRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { isUuid } from "../http/request.ts";
 import { bearerSecurity, errorResponses, PositiveWei, TxHash, Uuid } from "../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../schemas/funding.ts";
 

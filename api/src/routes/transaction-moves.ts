@@ -3,22 +3,30 @@ import { type EscrowTerms, escrowIdToBytes32 } from "@agent-marketplace/contract
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
-import { acceptTxHashOnce } from "../chain/accepted-tx-hashes.ts";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
-import { type EscrowMove, FundingProofError, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
+import { type EscrowMove, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
 import type { Database } from "../db/client.ts";
 import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { acceptTxHashOnce } from "../domain/accepted-tx-hashes.ts";
 import { deliverableHash } from "../domain/deliverables.ts";
+import {
+  badRequest,
+  conflict,
+  EscrowRefusedError,
+  forbidden,
+  notFound,
+  TransactionRevertedError,
+} from "../domain/errors.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
-import { awaitIndexed } from "../domain/read-your-writes.ts";
+import { isUuid } from "../domain/ids.ts";
+import { awaitIndexed, transactionWrite } from "../domain/read-your-writes.ts";
+import { createSettlement } from "../domain/settlement.ts";
 import type { TransactionState } from "../domain/transaction-state.ts";
 import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, badRequest, conflict, forbidden, notFound, validationHook } from "../http/errors.ts";
+import { validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { isUuid } from "../http/request.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, TxHash } from "../schemas/common.ts";
 
 /*
@@ -154,6 +162,7 @@ const RULES: Record<"deliver" | "release" | "refund" | "dispute", MoveRule> = {
 
 export function transactionMoveRoutes(deps: Deps) {
   const { db, config, chain, escrow } = deps;
+  const settle = createSettlement(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   for (const name of Object.keys(RULES)) app.use(`/:id/${name}`, requireAgent(db), idempotency(db));
 
@@ -208,9 +217,7 @@ export function transactionMoveRoutes(deps: Deps) {
     const move = RULES[action].move(body);
 
     if (body.tx_hash) {
-      const receipt = await escrow.verifyMove(body.tx_hash as Hex, escrowId, move).catch((error) => {
-        throw error instanceof FundingProofError ? badRequest(error.message) : error;
-      });
+      const receipt = await escrow.verifyMove(body.tx_hash as Hex, escrowId, move);
       await acceptTxHashOnce(db, {
         txHash: body.tx_hash,
         chainId: chain.chainId,
@@ -219,7 +226,8 @@ export function transactionMoveRoutes(deps: Deps) {
         agentId: callerRow.id,
       });
       await keep?.(db);
-      return { done: true, row: await indexedRow(id, receipt.blockNumber), txHash: body.tx_hash };
+      await awaitIndexed(deps.indexed, receipt.blockNumber, transactionWrite("Done", id));
+      return { done: true, row: await rowOf(id), txHash: body.tx_hash };
     }
 
     if (body.signed) {
@@ -271,33 +279,26 @@ export function transactionMoveRoutes(deps: Deps) {
     row: TransactionRow,
     keep?: (tx: Pick<Database, "insert">) => Promise<void>,
   ): Promise<{ done: true; row: TransactionRow; txHash: string }> {
-    let sent: Awaited<ReturnType<typeof escrow.relayMove>>;
-    try {
-      sent = await escrow.relayMove(escrowId, terms, move, signed, {
-        transactionId: id,
-        record: keep && ((tx) => keep(tx)),
-      });
-    } catch (error) {
-      if (error instanceof RelayRevertedError) {
-        throw conflict(`The escrow refused to ${action}: ${error.message}`, {
+    const sent = await settle(escrow.relayedMove(escrowId, terms, move, signed), {
+      transactionId: id,
+      record: keep && ((tx) => keep(tx)),
+      refused: (reason) =>
+        new EscrowRefusedError(`The escrow refused to ${action}: ${reason}`, {
           state: stateOf(row),
           transaction_id: id,
-        });
-      }
-      throw error;
-    }
-    const receipt = await deps.relayer.confirm(sent.txHash);
-    if (receipt.status !== "success") {
-      throw new ApiError(409, "move_reverted", `The ${action} transaction ${sent.txHash} reverted`, {
-        transaction_id: id,
-      });
-    }
-    return { done: true, row: await indexedRow(id, receipt.blockNumber), txHash: sent.txHash };
+        }),
+      reverted: (txHash) =>
+        new TransactionRevertedError(
+          `The ${action} transaction ${txHash} reverted`,
+          { transaction_id: id },
+          "move_reverted",
+        ),
+      indexed: transactionWrite("Done", id),
+    });
+    return { done: true, row: await rowOf(id), txHash: sent.txHash };
   }
 
-  /** The row once the indexer has `block`; 503 (the move is on chain) if it does not in time. */
-  async function indexedRow(id: string, block: bigint): Promise<TransactionRow> {
-    await awaitIndexed(escrow, block, "Done", id);
+  async function rowOf(id: string): Promise<TransactionRow> {
     const [row] = await queryTransactions(db, chain.chainId, { id, limit: 1 });
     if (!row) throw notFound("Transaction");
     return row;

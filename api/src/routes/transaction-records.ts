@@ -1,18 +1,26 @@
-import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { encodeFunctionData, getAddress } from "viem";
+import { getAddress } from "viem";
 import { apiKeyFromHeader, hashApiKey } from "../auth/api-keys.ts";
 import { requireAgent } from "../auth/require-agent.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
 import { deliverables, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import {
+  conflict,
+  EscrowRefusedError,
+  forbidden,
+  notFound,
+  TransactionRevertedError,
+  unauthorized,
+} from "../domain/errors.ts";
 import { termsOfEscrow } from "../domain/escrow-terms.ts";
-import { awaitIndexed } from "../domain/read-your-writes.ts";
+import { isUuid } from "../domain/ids.ts";
+import { transactionWrite } from "../domain/read-your-writes.ts";
+import { createSettlement } from "../domain/settlement.ts";
 import { queryTransactions, stateOfRow, type TransactionRow } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { conflict, forbidden, notFound, unauthorized, validationHook } from "../http/errors.ts";
-import { isUuid } from "../http/request.ts";
+import { validationHook } from "../http/errors.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../schemas/common.ts";
 
 /*
@@ -52,6 +60,7 @@ const TimelineEvent = z
 
 export function transactionRecordRoutes(deps: Deps) {
   const { db, chain, escrow } = deps;
+  const settle = createSettlement(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   for (const path of ["/:id/timeline", "/:id/deliverable", "/:id/evidence"]) app.use(path, requireAgent(db));
 
@@ -292,21 +301,13 @@ export function transactionRecordRoutes(deps: Deps) {
       if (state !== "DISPUTED" || !e)
         throw conflict(`Only a DISPUTED transaction is resolved; this one is ${state}`, { state });
       const terms = termsOfEscrow(e);
-      const data = encodeFunctionData({
-        abi: agentEscrowAbi,
-        functionName: "resolve",
-        args: [escrowIdToBytes32(id), terms, body.seller_bps],
+      const sent = await settle(escrow.relayedRuling(escrowIdToBytes32(id), terms, body.seller_bps), {
+        via: relayer,
+        transactionId: id,
+        refused: (reason) => new EscrowRefusedError(`The escrow refused the ruling: ${reason}`),
+        reverted: (txHash) => new TransactionRevertedError(`The ruling ${txHash} reverted`),
+        indexed: transactionWrite("Resolved", id),
       });
-      let sent: Awaited<ReturnType<typeof relayer.submit>>;
-      try {
-        sent = await relayer.submit({ to: escrow.escrow, data, purpose: "resolve", transactionId: id });
-      } catch (error) {
-        if (error instanceof RelayRevertedError) throw conflict(`The escrow refused the ruling: ${error.message}`);
-        throw error;
-      }
-      const receipt = await relayer.confirm(sent.txHash);
-      if (receipt.status !== "success") throw conflict(`The ruling ${sent.txHash} reverted`);
-      await awaitIndexed(escrow, receipt.blockNumber, "Resolved", id);
       const [after] = await queryTransactions(db, chain.chainId, { id, limit: 1 });
       const settled = after?.escrow;
       return c.json(

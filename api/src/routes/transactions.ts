@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { isTimestampPosition } from "../db/keyset.ts";
+import { decodeCursor, encodeCursor, isTimestampPosition } from "../db/cursor.ts";
 import type { Deps } from "../deps.ts";
+import { badRequest, notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import { TRANSACTION_STATES } from "../domain/transaction-state.ts";
 import { type EscrowLocation, queryTransactions, toTransaction } from "../domain/transactions.ts";
 import type { AppEnv } from "../http/env.ts";
-import { badRequest, notFound, validationHook } from "../http/errors.ts";
-import { decodeCursor, encodeCursor, isUuid } from "../http/request.ts";
+import { validationHook } from "../http/errors.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 import { Transaction } from "../schemas/transaction.ts";
 

@@ -12,8 +12,9 @@ import {
 } from "../auth/user-sessions.ts";
 import { siweNonces, userSessions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, unauthorized, validationHook } from "../http/errors.ts";
+import { ApiError, validationHook } from "../http/errors.ts";
 import { errorResponses, Uuid } from "../schemas/common.ts";
 
 /*

@@ -4,13 +4,13 @@ import { and, desc, eq } from "drizzle-orm";
 import { getAddress } from "viem";
 import { requireAgent } from "../auth/require-agent.ts";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
-import { RelayRevertedError } from "../chain/relayer.ts";
 import { agents, relayedTransactions, withdrawals } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { InsufficientBalanceError } from "../domain/escrow-funding.ts";
+import { badRequest, ConflictError, InsufficientBalanceError, notFound } from "../domain/errors.ts";
 import { balanceAnswer } from "../domain/money.ts";
+import { createSettlement } from "../domain/settlement.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, badRequest, notFound, validationHook } from "../http/errors.ts";
+import { validationHook } from "../http/errors.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { Address, BalanceFields, bearerSecurity, errorResponses, PositiveWei, Uuid } from "../schemas/common.ts";
 import { InsufficientBalance } from "../schemas/funding.ts";
@@ -63,6 +63,7 @@ function withdrawalState(status: string | null): (typeof WITHDRAWAL_STATES)[numb
 
 export function walletRoutes(deps: Deps) {
   const { db, config, chain, usdc } = deps;
+  const settle = createSettlement(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("/api/wallet/withdraw", requireAgent(db), idempotency(db));
   app.use("/api/wallet/withdrawals", requireAgent(db));
@@ -119,32 +120,25 @@ export function walletRoutes(deps: Deps) {
         throw new InsufficientBalanceError(amount, usdcWei, wallet, chain.chainId, deps.escrow.usdc);
       const account = custodialAccount(caller, config.masterKey);
       const id = crypto.randomUUID();
-      let sent: Awaited<ReturnType<typeof usdc.relayTransfer>>;
-      try {
-        sent = await usdc.relayTransfer(account, body.destination_address, amount, {
-          record: async (tx, { txHash }) => {
-            await tx.insert(withdrawals).values({
-              id,
-              agentId: caller.id,
-              destinationAddress: body.destination_address,
-              amountWei: body.amount_wei,
-              txHash,
-            });
-          },
-        });
-      } catch (error) {
-        if (error instanceof RelayRevertedError) {
-          throw new ApiError(409, "withdrawal_refused", `The token refused the transfer: ${error.message}`);
-        }
-        throw error;
-      }
-      const receipt = await deps.relayer.confirm(sent.txHash);
+      const { txHash, receipt } = await settle(await usdc.relayedTransfer(account, body.destination_address, amount), {
+        record: async (tx, { txHash }) => {
+          await tx.insert(withdrawals).values({
+            id,
+            agentId: caller.id,
+            destinationAddress: body.destination_address,
+            amountWei: body.amount_wei,
+            txHash,
+          });
+        },
+        refused: (reason) =>
+          new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),
+      });
       return c.json(
         {
           withdrawal_id: id,
           destination_address: body.destination_address,
           amount_wei: body.amount_wei,
-          tx_hash: sent.txHash,
+          tx_hash: txHash,
           state: receipt.status === "success" ? ("CONFIRMED" as const) : ("FAILED" as const),
           created_at: new Date().toISOString(),
         },
@@ -217,12 +211,9 @@ export function walletRoutes(deps: Deps) {
       }),
       async (c) => {
         const body = c.req.valid("json");
-        const sent = await usdc.relayMint(body.address, BigInt(body.usdc_wei)).catch((error) => {
-          throw error instanceof RelayRevertedError
-            ? badRequest(`The faucet cannot pay this address: ${error.message}`)
-            : error;
+        const sent = await settle(usdc.relayedMint(body.address, BigInt(body.usdc_wei)), {
+          refused: (reason) => badRequest(`The faucet cannot pay this address: ${reason}`),
         });
-        await deps.relayer.confirm(sent.txHash);
         return c.json({ address: body.address, usdc_wei: body.usdc_wei, tx_hash: sent.txHash }, 200);
       },
     );

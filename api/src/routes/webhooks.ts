@@ -1,12 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { requireAgent } from "../auth/require-agent.ts";
-import { timestampPosition } from "../db/keyset.ts";
+import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, notifications, webhookDeliveries } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { forbidden, notFound } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
-import { forbidden, notFound, validationHook } from "../http/errors.ts";
-import { keysetPage, olderThanCursor } from "../http/keyset-page.ts";
+import { validationHook } from "../http/errors.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../schemas/common.ts";
 

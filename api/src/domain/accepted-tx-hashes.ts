@@ -1,6 +1,6 @@
 import type { Database } from "../db/client.ts";
 import { acceptedTxHashes } from "../db/schema.ts";
-import { conflict } from "../http/errors.ts";
+import { conflict } from "./errors.ts";
 
 /**
  * Records a tx_hash an external agent handed in as proof of a step; 409 if it was ever accepted

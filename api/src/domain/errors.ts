@@ -1,0 +1,90 @@
+import type { Address } from "viem";
+
+/**
+ * What a use case refuses, in the domain's own words. Each kind is answered with its HTTP status
+ * in one table (`http/errors.ts`); `code` is the machine-readable reason clients branch on, and
+ * `details` go into the answer beside it.
+ */
+export abstract class DomainError extends Error {
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(message: string, code: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The request asks for something the rules do not allow whatever the state (a bad value). */
+export class InvalidInputError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>, code = "bad_request") {
+    super(message, code, details);
+  }
+}
+
+/** No valid credential for this action. */
+export class UnauthenticatedError extends DomainError {
+  constructor(message = "Missing or invalid API key") {
+    super(message, "unauthorized");
+  }
+}
+
+/** The caller is known but this is not theirs to do. */
+export class ForbiddenError extends DomainError {
+  constructor(message = "Not allowed for this API key") {
+    super(message, "forbidden");
+  }
+}
+
+/** No such thing (or an id that cannot name one). */
+export class NotFoundError extends DomainError {
+  constructor(what: string) {
+    super(`${what} not found`, "not_found");
+  }
+}
+
+/** The thing exists but its state does not allow this now. */
+export class ConflictError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>, code = "conflict") {
+    super(message, code, details);
+  }
+}
+
+/** The chain would refuse the call (its simulation reverted): nothing was signed or sent. */
+export class EscrowRefusedError extends ConflictError {}
+
+/** The transaction was mined but reverted. */
+export class TransactionRevertedError extends ConflictError {}
+
+/** A transaction the service sent for an agent to a third-party registry reverted. */
+export class RegistryRevertedError extends DomainError {}
+
+/** A wallet holds less USDC than the move needs. */
+export class InsufficientBalanceError extends DomainError {
+  constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address) {
+    super(`Insufficient USDC balance: ${required} wei required, ${balance} wei held`, "insufficient_balance", {
+      required_wei: required.toString(),
+      balance_wei: balance.toString(),
+      shortfall_wei: (required - balance).toString(),
+      wallet_address: wallet,
+      chain_id: chainId,
+      token,
+    });
+  }
+}
+
+/** The write is on chain but the indexer has not reached its block: read again shortly. */
+export class IndexerBehindError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, "indexer_behind", details);
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new InvalidInputError(message, details);
+export const unauthorized = (message?: string) => new UnauthenticatedError(message);
+export const forbidden = (message?: string) => new ForbiddenError(message);
+export const notFound = (what: string) => new NotFoundError(what);
+export const conflict = (message: string, details?: Record<string, unknown>) => new ConflictError(message, details);
