@@ -2,7 +2,7 @@
  * `pnpm --filter @agent-marketplace/contracts start`: the chain alone, a local Hardhat node on
  * 127.0.0.1:8545 with the marketplace contracts deployed, or, with `RPC_URL` set, deployment to
  * that node only. Prints the addresses and keeps the node running until Ctrl-C. The node's own log
- * goes to `.data/hardhat-node.log`. The root `pnpm start` (api/scripts/start-stack.ts) brings up
+ * goes to `.data/hardhat-node.log`. The root `pnpm start` (stack/src/main.ts) brings up
  * the whole stack instead.
  */
 import { mkdirSync } from "node:fs";

@@ -1,6 +1,14 @@
 /**
  * Runs the indexer (`ponder start`) as a child process: for `pnpm start`, the end-to-end tests and
  * the benchmarks. Node.js only.
+ *
+ * Ponder's lock: Ponder marks its schema locked while it runs (`_ponder_meta`, key "app") and
+ * refreshes a heartbeat; another `ponder start` on that schema waits until the heartbeat is 25 s old
+ * before it takes over. A killed indexer leaves the mark set, and a stopped one may (its shutdown
+ * does not always get that far): the next indexer on the schema would wait, and
+ * `dropStaleIndexerSchemas` would keep the schema for a minute. So an indexer started here clears
+ * its mark once it has exited ({@link IndexerProcess.releaseLock}), and
+ * {@link IndexerProcess.replace} starts the next one on the schema at once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -8,6 +16,7 @@ import { openSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
+import pg from "pg";
 import { type Query, VIEWS_SCHEMA } from "./checkpoint.ts";
 
 const indexerDir = fileURLToPath(new URL("..", import.meta.url));
@@ -39,6 +48,20 @@ export interface IndexerProcess {
   ready(timeoutMs?: number): Promise<void>;
   /** SIGTERM (a clean stop) or SIGKILL (a crash); waits for the exit. */
   stop(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /**
+   * Once the process has exited, clears Ponder's lock on its schema, so that the next indexer on
+   * that schema starts at once and `dropStaleIndexerSchemas` may drop it. Only a lock this indexer
+   * held is cleared: nothing happens before its `ready()` has resolved (until then the lock may be
+   * another indexer's, which made this one wait or fail), while it still runs, or on PGlite.
+   */
+  releaseLock(): Promise<void>;
+  /**
+   * Starts a new indexer with the same options after this one died (or stops this one with SIGKILL
+   * first): it waits for Postgres to answer (it may be coming back itself), releases this one's lock
+   * and starts the next, which resumes from the schema's checkpoint. The next may release the lock
+   * too, ready or not, if this one could.
+   */
+  replace(): Promise<IndexerProcess>;
 }
 
 /** Ponder's CLI script, from the indexer's own dependency (pnpm links it into indexer/node_modules). */
@@ -75,6 +98,11 @@ export function indexerEnv(
 }
 
 export function startIndexer(options: IndexerOptions): IndexerProcess {
+  return spawnIndexer(options, false);
+}
+
+/** `heldLock`: the schema's lock is known to be ours (an earlier indexer of the caller's held it). */
+function spawnIndexer(options: IndexerOptions, heldLock: boolean): IndexerProcess {
   const env = indexerEnv(options);
   const output = options.logFile ? openSync(options.logFile, "a") : "inherit";
   const args = [
@@ -91,30 +119,84 @@ export function startIndexer(options: IndexerOptions): IndexerProcess {
   ];
   const child = spawn(process.execPath, args, { cwd: indexerDir, env, stdio: ["ignore", output, output] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
   const url = `http://127.0.0.1:${options.port}`;
-  return {
+  const indexer: IndexerProcess = {
     process: child,
     url,
     async ready(timeoutMs = 120_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        if (child.exitCode !== null || child.signalCode !== null) {
+        if (!running()) {
           throw new Error(`the indexer exited (${child.exitCode ?? child.signalCode}) before it was ready`);
         }
         const status = await fetch(`${url}/ready`).then(
           (response) => response.status,
           () => 0,
         );
-        if (status === 200) return;
+        // Ponder takes the lock before it serves anything: from now on the lock is this indexer's.
+        if (status === 200) {
+          heldLock = true;
+          return;
+        }
         if (Date.now() > until) throw new Error(`the indexer was not ready within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
     async stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (running()) child.kill(signal);
       await exited;
     },
+    async releaseLock() {
+      if (!heldLock || running() || !options.databaseUrl) return;
+      const db = new pg.Client({ connectionString: options.databaseUrl });
+      db.on("error", () => {});
+      await db.connect();
+      try {
+        await releaseSchemaLock((sql) => db.query(sql), options.schema);
+      } finally {
+        await db.end().catch(() => {});
+      }
+    },
+    async replace() {
+      await indexer.stop("SIGKILL");
+      if (options.databaseUrl) await databaseAnswers(options.databaseUrl);
+      await indexer.releaseLock();
+      return spawnIndexer(options, heldLock);
+    },
   };
+  return indexer;
+}
+
+/**
+ * Clears Ponder's lock on `schema` (`is_locked` of its "app" row; the heartbeat and the build stay).
+ * Only for a schema whose indexer has exited: a running one would carry on unlocked, and a second
+ * indexer could take the schema over beside it.
+ */
+export async function releaseSchemaLock(query: Query, schema: string): Promise<void> {
+  await query(
+    `UPDATE "${schema.replaceAll('"', '""')}"._ponder_meta SET value = jsonb_set(value, '{is_locked}', to_jsonb(0)) WHERE key = 'app'`,
+  );
+}
+
+/** Until Postgres answers at `url`, for at most `ms`. */
+async function databaseAnswers(url: string, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const db = new pg.Client({ connectionString: url });
+    db.on("error", () => {});
+    try {
+      await db.connect();
+      await db.query("SELECT 1");
+      return;
+    } catch (error) {
+      if (Date.now() > until)
+        throw new Error(`Postgres did not answer within ${ms / 1000} s (${(error as Error).message})`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await db.end().catch(() => {});
+    }
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
  * chain, then each row of the `chain` views is checked against the contracts' own getters.
  */
 
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
   agentEscrowAbi,
@@ -16,7 +17,7 @@ import { type Address, getAddress, type Hex, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexedBlock, waitForIndexedBlock } from "../lib/checkpoint.ts";
 import { CONTRACT_STATUS, type EscrowState, termsOf, ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
-import { dropStaleIndexerSchemas, startIndexer } from "../lib/indexer-process.ts";
+import { dropStaleIndexerSchemas, type IndexerProcess, startIndexer } from "../lib/indexer-process.ts";
 import { DAY, type FundedEscrow, Market, ROLE, USDC } from "./market.ts";
 import { freePort, type Stack, startStack } from "./stack.ts";
 
@@ -408,6 +409,30 @@ describe("indexer end to end", () => {
     await expectViewsMatchChain();
     expect(await escrowRow(before.id)).toMatchObject({ status: "RELEASED" });
     expect(await escrowRow(during.id)).toMatchObject({ status: "RESOLVED", resolution_seller_bps: 2_500 });
+  });
+
+  it("replaces a killed indexer at once: its lock released, the next takes the schema without waiting and resumes", async () => {
+    const locked = async () =>
+      (
+        await stack.db.query(
+          `SELECT value->>'is_locked' AS locked FROM "${stack.schema}"._ponder_meta WHERE key = 'app'`,
+        )
+      ).rows[0]?.locked;
+    const killed = stack.indexer as IndexerProcess;
+    expect(await locked()).toBe("1");
+    const logFile = path.join(stack.dir, "indexer.log");
+    const logBefore = readFileSync(logFile, "utf8").length;
+
+    await killed.stop("SIGKILL");
+    // Ponder had no chance to unlock: without the release the next indexer would wait 25 s.
+    expect(await locked()).toBe("1");
+    const during = await market.fund(BOB, market.address(CAROL), 3n * USDC);
+    const replacement = await killed.replace();
+    stack.indexer = replacement;
+    await replacement.ready();
+    expect(readFileSync(logFile, "utf8").slice(logBefore)).not.toMatch(/Schema is locked/);
+    expect(await locked()).toBe("1");
+    expect(await indexedRow(during.id)).toMatchObject({ status: "FUNDED" });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * `pnpm start` as a process, for end-to-end tests: api/scripts/start-stack.ts run by Node 22 with
- * its own ports and data folder, in a process group of its own so that nothing outlives a test.
+ * `pnpm start` as a process, for end-to-end tests: the stack's supervisor (stack/src/main.ts) run by
+ * Node 22 with its own ports and data folder, in a process group of its own so that nothing
+ * outlives a test.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -11,7 +12,8 @@ import { freePort } from "@agent-marketplace/indexer/local-postgres";
 import type { Address } from "viem";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const startScript = path.join(repoRoot, "api", "scripts", "start-stack.ts");
+const stackDir = path.join(repoRoot, "stack");
+const startScript = path.join(stackDir, "src", "main.ts");
 
 /** The Node that runs the stack: this one if it strips TypeScript types, else the repo's Node 22. */
 export function nodeBinary(): string {
@@ -68,7 +70,7 @@ export function startStackProcess(env: StackEnv): StackProcess {
     delete inherited[name];
   }
   const child = spawn(nodeBinary(), [startScript], {
-    cwd: path.join(repoRoot, "api"),
+    cwd: stackDir,
     env: { ...inherited, ...env, LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
