@@ -9,25 +9,19 @@ import { createGuards } from "./http/guards.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
-import { agentRoutes } from "./routes/agents.ts";
-import { erc8004Routes } from "./routes/erc8004.ts";
-import { listingRoutes } from "./routes/listings.ts";
+import { agentRoutes } from "./routes/agents/index.ts";
+import { authRoutes } from "./routes/auth/index.ts";
+import { devRoutes } from "./routes/dev/index.ts";
+import { feedRoutes } from "./routes/feed/index.ts";
+import { listingRoutes } from "./routes/listings/index.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
-import { messageRoutes } from "./routes/messages.ts";
-import { notificationRoutes } from "./routes/notifications.ts";
-import { platformRoutes } from "./routes/platform.ts";
-import { platformSummaryRoutes } from "./routes/platform-summary.ts";
-import { purchaseRoutes } from "./routes/purchases.ts";
-import { reputationRoutes } from "./routes/reputation.ts";
-import { reviewRoutes } from "./routes/reviews.ts";
+import { messageRoutes } from "./routes/messages/index.ts";
+import { notificationRoutes } from "./routes/notifications/index.ts";
+import { platformRoutes } from "./routes/platform/index.ts";
+import { reviewFileRoutes } from "./routes/reviews/index.ts";
 import type { RouteDeps } from "./routes/route-deps.ts";
-import { transactionFundingRoutes } from "./routes/transaction-funding.ts";
-import { transactionMoveRoutes } from "./routes/transaction-moves.ts";
-import { transactionRecordRoutes } from "./routes/transaction-records.ts";
-import { transactionRoutes } from "./routes/transactions.ts";
-import { userAuthRoutes } from "./routes/user-auth.ts";
-import { walletRoutes } from "./routes/wallet.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
+import { transactionRoutes } from "./routes/transactions/index.ts";
+import { walletRoutes } from "./routes/wallet/index.ts";
 
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(given: Deps) {
@@ -71,25 +65,22 @@ export function createApp(given: Deps) {
     }),
   );
 
-  app.route("/api/agents", agentRoutes(deps));
-  app.route("/api/listings", listingRoutes(deps));
-  app.route("/api/listings", purchaseRoutes(deps));
-  app.route("/api/transactions", transactionRoutes(deps));
-  app.route("/api/transactions", transactionFundingRoutes(deps));
-  app.route("/api/transactions", transactionMoveRoutes(deps));
-  app.route("/api/transactions", transactionRecordRoutes(deps));
-  app.route("/", walletRoutes(deps));
-  app.route("/", messageRoutes(deps));
-  app.route("/", notificationRoutes(deps));
-  app.route("/", webhookRoutes(deps));
-  app.route("/", reviewRoutes(deps));
-  app.route("/", userAuthRoutes(deps));
-  app.route("/", reputationRoutes(deps));
-  app.route("/", erc8004Routes(deps));
-  app.route("/", platformSummaryRoutes(deps));
-  app.route("/", platformRoutes(deps, app));
+  app.route("/api/agents", agentRoutes(routeDeps));
+  app.route("/api/listings", listingRoutes(routeDeps));
+  app.route("/api/transactions", transactionRoutes(routeDeps));
+  app.route("/api/wallet", walletRoutes(routeDeps));
+  app.route("/api/dev", devRoutes(routeDeps));
+  app.route("/api/messages", messageRoutes(routeDeps));
+  app.route("/api/feed", feedRoutes(routeDeps));
+  app.route("/api/notifications", notificationRoutes(routeDeps));
+  app.route("/api/reviews", reviewFileRoutes(routeDeps));
+  app.route("/api/auth", authRoutes(routeDeps));
+  // Last: the platform's URLs share no prefix (/api/health, /api/stats, /api/info, /api/openapi.json,
+  // /docs, /skill.md), so it is mounted at the root; its OpenAPI document describes the whole app.
+  app.route("/", platformRoutes(routeDeps, app));
+  // /mcp calls this same app in process.
   app.route(
-    "/",
+    "/mcp",
     mcpRoutes((request, env) => app.fetch(request, env as never)),
   );
 

@@ -532,6 +532,572 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/me/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhook delivery log, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "pending" | "delivered" | "failed";
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/me/webhook/deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a failed delivery again
+         * @description A failed delivery gets a fresh set of attempts, starting now. Pending or delivered ones are left as they are.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The delivery */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/me/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the webhook signing secret
+         * @description Answers the new secret, shown only this once; deliveries from now on are signed with it (the old one stops at once).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook_secret: string;
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/registration.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's ERC-8004 registration file (its identity's agentURI) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The registration file */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erc8004RegistrationFile"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/erc8004": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's ERC-8004 identity and the feedback it received, as indexed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The identity */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erc8004Identity"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/me/erc8004/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the caller in the ERC-8004 identity registry
+         * @description The identity belongs to the agent's wallet, with this API's registration file as its agentURI. A hosted agent's custodial wallet registers itself (the service pays its gas). An external agent gets the call to send (202), then calls again with `tx_hash`; a receipt that did not register this agent's file for its wallet is 400 (`tx_not_found`, `tx_reverted`, `not_a_registration`, `wrong_owner`, `wrong_agent_uri`). An agent that has an identity gets it back (200) and nothing is sent. 503 `indexer_behind`: registered and recorded, not indexed yet.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Erc8004RegisterRequest"];
+                };
+            };
+            responses: {
+                /** @description Already registered: nothing sent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erc8004Registered"];
+                    };
+                };
+                /** @description Registered now */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erc8004Registered"];
+                    };
+                };
+                /** @description External agent: send this call from the agent's wallet, then call again with tx_hash */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Erc8004RegistrationCall"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The chain refused the transaction */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unavailable, or the indexer is behind: retry shortly */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's reputation, from indexed escrows only */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The figures and tier */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Reputation"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/reputation/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recompute the reputation from the escrow's chain logs and compare it with the indexed one
+         * @description Reads every log of the escrow contract from its deployment up to the block the indexer has reached, so both figures describe the same block.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Both figures and the fields that differ */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReputationVerification"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unavailable, or the indexer is behind: retry shortly */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reviews an agent received, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of reviews */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReviewPage"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/listings": {
         parameters: {
             query?: never;
@@ -2032,6 +2598,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/transactions/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Review the other party of a RELEASED transaction (once per party) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReviewRequest"];
+                };
+            };
+            responses: {
+                /** @description Reviewed */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            review: components["schemas"]["Review"];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/balance": {
         parameters: {
             query?: never;
@@ -2758,83 +3413,19 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/agents/me/webhook/deliveries": {
+    "/api/reviews/{id}/feedback.json": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The caller's webhook delivery log, newest first */
+        /**
+         * The ERC-8004 feedback file of a review given on chain
+         * @description Served byte for byte as its keccak256 went on chain (the feedback's feedbackHash).
+         */
         get: {
             parameters: {
-                query?: {
-                    status?: "pending" | "delivered" | "failed";
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of deliveries */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveries: components["schemas"]["WebhookDelivery"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing or invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/me/webhook/deliveries/{id}/redeliver": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a failed delivery again
-         * @description A failed delivery gets a fresh set of attempts, starting now. Pending or delivered ones are left as they are.
-         */
-        post: {
-            parameters: {
                 query?: never;
                 header?: never;
                 path: {
@@ -2844,239 +3435,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The delivery */
+                /** @description The feedback file */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            delivery: components["schemas"]["WebhookDelivery"];
-                        };
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing or invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed for this API key */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/me/webhook/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replace the webhook signing secret
-         * @description Answers the new secret, shown only this once; deliveries from now on are signed with it (the old one stops at once).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The new secret */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            webhook_secret: string;
-                        };
-                    };
-                };
-                /** @description Missing or invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/transactions/{id}/review": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Review the other party of a RELEASED transaction (once per party) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ReviewRequest"];
-                };
-            };
-            responses: {
-                /** @description Reviewed */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            review: components["schemas"]["Review"];
-                        };
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing or invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed for this API key */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/{id}/reviews": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Reviews an agent received, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of reviews */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ReviewPage"];
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Erc8004FeedbackFile"];
                     };
                 };
                 /** @description Not found */
@@ -3302,359 +3667,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/agents/{id}/reputation": {
+    "/api/health": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** An agent's reputation, from indexed escrows only */
+        /** Database, chain head and indexer lag */
         get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The figures and tier */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Reputation"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/{id}/reputation/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Recompute the reputation from the escrow's chain logs and compare it with the indexed one
-         * @description Reads every log of the escrow contract from its deployment up to the block the indexer has reached, so both figures describe the same block.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Both figures and the fields that differ */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ReputationVerification"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unavailable, or the indexer is behind: retry shortly */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/{id}/registration.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The agent's ERC-8004 registration file (its identity's agentURI) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The registration file */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Erc8004RegistrationFile"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/{id}/erc8004": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The agent's ERC-8004 identity and the feedback it received, as indexed */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The identity */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Erc8004Identity"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/agents/me/erc8004/register": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Register the caller in the ERC-8004 identity registry
-         * @description The identity belongs to the agent's wallet, with this API's registration file as its agentURI. A hosted agent's custodial wallet registers itself (the service pays its gas). An external agent gets the call to send (202), then calls again with `tx_hash`; a receipt that did not register this agent's file for its wallet is 400 (`tx_not_found`, `tx_reverted`, `not_a_registration`, `wrong_owner`, `wrong_agent_uri`). An agent that has an identity gets it back (200) and nothing is sent. 503 `indexer_behind`: registered and recorded, not indexed yet.
-         */
-        post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["Erc8004RegisterRequest"];
-                };
-            };
+            requestBody?: never;
             responses: {
-                /** @description Already registered: nothing sent */
+                /** @description Every part answers */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Erc8004Registered"];
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description Registered now */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Erc8004Registered"];
-                    };
-                };
-                /** @description External agent: send this call from the agent's wallet, then call again with tx_hash */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Erc8004RegistrationCall"];
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing or invalid API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The chain refused the transaction */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unavailable, or the indexer is behind: retry shortly */
+                /** @description A part is down */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/reviews/{id}/feedback.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The ERC-8004 feedback file of a review given on chain
-         * @description Served byte for byte as its keccak256 went on chain (the feedback's feedbackHash).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The feedback file */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Erc8004FeedbackFile"];
-                    };
-                };
-                /** @description Not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
             };
@@ -3727,51 +3772,6 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["PlatformInfo"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Database, chain head and indexer lag */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every part answers */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                /** @description A part is down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
                     };
                 };
             };
@@ -3991,6 +3991,212 @@ export interface components {
              * @example 1.50
              */
             usdc_formatted: string;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            notification_id: string;
+            kind: string;
+            url: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** @description While pending */
+            next_attempt_at: string | null;
+            created_at: string;
+            delivered_at: string | null;
+        };
+        Erc8004RegistrationFile: {
+            /** @enum {string} */
+            type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
+            name: string;
+            /** @description The agent's bio */
+            description: string;
+            /** @description The agent's metadata.image, when it is a URL */
+            image?: string;
+            /** @description The agent's public profile on this API, and the marketplace's MCP endpoint */
+            services: {
+                name: string;
+                endpoint: string;
+                version?: string;
+            }[];
+            x402Support: boolean;
+            /** @description False while the agent is paused */
+            active: boolean;
+            /** @description Empty until the agent is registered */
+            registrations: {
+                agentId: number | string;
+                /** @example eip155:8453:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432 */
+                agentRegistry: string;
+            }[];
+            supportedTrust: string[];
+        };
+        Erc8004Identity: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            registered: boolean;
+            /** @description The token id in the identity registry */
+            erc8004_agent_id: string | null;
+            /** @description The identity registry */
+            registry: string;
+            registration_uri: string;
+            /** @description The token's owner, as indexed */
+            owner: string | null;
+            /** @description The registry's verified agentWallet, as indexed */
+            agent_wallet: string | null;
+            /** @description The register transaction */
+            tx_hash: string | null;
+            /** @description Indexed "starred" feedback (0-100) that is not revoked; average with two decimals */
+            feedback: {
+                count: number;
+                average: string | null;
+            };
+        };
+        Erc8004Registered: {
+            /** @description The token id in the identity registry, decimal */
+            agent_id: string;
+            registry: string;
+            registration_uri: string;
+            /** @description The register transaction */
+            tx_hash: string | null;
+        };
+        Erc8004RegistrationCall: {
+            /** @enum {string} */
+            status: "action_required";
+            message: string;
+            chain_id: number;
+            registry: string;
+            registration_uri: string;
+            call: {
+                to: string;
+                data: string;
+                function: string;
+                args: {
+                    agentURI: string;
+                };
+            };
+        };
+        Erc8004RegisterRequest: {
+            /**
+             * @description External agents' second call: the register they sent
+             * @example 0xabababababababababababababababababababababababababababababababab
+             */
+            tx_hash?: string;
+        };
+        Reputation: {
+            completed_transactions: number;
+            refunded: number;
+            disputed: number;
+            total_volume_wei: string;
+            /** @description completed / (completed + refunded), 0 to 1 */
+            success_rate: number;
+            /** @enum {string} */
+            reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            wallet_address: string;
+        };
+        ReputationVerification: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            wallet_address: string;
+            /** @description Both figures are as of this block */
+            block_number: string;
+            matches: boolean;
+            /** @description Fields whose values differ */
+            mismatches: string[];
+            indexed: {
+                completed_transactions: number;
+                refunded: number;
+                disputed: number;
+                total_volume_wei: string;
+                /** @description completed / (completed + refunded), 0 to 1 */
+                success_rate: number;
+                /** @enum {string} */
+                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+            };
+            chain: {
+                completed_transactions: number;
+                refunded: number;
+                disputed: number;
+                total_volume_wei: string;
+                /** @description completed / (completed + refunded), 0 to 1 */
+                success_rate: number;
+                /** @enum {string} */
+                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+            };
+        };
+        ReviewPage: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            /** @description Over every review received, two decimals */
+            avg_rating: string;
+            review_count: number;
+            reviews: components["schemas"]["Review"][];
+            next_cursor: string | null;
+        };
+        Review: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            transaction_id: string;
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            listing_id: string | null;
+            reviewer: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                name: string;
+            };
+            reviewee: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                name: string;
+            };
+            rating: number;
+            comment: string | null;
+            created_at: string;
+            /** @description The review as ERC-8004 feedback to the reviewed agent's identity (hosted reviewers, once the reviewed agent is registered); its file is GET /api/reviews/{id}/feedback.json */
+            erc8004_feedback: {
+                tx_hash: string;
+                /** @description Null until mined */
+                feedback_index: number | null;
+            } | null;
         };
         ListingPage: {
             listings: components["schemas"]["BrowseListing"][];
@@ -4547,6 +4753,16 @@ export interface components {
             seller_bps: number;
             note?: string;
         };
+        ReviewRequest: {
+            rating: number;
+            comment?: string;
+            /**
+             * Format: uuid
+             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id?: string;
+        };
         WalletBalance: {
             /**
              * Format: uuid
@@ -4693,242 +4909,6 @@ export interface components {
             /** @enum {boolean} */
             all: true;
         };
-        WebhookDelivery: {
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            notification_id: string;
-            kind: string;
-            url: string;
-            /** @enum {string} */
-            status: "pending" | "delivered" | "failed";
-            attempts: number;
-            last_status_code: number | null;
-            last_error: string | null;
-            /** @description While pending */
-            next_attempt_at: string | null;
-            created_at: string;
-            delivered_at: string | null;
-        };
-        Review: {
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            transaction_id: string;
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            listing_id: string | null;
-            reviewer: {
-                /**
-                 * Format: uuid
-                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-                 */
-                id: string;
-                name: string;
-            };
-            reviewee: {
-                /**
-                 * Format: uuid
-                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-                 */
-                id: string;
-                name: string;
-            };
-            rating: number;
-            comment: string | null;
-            created_at: string;
-            /** @description The review as ERC-8004 feedback to the reviewed agent's identity (hosted reviewers, once the reviewed agent is registered); its file is GET /api/reviews/{id}/feedback.json */
-            erc8004_feedback: {
-                tx_hash: string;
-                /** @description Null until mined */
-                feedback_index: number | null;
-            } | null;
-        };
-        ReviewRequest: {
-            rating: number;
-            comment?: string;
-            /**
-             * Format: uuid
-             * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            agent_id?: string;
-        };
-        ReviewPage: {
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            agent_id: string;
-            /** @description Over every review received, two decimals */
-            avg_rating: string;
-            review_count: number;
-            reviews: components["schemas"]["Review"][];
-            next_cursor: string | null;
-        };
-        UserSession: {
-            /** @description sess_ and 64 hex: send as Authorization: Bearer */
-            session_token: string;
-            address: string;
-            expires_at: string;
-            /** @description The agents this address owns */
-            agents: {
-                /**
-                 * Format: uuid
-                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-                 */
-                id: string;
-                name: string;
-            }[];
-        };
-        SiweLogin: {
-            /** @description The EIP-4361 message */
-            message: string;
-            signature: string;
-        };
-        Reputation: {
-            completed_transactions: number;
-            refunded: number;
-            disputed: number;
-            total_volume_wei: string;
-            /** @description completed / (completed + refunded), 0 to 1 */
-            success_rate: number;
-            /** @enum {string} */
-            reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            agent_id: string;
-            wallet_address: string;
-        };
-        ReputationVerification: {
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            agent_id: string;
-            wallet_address: string;
-            /** @description Both figures are as of this block */
-            block_number: string;
-            matches: boolean;
-            /** @description Fields whose values differ */
-            mismatches: string[];
-            indexed: {
-                completed_transactions: number;
-                refunded: number;
-                disputed: number;
-                total_volume_wei: string;
-                /** @description completed / (completed + refunded), 0 to 1 */
-                success_rate: number;
-                /** @enum {string} */
-                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
-            };
-            chain: {
-                completed_transactions: number;
-                refunded: number;
-                disputed: number;
-                total_volume_wei: string;
-                /** @description completed / (completed + refunded), 0 to 1 */
-                success_rate: number;
-                /** @enum {string} */
-                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
-            };
-        };
-        Erc8004RegistrationFile: {
-            /** @enum {string} */
-            type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
-            name: string;
-            /** @description The agent's bio */
-            description: string;
-            /** @description The agent's metadata.image, when it is a URL */
-            image?: string;
-            /** @description The agent's public profile on this API, and the marketplace's MCP endpoint */
-            services: {
-                name: string;
-                endpoint: string;
-                version?: string;
-            }[];
-            x402Support: boolean;
-            /** @description False while the agent is paused */
-            active: boolean;
-            /** @description Empty until the agent is registered */
-            registrations: {
-                agentId: number | string;
-                /** @example eip155:8453:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432 */
-                agentRegistry: string;
-            }[];
-            supportedTrust: string[];
-        };
-        Erc8004Identity: {
-            /**
-             * Format: uuid
-             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
-             */
-            agent_id: string;
-            registered: boolean;
-            /** @description The token id in the identity registry */
-            erc8004_agent_id: string | null;
-            /** @description The identity registry */
-            registry: string;
-            registration_uri: string;
-            /** @description The token's owner, as indexed */
-            owner: string | null;
-            /** @description The registry's verified agentWallet, as indexed */
-            agent_wallet: string | null;
-            /** @description The register transaction */
-            tx_hash: string | null;
-            /** @description Indexed "starred" feedback (0-100) that is not revoked; average with two decimals */
-            feedback: {
-                count: number;
-                average: string | null;
-            };
-        };
-        Erc8004Registered: {
-            /** @description The token id in the identity registry, decimal */
-            agent_id: string;
-            registry: string;
-            registration_uri: string;
-            /** @description The register transaction */
-            tx_hash: string | null;
-        };
-        Erc8004RegistrationCall: {
-            /** @enum {string} */
-            status: "action_required";
-            message: string;
-            chain_id: number;
-            registry: string;
-            registration_uri: string;
-            call: {
-                to: string;
-                data: string;
-                function: string;
-                args: {
-                    agentURI: string;
-                };
-            };
-        };
-        Erc8004RegisterRequest: {
-            /**
-             * @description External agents' second call: the register they sent
-             * @example 0xabababababababababababababababababababababababababababababababab
-             */
-            tx_hash?: string;
-        };
         Erc8004FeedbackFile: {
             agentRegistry: string;
             agentId: number | string;
@@ -4966,6 +4946,43 @@ export interface components {
                 comment: string | null;
                 escrowContract: string;
                 escrowId: string;
+            };
+        };
+        UserSession: {
+            /** @description sess_ and 64 hex: send as Authorization: Bearer */
+            session_token: string;
+            address: string;
+            expires_at: string;
+            /** @description The agents this address owns */
+            agents: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                name: string;
+            }[];
+        };
+        SiweLogin: {
+            /** @description The EIP-4361 message */
+            message: string;
+            signature: string;
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "degraded" | "down";
+            database: {
+                ok: boolean;
+            };
+            chain: {
+                ok: boolean;
+                chain_id: number;
+                head_block: string | null;
+            };
+            indexer: {
+                ok: boolean;
+                indexed_block: string | null;
+                lag_blocks: string | null;
             };
         };
         PlatformStats: {
@@ -5018,23 +5035,6 @@ export interface components {
                 notifications: string;
                 identity: string;
                 skill: string;
-            };
-        };
-        Health: {
-            /** @enum {string} */
-            status: "ok" | "degraded" | "down";
-            database: {
-                ok: boolean;
-            };
-            chain: {
-                ok: boolean;
-                chain_id: number;
-                head_block: string | null;
-            };
-            indexer: {
-                ok: boolean;
-                indexed_block: string | null;
-                lag_blocks: string | null;
             };
         };
     };

@@ -95,6 +95,13 @@ export interface EscrowActions {
    * on our escrow contract; answers its receipt. Throws {@link ProofRejectedError} otherwise.
    */
   verifyFunding(txHash: Hex, terms: FundingTerms): Promise<TransactionReceipt>;
+  /**
+   * {@link verifyFunding} of a receipt the caller already fetched (one read): answers it, or throws
+   * {@link ProofRejectedError}; `txHash` as handed in names it in the messages.
+   */
+  verifyFundingReceipt(receipt: TransactionReceipt, terms: FundingTerms, txHash?: Hex): TransactionReceipt;
+  /** The escrow ids our escrow contract's Funded events in `receipt` name, in log order. */
+  fundedEscrowIds(receipt: TransactionReceipt): Hex[];
   /** The call a party sends itself to make `move`. */
   moveCall(escrowId: Hex, terms: EscrowTerms, move: EscrowMove): ContractCall;
   /** The EIP-712 typed data a party signs to make `move` gasless. */
@@ -197,6 +204,34 @@ export function createEscrowActions(options: {
     return Math.max(Number(block.timestamp), Math.floor(Date.now() / 1000));
   }
 
+  /** Checks a fetched receipt against `terms`; `txHash` as the caller handed it in, for the messages. */
+  function verifyFundingReceipt(
+    receipt: TransactionReceipt,
+    terms: FundingTerms,
+    txHash = receipt.transactionHash,
+  ): TransactionReceipt {
+    if (receipt.status !== "success") throw new ProofRejectedError(`Transaction ${txHash} reverted`);
+    const funded = parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs }).filter(
+      (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === terms.escrowId.toLowerCase(),
+    );
+    const event = funded[0];
+    if (!event) throw new ProofRejectedError(`Transaction ${txHash} did not fund escrow ${terms.escrowId}`);
+    const got = event.args;
+    const mismatches = [
+      getAddress(got.buyer) !== getAddress(terms.buyer) && "buyer",
+      getAddress(got.seller) !== getAddress(terms.seller) && "seller",
+      got.amount !== terms.amount && "amount",
+      Number(got.deadline) !== terms.deadline && "deadline",
+      Number(got.disputeWindow) !== terms.disputeWindow && "dispute window",
+    ].filter(Boolean);
+    if (mismatches.length > 0) {
+      throw new ProofRejectedError(
+        `Transaction ${txHash} funded escrow ${terms.escrowId} with another ${mismatches.join(", ")} than this transaction's`,
+      );
+    }
+    return receipt;
+  }
+
   return {
     chainId,
     escrow,
@@ -269,26 +304,15 @@ export function createEscrowActions(options: {
     async verifyFunding(txHash, terms) {
       const receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
       if (!receipt) throw new ProofRejectedError(`No transaction ${txHash} has been mined on chain ${chainId}`);
-      if (receipt.status !== "success") throw new ProofRejectedError(`Transaction ${txHash} reverted`);
-      const funded = parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs }).filter(
-        (log) => getAddress(log.address) === escrow && log.args.escrowId.toLowerCase() === terms.escrowId.toLowerCase(),
-      );
-      const event = funded[0];
-      if (!event) throw new ProofRejectedError(`Transaction ${txHash} did not fund escrow ${terms.escrowId}`);
-      const got = event.args;
-      const mismatches = [
-        getAddress(got.buyer) !== getAddress(terms.buyer) && "buyer",
-        getAddress(got.seller) !== getAddress(terms.seller) && "seller",
-        got.amount !== terms.amount && "amount",
-        Number(got.deadline) !== terms.deadline && "deadline",
-        Number(got.disputeWindow) !== terms.disputeWindow && "dispute window",
-      ].filter(Boolean);
-      if (mismatches.length > 0) {
-        throw new ProofRejectedError(
-          `Transaction ${txHash} funded escrow ${terms.escrowId} with another ${mismatches.join(", ")} than this transaction's`,
-        );
-      }
-      return receipt;
+      return verifyFundingReceipt(receipt, terms, txHash);
+    },
+
+    verifyFundingReceipt,
+
+    fundedEscrowIds(receipt) {
+      return parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs })
+        .filter((log) => getAddress(log.address) === escrow)
+        .map((log) => log.args.escrowId);
     },
 
     moveCall(escrowId, terms, move) {

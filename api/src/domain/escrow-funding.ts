@@ -1,6 +1,6 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
-import { getAddress, type Hex, parseSignature } from "viem";
+import { getAddress, type Hex, parseSignature, type TransactionReceipt } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { type FundingAuthorization, type FundingTerms, jsonTypedData } from "../chain/escrow-actions.ts";
 import type { Database } from "../db/client.ts";
@@ -130,9 +130,20 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       };
     },
 
-    /** An external buyer's proof: verified against the receipt and the Funded event, accepted once. */
-    async completeWithTxHash(row: TransactionRow, terms: FundingTerms, txHash: Hex, agentId: string): Promise<void> {
-      const receipt = await escrow.verifyFunding(txHash, terms);
+    /**
+     * An external buyer's proof: verified against the receipt and the Funded event, accepted once.
+     * `fetched`: the receipt of `txHash` when the caller already read it (it is not read again).
+     */
+    async completeWithTxHash(
+      row: TransactionRow,
+      terms: FundingTerms,
+      txHash: Hex,
+      agentId: string,
+      fetched?: TransactionReceipt,
+    ): Promise<void> {
+      const receipt = fetched
+        ? escrow.verifyFundingReceipt(fetched, terms, txHash)
+        : await escrow.verifyFunding(txHash, terms);
       await acceptTxHashOnce(db, {
         txHash,
         chainId: chain.chainId,

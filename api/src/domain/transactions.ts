@@ -4,9 +4,12 @@ import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, sql } f
 import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
-import { timestampPosition } from "../db/cursor.ts";
+import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, transactions } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
 import type { TransactionView } from "../schemas/transaction.ts";
+import { forbidden, notFound } from "./errors.ts";
+import { isUuid } from "./ids.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
 
 /*
@@ -30,8 +33,8 @@ export interface TransactionQuery {
   state?: TransactionState;
   id?: string;
   limit: number;
-  /** Keyset position of the last row of the previous page (created_at with microseconds, id). */
-  after?: { at: string; id: string };
+  /** The `next_cursor` of the previous page; 400 for one we did not make. */
+  cursor?: string;
 }
 
 /**
@@ -86,10 +89,6 @@ function stateCondition(escrow: EscrowColumns, state: TransactionState): SQL {
   }
 }
 
-/**
- * Transactions newest first (created_at, then id, both descending), with their escrow and the
- * parties' names; at most `limit` rows.
- */
 /** The select of transactions with their escrow and both parties' names, before any filter. */
 function selectTransactions(db: Database, chainId: number) {
   const escrow = escrowOfRow(db, chainId);
@@ -108,6 +107,10 @@ function selectTransactions(db: Database, chainId: number) {
   return { escrow, query };
 }
 
+/**
+ * Transactions newest first (created_at, then id, both descending), with their escrow and the
+ * parties' names; at most `limit` rows.
+ */
 export function queryTransactions(db: Database, chainId: number, query: TransactionQuery) {
   const { escrow, query: select } = selectTransactions(db, chainId);
   const conditions: SQL[] = [];
@@ -118,11 +121,8 @@ export function queryTransactions(db: Database, chainId: number, query: Transact
     );
   }
   if (query.state) conditions.push(stateCondition(escrow, query.state));
-  if (query.after) {
-    conditions.push(
-      sql`(${transactions.createdAt}, ${transactions.id}) < (${query.after.at}::timestamptz, ${query.after.id}::uuid)`,
-    );
-  }
+  const older = olderThanCursor(transactions.createdAt, transactions.id, query.cursor);
+  if (older) conditions.push(older);
   return select
     .where(and(...conditions))
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
@@ -206,5 +206,63 @@ export function toTransaction(row: TransactionRow, location: EscrowLocation): Tr
         escrow.assignedTxHash ??
         escrow.fundedTxHash)
       : null,
+  };
+}
+
+/** One transaction with its escrow; 404 for an unknown id (or one that cannot name a transaction). */
+export async function findTransaction(db: Database, chainId: number, id: string): Promise<TransactionRow> {
+  if (!isUuid(id)) throw notFound("Transaction");
+  const [row] = await queryTransactions(db, chainId, { id, limit: 1 });
+  if (!row) throw notFound("Transaction");
+  return row;
+}
+
+/** One transaction for one of its parties: 404 unknown, 403 for anyone else. */
+export async function findTransactionOfParty(
+  db: Database,
+  chainId: number,
+  id: string,
+  agentId: string,
+): Promise<TransactionRow> {
+  const row = await findTransaction(db, chainId, id);
+  const { buyerAgentId, sellerAgentId } = row.transaction;
+  if (agentId !== buyerAgentId && agentId !== sellerAgentId) throw forbidden("Only the parties see this");
+  return row;
+}
+
+export interface ListTransactionsInput {
+  /** Buyer or seller. */
+  agentId?: string;
+  state?: TransactionState;
+  limit: number;
+  /** The previous page's `next_cursor`. */
+  cursor?: string;
+}
+
+export interface TransactionPage {
+  transactions: TransactionView[];
+  next_cursor: string | null;
+}
+
+/** The public reads of transactions: a page of them, newest first, and one by id. */
+export function transactionReads(deps: Pick<Deps, "db" | "chain">) {
+  const { db, chain } = deps;
+  const location: EscrowLocation = {
+    chainId: chain.chainId,
+    contractAddress: chain.deployment.contracts.AgentEscrow.address,
+  };
+  return {
+    async list(input: ListTransactionsInput): Promise<TransactionPage> {
+      const rows = await queryTransactions(db, chain.chainId, { ...input, limit: input.limit + 1 });
+      const { page, nextCursor } = keysetPage(rows, input.limit, (row) => ({
+        at: row.position,
+        id: row.transaction.id,
+      }));
+      return { transactions: page.map((row) => toTransaction(row, location)), next_cursor: nextCursor };
+    },
+
+    async get(id: string): Promise<TransactionView> {
+      return toTransaction(await findTransaction(db, chain.chainId, id), location);
+    },
   };
 }

@@ -1,4 +1,22 @@
 import type { Deps } from "../deps.ts";
+import { reputationUseCases } from "./agent-reputation.ts";
+import { agentUseCases } from "./agents.ts";
+import { disputes } from "./disputes.ts";
+import { erc8004UseCases } from "./erc8004.ts";
+import { escrowMoves } from "./escrow-moves.ts";
+import { feedUseCases } from "./feed.ts";
+import { listingUseCases } from "./listings.ts";
+import { messageUseCases } from "./messages.ts";
+import { notificationUseCases } from "./notifications.ts";
+import { platformUseCases } from "./platform.ts";
+import { purchaseUseCases } from "./purchases.ts";
+import { reviewUseCases } from "./reviews.ts";
+import { sessionUseCases } from "./sessions.ts";
+import { transactionFunding } from "./transaction-funding.ts";
+import { transactionRecords } from "./transaction-records.ts";
+import { transactionReads } from "./transactions.ts";
+import { walletUseCases } from "./wallet.ts";
+import { webhookUseCases } from "./webhooks.ts";
 
 /**
  * Every business flow of the API, by area, built once per app from its dependencies. Routes and
@@ -6,8 +24,24 @@ import type { Deps } from "../deps.ts";
  */
 export function createUseCases(deps: Deps) {
   return {
-    // one entry per area: `purchases: purchases(deps),`
-    ...({} as Record<never, never>),
+    transactions: transactionReads(deps),
+    transactionFunding: transactionFunding(deps),
+    escrowMoves: escrowMoves(deps),
+    transactionRecords: transactionRecords(deps),
+    disputes: disputes(deps),
+    wallet: walletUseCases(deps),
+    messages: messageUseCases(deps),
+    feed: feedUseCases(deps),
+    notifications: notificationUseCases(deps),
+    sessions: sessionUseCases(deps),
+    platform: platformUseCases(deps),
+    listings: listingUseCases(deps),
+    purchases: purchaseUseCases(deps),
+    agents: agentUseCases(deps),
+    erc8004: erc8004UseCases(deps),
+    reputation: reputationUseCases(deps),
+    reviews: reviewUseCases(deps),
+    webhooks: webhookUseCases(deps),
   };
 }
 

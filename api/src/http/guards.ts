@@ -1,4 +1,5 @@
 import { requireAgent } from "../auth/require-agent.ts";
+import { requireArbiter } from "../auth/require-arbiter.ts";
 import { requireAgentOrOwner } from "../auth/user-sessions.ts";
 import type { Deps } from "../deps.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
@@ -18,6 +19,8 @@ export function createGuards(deps: Pick<Deps, "db" | "config" | "rateLimitStore"
     agent: requireAgent(db),
     /** An agent's API key, or an owner's session acting for one of its agents. */
     agentOrOwner: requireAgentOrOwner(db),
+    /** The arbiter's key, or 401: the only credential a ruling takes. */
+    arbiter: requireArbiter(config),
     /** `Idempotency-Key`: a retried write answers what the first one did. */
     idempotent: idempotency(db),
     /** Registrations per client IP and hour. */
@@ -26,6 +29,13 @@ export function createGuards(deps: Pick<Deps, "db" | "config" | "rateLimitStore"
       limit: config.registrationsPerHour,
       windowMs: HOUR_MS,
       keyOf: (c) => clientIp(c, config.trustProxy),
+    }),
+    /** Direct messages and feed posts per agent and minute (after `agent`): 429 beyond. */
+    messageLimit: rateLimit(deps.rateLimitStore, {
+      name: "messages",
+      limit: config.messagesPerMinute,
+      windowMs: 60_000,
+      keyOf: (c) => c.get("agent").id,
     }),
   };
 }

@@ -13,7 +13,8 @@ type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>
 
 export function mcpRoutes(dispatch: Dispatch) {
   const app = new Hono<AppEnv>();
-  app.all("/mcp", async (c) => {
+  // Mounted at /mcp: "/" is /mcp itself.
+  app.all("/", async function serveMcp(c) {
     // Loaded on first use: the MCP SDK is large, and most processes (and tests) never serve /mcp.
     const [{ createMarketplaceClient }, { createMarketplaceMcpServer }, { WebStandardStreamableHTTPServerTransport }] =
       await Promise.all([

@@ -1,0 +1,229 @@
+import { randomBytes } from "node:crypto";
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
+import { custodialAccount } from "../chain/custodial-wallet.ts";
+import { type ContractCall, type EscrowMove, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
+import type { Database } from "../db/client.ts";
+import { type agents, deliverables } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
+import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
+import { deliverableHash } from "./deliverables.ts";
+import { badRequest, conflict, EscrowRefusedError, forbidden, TransactionRevertedError } from "./errors.ts";
+import { termsOfEscrow } from "./escrow-terms.ts";
+import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
+import { createSettlement } from "./settlement.ts";
+import type { TransactionState } from "./transaction-state.ts";
+import { findTransaction, stateOfRow, type TransactionRow } from "./transactions.ts";
+
+/*
+ * The parties' moves on a funded escrow: deliver (seller), release (buyer), refund (buyer before
+ * delivery, or the seller) and dispute (either). A hosted party's custodial key signs the move
+ * (EIP-712) and the relayer submits it; an external party gets the exact call (and the typed data
+ * of the gasless form) and completes with the `tx_hash` it sent, or its signature for the relayer.
+ * Every completed move is answered once the indexer has its block, so the next read shows it.
+ */
+
+type Agent = typeof agents.$inferSelect;
+type Party = "buyer" | "seller";
+export type MoveName = "deliver" | "release" | "refund" | "dispute";
+
+interface MoveRule<Input> {
+  /** Who may make it, and from which states. */
+  allowed: { party: Party; states: TransactionState[] }[];
+  /** What it commits to on chain. */
+  move(input: Input): EscrowMove;
+}
+
+/** Who may make which move from which state, and what each commits to on chain. */
+export const RULES: {
+  deliver: MoveRule<{ deliverable: string; deliverableUrl?: string }>;
+  release: MoveRule<unknown>;
+  refund: MoveRule<unknown>;
+  dispute: MoveRule<{ reason: string }>;
+} = {
+  deliver: {
+    allowed: [{ party: "seller", states: ["FUNDED"] }],
+    move: (input) => ({ action: "deliver", deliverableHash: deliverableHash(input.deliverable, input.deliverableUrl) }),
+  },
+  release: {
+    allowed: [{ party: "buyer", states: ["DELIVERED", "DISPUTED"] }],
+    move: () => ({ action: "release" }),
+  },
+  refund: {
+    allowed: [
+      { party: "buyer", states: ["FUNDED"] },
+      { party: "seller", states: ["FUNDED", "DELIVERED", "DISPUTED"] },
+    ],
+    move: () => ({ action: "refund" }),
+  },
+  dispute: {
+    allowed: [
+      { party: "buyer", states: ["FUNDED", "DELIVERED"] },
+      { party: "seller", states: ["FUNDED", "DELIVERED"] },
+    ],
+    move: (input) => ({ action: "dispute", reasonHash: keccak256(toBytes(input.reason)) }),
+  },
+};
+
+/** How the caller proves or authorises a move it makes itself (external parties only). */
+export interface MoveProof {
+  /** The transaction that made the move on chain. */
+  txHash?: Hex;
+  /** Gasless: its EIP-712 signature of the move's typed data, for the relayer to submit. */
+  signed?: { signature: Hex; nonce: string; sigDeadline: string };
+}
+
+export interface MoveInput extends MoveProof {
+  caller: Agent;
+  transactionId: string;
+}
+
+/** What an external party sends (or signs) to make the move itself, and how it completes. */
+export interface MoveInstructions {
+  chain_id: number;
+  contract_address: string;
+  calls: ContractCall[];
+  typed_data: unknown;
+  complete_with: string;
+}
+
+/** Done on chain and indexed (`row` read after it), or the instructions for an external party. */
+export type MoveResult =
+  | { done: true; row: TransactionRow; state: TransactionState; txHash: string }
+  | { done: false; state: TransactionState; instructions: MoveInstructions };
+
+/** Stores what a move commits to off chain, once it is accepted (not on a refusal). */
+type Keep = (tx: Pick<Database, "insert">) => Promise<void>;
+
+export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
+  const { db, config, chain, escrow } = deps;
+  const settle = createSettlement(deps);
+
+  /**
+   * The transaction, its escrow terms and the caller's part in it; 403/404/409 as the rules say.
+   * `proven`: the caller hands in the tx_hash of the move, which the indexer may already show as
+   * made; its event is verified instead of the state.
+   */
+  async function load(id: string, callerId: string, action: MoveName, proven: boolean) {
+    const row = await findTransaction(db, chain.chainId, id);
+    const { transaction } = row;
+    const party: Party | undefined =
+      transaction.buyerAgentId === callerId ? "buyer" : transaction.sellerAgentId === callerId ? "seller" : undefined;
+    const rule = RULES[action];
+    if (!party || !rule.allowed.some((allowed) => allowed.party === party)) {
+      throw forbidden(`Only the ${rule.allowed.map((allowed) => allowed.party).join(" or ")} may ${action}`);
+    }
+    const state = stateOfRow(row);
+    const states = rule.allowed.find((allowed) => allowed.party === party)?.states ?? [];
+    if (!row.escrow || (!proven && !states.includes(state))) {
+      throw conflict(`Cannot ${action} a ${state} transaction`, { state, transaction_id: id });
+    }
+    return { row, terms: termsOfEscrow(row.escrow), escrowId: escrowIdToBytes32(id) };
+  }
+
+  async function done(id: string, txHash: string): Promise<MoveResult> {
+    const row = await findTransaction(db, chain.chainId, id);
+    return { done: true, row, state: stateOfRow(row), txHash };
+  }
+
+  /**
+   * Makes `action` for the caller: hosted → signed and relayed; external → instructions, its
+   * signature relayed, or the proof `tx_hash` verified (each accepted once).
+   */
+  async function makeMove(input: MoveInput, action: MoveName, move: EscrowMove, keep?: Keep): Promise<MoveResult> {
+    const { caller, transactionId: id } = input;
+    if (input.txHash && input.signed) throw badRequest("Send tx_hash or signed, not both");
+    const { row, terms, escrowId } = await load(id, caller.id, action, input.txHash !== undefined);
+
+    if (input.txHash) {
+      const receipt = await escrow.verifyMove(input.txHash, escrowId, move);
+      await acceptTxHashOnce(db, {
+        txHash: input.txHash,
+        chainId: chain.chainId,
+        purpose: action,
+        transactionId: id,
+        agentId: caller.id,
+      });
+      await keep?.(db);
+      await awaitIndexed(deps.indexed, receipt.blockNumber, transactionWrite("Done", id));
+      return done(id, input.txHash);
+    }
+
+    let signed: SignedMove;
+    if (input.signed) {
+      if (caller.hosted) throw badRequest("Hosted agents' moves are signed by the service; send no signature");
+      try {
+        parseSignature(input.signed.signature);
+      } catch {
+        throw badRequest("signed.signature is not a valid ECDSA signature (r, s, v)");
+      }
+      signed = {
+        signer: getAddress(caller.walletAddress),
+        nonce: BigInt(input.signed.nonce),
+        sigDeadline: BigInt(input.signed.sigDeadline),
+        signature: input.signed.signature,
+      };
+    } else if (!caller.hosted) {
+      await keep?.(db);
+      const sigDeadline = BigInt((await escrow.now()) + 3600);
+      // Unordered nonces: a random one, so the signature is never refused as used.
+      const nonce = BigInt(`0x${randomBytes(31).toString("hex")}`);
+      return {
+        done: false,
+        state: stateOfRow(row),
+        instructions: {
+          chain_id: chain.chainId,
+          contract_address: escrow.escrow,
+          calls: [escrow.moveCall(escrowId, terms, move)],
+          typed_data: jsonTypedData(escrow.moveTypedData(escrowId, move, nonce, sigDeadline)),
+          complete_with: `POST /api/transactions/${id}/${action} again with the same body and { "tx_hash": "<your transaction>" }, or gasless with { "signed": { "signature", "nonce": "${nonce}", "sig_deadline": "${sigDeadline}" } }`,
+        },
+      };
+    } else {
+      signed = await escrow.signMove(custodialAccount(caller, config.masterKey), escrowId, move);
+    }
+
+    // The relayer submits the signed move (the service's or an external party's).
+    const sent = await settle(escrow.relayedMove(escrowId, terms, move, signed), {
+      transactionId: id,
+      record: keep && ((tx) => keep(tx)),
+      refused: (reason) =>
+        new EscrowRefusedError(`The escrow refused to ${action}: ${reason}`, {
+          state: stateOfRow(row),
+          transaction_id: id,
+        }),
+      reverted: (txHash) =>
+        new TransactionRevertedError(
+          `The ${action} transaction ${txHash} reverted`,
+          { transaction_id: id },
+          "move_reverted",
+        ),
+      indexed: transactionWrite("Done", id),
+    });
+    return done(id, sent.txHash);
+  }
+
+  return {
+    /** The seller delivers: the content (and link) are kept once the move is accepted. */
+    async deliver(
+      input: MoveInput & { deliverable: string; deliverableUrl?: string },
+    ): Promise<MoveResult & { deliverableHash: Hex }> {
+      const hash = deliverableHash(input.deliverable, input.deliverableUrl);
+      const result = await makeMove(input, "deliver", RULES.deliver.move(input), async (tx) => {
+        await tx
+          .insert(deliverables)
+          .values({ transactionId: input.transactionId, hash, content: input.deliverable, url: input.deliverableUrl })
+          .onConflictDoNothing();
+      });
+      return { ...result, deliverableHash: hash };
+    },
+    /** The buyer releases the payment to the seller. */
+    release: (input: MoveInput) => makeMove(input, "release", RULES.release.move(input)),
+    /** The buyer (before delivery) or the seller refunds the buyer. */
+    refund: (input: MoveInput) => makeMove(input, "refund", RULES.refund.move(input)),
+    /** Either party opens a dispute for the arbiter. */
+    dispute: (input: MoveInput & { reason: string }) => makeMove(input, "dispute", RULES.dispute.move(input)),
+  };
+}
+
+export type EscrowMoves = ReturnType<typeof escrowMoves>;

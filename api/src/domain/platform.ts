@@ -1,0 +1,120 @@
+import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
+import { indexedBlock } from "@agent-marketplace/indexer";
+import { sql } from "drizzle-orm";
+import type { Address } from "viem";
+import type { Database } from "../db/client.ts";
+import type { Deps } from "../deps.ts";
+import { formatUsdc } from "./money.ts";
+
+/*
+ * What the marketplace says about itself: whether its parts answer (health), marketplace-wide
+ * figures (stats), and the facts of this deployment (chain, contracts) its documents state.
+ */
+
+/** How far behind the chain head the indexer may be before health says "degraded". */
+const MAX_HEALTHY_LAG_BLOCKS = 10n;
+
+/** Marketplace-wide figures: agents and listings from the app's tables, money from indexed escrows. */
+export interface PlatformStats {
+  active_agents: number;
+  /** Value settled to sellers (payouts and fees) of released and ruled escrows, in USD (1 USDC = 1 USD). */
+  total_volume_usd: string;
+  /** Escrows funded on chain. */
+  total_transactions: number;
+  listings: { FIXED: number; BOUNTY: number };
+}
+
+export interface Health {
+  status: "ok" | "degraded" | "down";
+  database: { ok: boolean };
+  chain: { ok: boolean; chainId: number; headBlock?: bigint };
+  indexer: { ok: boolean; indexedBlock?: bigint; lagBlocks?: bigint };
+}
+
+/** The chain this deployment runs on and its contracts. */
+export interface ChainFacts {
+  chainId: number;
+  escrow: Address;
+  usdc: Address;
+  /** The local development chain (its USDC is MockUSDC: the faucet exists). */
+  localChain: boolean;
+}
+
+async function platformStats(db: Database, chainId: number): Promise<PlatformStats> {
+  const { rows } = await db.execute<{
+    active_agents: number;
+    fixed: number;
+    bounty: number;
+    escrows: number | null;
+    settled: string | null;
+  }>(sql`
+    SELECT
+      (SELECT count(*)::int FROM app.agents WHERE is_active) AS active_agents,
+      (SELECT count(*)::int FROM app.listings WHERE is_active AND listing_type = 'FIXED') AS fixed,
+      (SELECT count(*)::int FROM app.listings WHERE is_active AND listing_type = 'BOUNTY') AS bounty,
+      (SELECT escrows FROM chain.escrow_totals WHERE chain_id = ${chainId}) AS escrows,
+      (SELECT settled_volume::text FROM chain.escrow_totals WHERE chain_id = ${chainId}) AS settled`);
+  const row = rows[0];
+  return {
+    active_agents: row?.active_agents ?? 0,
+    total_volume_usd: formatUsdc(row?.settled ?? "0"),
+    total_transactions: row?.escrows ?? 0,
+    listings: { FIXED: row?.fixed ?? 0, BOUNTY: row?.bounty ?? 0 },
+  };
+}
+
+/**
+ * Whether the indexer process answers its own /health within a second. Without INDEXER_URL the
+ * process cannot be asked: only its checkpoint (and lag) speak for it.
+ */
+async function indexerAnswers(indexerUrl: string | undefined): Promise<boolean> {
+  if (!indexerUrl) return true;
+  const response = await fetch(new URL("/health", indexerUrl), { signal: AbortSignal.timeout(1_000) }).catch(
+    () => undefined,
+  );
+  return response?.ok === true;
+}
+
+export function platformUseCases(deps: Pick<Deps, "db" | "chain" | "config">) {
+  const { db, chain, config } = deps;
+  const facts: ChainFacts = {
+    chainId: chain.chainId,
+    escrow: chain.deployment.contracts.AgentEscrow.address,
+    usdc: chain.deployment.contracts.USDC.address,
+    localChain: chain.chainId === LOCAL_CHAIN_ID,
+  };
+
+  /**
+   * Database, chain head and indexer: "down" if one does not answer, "degraded" if the indexer
+   * lags more than MAX_HEALTHY_LAG_BLOCKS behind the head. Never throws.
+   */
+  async function health(): Promise<Health> {
+    const database = await db.execute(sql`SELECT 1`).then(
+      () => true,
+      () => false,
+    );
+    const head = await chain.publicClient.getBlockNumber().catch(() => undefined);
+    const [indexed, indexerAlive] = await Promise.all([
+      database ? indexedBlock((text) => db.$client.query(text), chain.chainId).catch(() => undefined) : undefined,
+      indexerAnswers(config.indexerUrl),
+    ]);
+    const lag = head !== undefined && indexed !== undefined ? (head > indexed ? head - indexed : 0n) : undefined;
+    const indexerOk = indexed !== undefined && indexerAlive;
+    const down = !database || head === undefined || !indexerOk;
+    const status = down ? "down" : lag !== undefined && lag > MAX_HEALTHY_LAG_BLOCKS ? "degraded" : "ok";
+    return {
+      status,
+      database: { ok: database },
+      chain: { ok: head !== undefined, chainId: chain.chainId, headBlock: head },
+      indexer: { ok: indexerOk, indexedBlock: indexed, lagBlocks: lag },
+    };
+  }
+
+  return {
+    health,
+    stats: () => platformStats(db, chain.chainId),
+    /** The figures and the deployment's facts the summary document (/api/info) states. */
+    info: async () => ({ stats: await platformStats(db, chain.chainId), chain: facts }),
+    chainFacts: (): ChainFacts => facts,
+  };
+}

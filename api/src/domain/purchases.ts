@@ -1,0 +1,276 @@
+import { bytes32ToEscrowId, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { and, eq, isNull } from "drizzle-orm";
+import { getAddress, type Hex, type TransactionReceipt } from "viem";
+import { agents, listings, transactions } from "../db/schema.ts";
+import type { Deps } from "../deps.ts";
+import { badRequest, conflict, EscrowRefusedError, forbidden, notFound, TransactionRevertedError } from "./errors.ts";
+import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
+import { termsOfEscrow } from "./escrow-terms.ts";
+import { isUuid } from "./ids.ts";
+import { transactionWrite } from "./read-your-writes.ts";
+import { createSettlement } from "./settlement.ts";
+import { queryTransactions } from "./transactions.ts";
+
+/*
+ * Purchases: a FIXED listing bought into a funded escrow, and a BOUNTY claimed. A hosted buyer's
+ * custodial key signs the EIP-3009 funding and the relayer submits it (FUNDED, once the indexer
+ * has the block). An external buyer gets the exact calls to send (or the typed data to sign) and
+ * proves its funding with a second call carrying the transaction hash.
+ */
+
+type Agent = typeof agents.$inferSelect;
+type TransactionRow = typeof transactions.$inferSelect;
+
+export interface BuyInput {
+  /** The agent the client named as buyer, if it did: must be `buyer`. */
+  buyerAgentId?: string;
+  /** Hours the seller has to deliver. */
+  deadlineHours: number;
+  /** An external buyer's second call: the transaction that funded the escrow. */
+  txHash?: Hex;
+}
+
+/** An escrow funded for the purchase (a hosted buyer's, or an external buyer's proven funding). */
+export interface FundedPurchase {
+  transaction_id: string;
+  escrow_id: string;
+  escrow_id_bytes32: string;
+  amount_wei: string;
+  currency: "USDC";
+  deadline: string;
+  tx_hash: string;
+  state: "FUNDED";
+  message: string;
+}
+
+/** An external buyer's purchase awaiting its funding, with what to send. */
+export interface PendingPurchase {
+  transaction_id: string;
+  escrow_id: string;
+  escrow_id_bytes32: string;
+  contract_address: string;
+  seller_address: string;
+  amount_wei: string;
+  currency: "USDC";
+  deadline: string;
+  deadline_hours: number;
+  instructions: ReturnType<EscrowFunding["instructions"]>;
+  state: "PENDING";
+}
+
+export interface ClaimedBounty {
+  success: true;
+  transaction_id: string;
+  message: string;
+  deadline: string;
+  tx_hash: string;
+  state: "FUNDED";
+}
+
+function fundedAnswer(row: TransactionRow, txHash: string): FundedPurchase {
+  return {
+    transaction_id: row.id,
+    escrow_id: row.id,
+    escrow_id_bytes32: escrowIdToBytes32(row.id),
+    amount_wei: row.amountWei,
+    currency: "USDC" as const,
+    deadline: row.deadline.toISOString(),
+    tx_hash: txHash,
+    state: "FUNDED" as const,
+    message: "Escrow funded. The seller has until the deadline to deliver.",
+  };
+}
+
+export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
+  const { db, chain, escrow } = deps;
+  const settle = createSettlement(deps);
+  const funding = escrowFunding(deps);
+
+  /**
+   * Buys the FIXED listing `listingId` for `buyer`: a hosted buyer's escrow is funded now; an
+   * external buyer's first call answers PENDING with the instructions, its second call (with
+   * `txHash`) proves the funding ({@link proveFunding}).
+   */
+  async function buy(buyer: Agent, listingId: string, input: BuyInput): Promise<FundedPurchase | PendingPurchase> {
+    if (input.buyerAgentId && input.buyerAgentId !== buyer.id) {
+      throw forbidden("buyer_agent_id must be the agent of this API key");
+    }
+    if (!isUuid(listingId)) throw notFound("Listing");
+    const [found] = await db
+      .select({ listing: listings, seller: agents })
+      .from(listings)
+      .innerJoin(agents, eq(agents.id, listings.agentId))
+      .where(eq(listings.id, listingId));
+    if (!found) throw notFound("Listing");
+    const { listing, seller } = found;
+    if (listing.listingType !== "FIXED") throw badRequest("Only FIXED listings are bought; claim a BOUNTY");
+    if (seller.id === buyer.id) throw badRequest("An agent cannot buy its own listing");
+    if (!listing.isActive) throw conflict("This listing is not active");
+    if (!seller.isActive || seller.isPaused) throw conflict("The seller is not taking orders now");
+    const buyerWallet = getAddress(buyer.walletAddress);
+    const sellerWallet = getAddress(seller.walletAddress);
+
+    if (input.txHash) return proveFunding(input.txHash, listing.id, buyer.id, buyerWallet, sellerWallet);
+
+    const row: TransactionRow = {
+      id: crypto.randomUUID(),
+      listingId: listing.id,
+      buyerAgentId: buyer.id,
+      sellerAgentId: seller.id,
+      amountWei: listing.priceWei,
+      currency: "USDC",
+      description: listing.title,
+      ...(await funding.schedule(input.deadlineHours)),
+      createdAt: new Date(),
+    };
+
+    if (buyer.hosted) {
+      const txHash = await funding.fundHosted(buyer, row, sellerWallet);
+      return fundedAnswer(row, txHash);
+    }
+    await db.insert(transactions).values(row);
+    const terms = funding.termsOf(row, buyerWallet, sellerWallet);
+    return {
+      transaction_id: row.id,
+      escrow_id: row.id,
+      escrow_id_bytes32: terms.escrowId,
+      contract_address: escrow.escrow,
+      seller_address: sellerWallet,
+      amount_wei: row.amountWei,
+      currency: "USDC" as const,
+      deadline: row.deadline.toISOString(),
+      deadline_hours: input.deadlineHours,
+      instructions: funding.instructions(
+        row,
+        terms,
+        `POST /api/listings/${listing.id}/buy with { "tx_hash": "<the fund transaction>" }, or POST /api/transactions/${row.id}/confirm with { "tx_hash" }`,
+      ),
+      state: "PENDING" as const,
+    };
+  }
+
+  /**
+   * An external buyer's proof that `txHash` funded its PENDING purchase of `listingId`: the
+   * receipt is read once, names the purchase (its Funded event) and is verified against its terms.
+   */
+  async function proveFunding(
+    txHash: Hex,
+    listingId: string,
+    buyerId: string,
+    buyerWallet: string,
+    sellerWallet: string,
+  ): Promise<FundedPurchase> {
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+    if (!receipt) throw badRequest(`No transaction ${txHash} has been mined on chain ${chain.chainId}`);
+    const row = await pendingPurchaseFundedIn(receipt, listingId, buyerId);
+    if (!row) throw badRequest(`Transaction ${txHash} did not fund a purchase of this listing by this agent`);
+    const terms = funding.termsOf(row, buyerWallet, sellerWallet);
+    await funding.completeWithTxHash(row, terms, txHash, buyerId, receipt);
+    return fundedAnswer(row, txHash);
+  }
+
+  /** The buyer's purchase of this listing whose escrow a Funded event of `receipt` names. */
+  async function pendingPurchaseFundedIn(receipt: TransactionReceipt, listingId: string, buyerId: string) {
+    for (const escrowId of escrow.fundedEscrowIds(receipt)) {
+      let transactionId: string;
+      try {
+        transactionId = bytes32ToEscrowId(escrowId);
+      } catch {
+        continue;
+      }
+      const [row] = await db
+        .select()
+        .from(transactions)
+        .where(
+          and(
+            eq(transactions.id, transactionId),
+            eq(transactions.listingId, listingId),
+            eq(transactions.buyerAgentId, buyerId),
+          ),
+        );
+      if (row) return row;
+    }
+    return undefined;
+  }
+
+  /**
+   * Claims the BOUNTY `listingId` for `claimant`: the first claim wins, the relayer (the escrow's
+   * operator) names the claimant seller with a delivery deadline. A claim whose deadline passed
+   * may be taken over.
+   */
+  async function claim(claimant: Agent, listingId: string): Promise<ClaimedBounty> {
+    if (!isUuid(listingId)) throw notFound("Listing");
+    const [found] = await db
+      .select({ listing: listings, transaction: transactions })
+      .from(listings)
+      .innerJoin(transactions, eq(transactions.listingId, listings.id))
+      .where(and(eq(listings.id, listingId), eq(listings.listingType, "BOUNTY")));
+    if (!found) {
+      const [listing] = await db
+        .select({ type: listings.listingType })
+        .from(listings)
+        .where(eq(listings.id, listingId));
+      if (listing) throw badRequest("Only BOUNTY listings are claimed; buy a FIXED listing");
+      throw notFound("Listing");
+    }
+    const { listing, transaction } = found;
+    if (listing.agentId === claimant.id) throw badRequest("An agent cannot claim its own bounty");
+    if (!listing.isActive) throw conflict("This bounty is not open");
+    const [row] = await queryTransactions(db, chain.chainId, { id: transaction.id, limit: 1 });
+    const e = row?.escrow;
+    if (e?.status !== "FUNDED") {
+      throw conflict("This bounty is not open for claims", { state: e ? e.status : "PENDING" });
+    }
+    const now = await escrow.now();
+    if (listing.bountyExpiresAt && now * 1000 >= listing.bountyExpiresAt.getTime()) {
+      throw conflict("This bounty has expired; its reward goes back to the poster");
+    }
+    const claimedBySomeone = BigInt(e.seller) !== 0n;
+    if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
+    const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
+    const terms = termsOfEscrow(e);
+    const sent = await settle(
+      escrow.relayedAssignSeller(
+        escrowIdToBytes32(transaction.id),
+        terms,
+        getAddress(claimant.walletAddress),
+        deadline,
+      ),
+      {
+        transactionId: transaction.id,
+        // The claim is taken in the database with the outbox record: of concurrent claims, the
+        // relayer's lock lets one in; the others find the seller set and send nothing.
+        record: async (tx) => {
+          const taken = await tx
+            .update(transactions)
+            .set({ sellerAgentId: claimant.id, deadline: new Date(deadline * 1000) })
+            .where(
+              and(
+                eq(transactions.id, transaction.id),
+                transaction.sellerAgentId
+                  ? eq(transactions.sellerAgentId, transaction.sellerAgentId)
+                  : isNull(transactions.sellerAgentId),
+              ),
+            )
+            .returning({ id: transactions.id });
+          if (taken.length === 0) throw conflict("This bounty was just claimed by another agent");
+        },
+        refused: (reason) => new EscrowRefusedError(`The escrow refused the claim: ${reason}`),
+        reverted: (txHash) => new TransactionRevertedError(`The claim transaction ${txHash} reverted`),
+        indexed: transactionWrite("Claimed", transaction.id),
+      },
+    );
+    return {
+      success: true as const,
+      transaction_id: transaction.id,
+      message: "Claimed. Deliver before the deadline; the reward is released after the dispute window.",
+      deadline: new Date(deadline * 1000).toISOString(),
+      tx_hash: sent.txHash,
+      state: "FUNDED" as const,
+    };
+  }
+
+  return { buy, proveFunding, claim };
+}
+
+export type PurchaseUseCases = ReturnType<typeof purchaseUseCases>;

@@ -1,0 +1,203 @@
+import { freePort as closedPort } from "@agent-marketplace/indexer/local-postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  createListing,
+  get,
+  json,
+  newWallet,
+  patch,
+  post,
+  registerAgent,
+  type TestApp,
+  testApp,
+} from "../../../test/harness.ts";
+import { keyChallengeMessage } from "../../domain/agent-keys.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+afterAll(() => t.close());
+
+describe("POST /api/agents/register", () => {
+  it("registers an external agent with its wallet and answers a 64-hex key once", async () => {
+    const wallet = newWallet();
+    const response = await post(t.app, "/api/agents/register", {
+      agent_name: "Researcher",
+      wallet_address: wallet.address.toLowerCase(),
+      bio: "I read papers",
+      skills: ["research"],
+    });
+    expect(response.status).toBe(201);
+    const body = await json(response);
+    expect(body).toMatchObject({
+      success: true,
+      agent: { name: "Researcher", wallet_address: wallet.address, hosted: false },
+      warning: expect.stringContaining("shown once"),
+    });
+    expect(body.api_key).toMatch(/^[0-9a-f]{64}$/);
+    expect(body.agent.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("the spec's quick start, {name, bio} only, makes a hosted agent that can buy once the faucet funds it", async () => {
+    const response = await post(t.app, "/api/agents/register", { name: "Quick start", bio: "I try things" });
+    expect(response.status).toBe(201);
+    const body = await json(response);
+    expect(body).toMatchObject({
+      success: true,
+      agent: { name: "Quick start", hosted: true, wallet_address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
+      api_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+      warning: expect.stringContaining("shown once"),
+    });
+    const key = body.api_key as string;
+    expect(await json(await get(t.app, "/api/agents/me", key))).toMatchObject({ hosted: true, bio: "I try things" });
+
+    // Its wallet is real: funded by the local faucet, it buys a listing and the escrow is FUNDED.
+    const seller = await registerAgent(t.app, "quick seller");
+    const listing = await createListing(t.app, seller, { price_wei: "1500000" });
+    expect((await post(t.app, `/api/listings/${listing.id}/buy`, {}, key)).status).toBe(402);
+    const grant = await post(t.app, "/api/dev/faucet", { address: body.agent.wallet_address, usdc_wei: "2000000" });
+    expect(grant.status).toBe(200);
+    const bought = await post(t.app, `/api/listings/${listing.id}/buy`, {}, key);
+    expect(bought.status).toBe(200);
+    expect(await json(bought)).toMatchObject({ state: "FUNDED", amount_wei: "1500000" });
+    expect(await json(await get(t.app, `/api/wallet/balance?agent_id=${body.agent.id}`))).toMatchObject({
+      usdc_wei: "500000",
+      usdc_formatted: "0.50",
+    });
+  });
+
+  it("registers a hosted agent with a custodial wallet, accepting `name` for agent_name", async () => {
+    const response = await post(t.app, "/api/agents/register", { name: "Hosted one", hosted: true });
+    expect(response.status).toBe(201);
+    const body = await json(response);
+    expect(body.agent).toMatchObject({ name: "Hosted one", hosted: true });
+    expect(body.agent.wallet_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  });
+});
+
+describe("GET/PATCH /api/agents/me", () => {
+  it("answers the full own profile and applies changes", async () => {
+    const agent = await registerAgent(t.app, "Coder");
+    const me = await get(t.app, "/api/agents/me", agent.key);
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({
+      id: agent.id,
+      name: "Coder",
+      wallet_address: agent.wallet.address,
+      is_active: true,
+      is_paused: false,
+      hosted: false,
+      transaction_count: 0,
+      total_earned_wei: "0",
+      total_spent_wei: "0",
+      reputation_tier: "NEWCOMER",
+      reputation: { completed_transactions: 0, total_volume_wei: "0", success_rate: 0 },
+      recent_transactions: [],
+      listings: [],
+      metadata: {},
+    });
+    const changed = await patch(
+      t.app,
+      "/api/agents/me",
+      { name: "Coder 2", is_paused: true, metadata: { model: "x" }, skills: ["coding"] },
+      agent.key,
+    );
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({
+      name: "Coder 2",
+      is_paused: true,
+      metadata: { model: "x" },
+      skills: ["coding"],
+    });
+  });
+});
+
+describe("GET /api/agents/{id}", () => {
+  it("answers the public view without own-only fields", async () => {
+    const agent = await registerAgent(t.app, "Public");
+    const response = await get(t.app, `/api/agents/${agent.id}`);
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body).toMatchObject({ id: agent.id, name: "Public", transaction_count: 0, reputation_tier: "NEWCOMER" });
+    expect(body).not.toHaveProperty("total_spent_wei");
+    expect(body).not.toHaveProperty("metadata");
+  });
+});
+
+describe("GET /api/agents/balance", () => {
+  it("reads ETH and USDC from the chain", async () => {
+    // Hardhat's account #3 holds 10,000 ETH and 10,000 USDC on the local deployment.
+    const response = await get(t.app, "/api/agents/balance?address=0x90F79bf6EB2c4f870365E785982E1f101E93b906");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      address: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+      eth_wei: expect.stringMatching(/^\d+$/),
+      usdc_wei: "10000000000",
+      eth_formatted: expect.stringMatching(/^\d+\.\d{2}$/),
+      usdc_formatted: "10000.00",
+    });
+  });
+});
+
+describe("key rotation", () => {
+  it("with the current key: answers a new key and revokes the old one", async () => {
+    const agent = await registerAgent(t.app);
+    const response = await post(t.app, "/api/agents/me/rotate-key", {}, agent.key);
+    expect(response.status).toBe(200);
+    const { api_key } = await json(response);
+    expect((await get(t.app, "/api/agents/me", agent.key)).status).toBe(401);
+    expect((await get(t.app, "/api/agents/me", api_key)).status).toBe(200);
+  });
+
+  it("with a wallet signature of a fresh challenge, once", async () => {
+    const agent = await registerAgent(t.app);
+    const challenge = await json(await get(t.app, `/api/agents/key-challenge?address=${agent.wallet.address}`));
+    expect(challenge.message).toBe(keyChallengeMessage(agent.wallet.address, challenge.nonce));
+    const signature = await agent.wallet.signMessage({ message: challenge.message });
+    const body = { address: agent.wallet.address, nonce: challenge.nonce, signature };
+    const response = await post(t.app, "/api/agents/rotate-key", body);
+    expect(response.status).toBe(200);
+    const { api_key } = await json(response);
+    expect((await get(t.app, "/api/agents/me", api_key)).status).toBe(200);
+    expect((await get(t.app, "/api/agents/me", agent.key)).status).toBe(401);
+    // A replay of the same signature is refused.
+    expect((await post(t.app, "/api/agents/rotate-key", body)).status).toBe(401);
+  });
+});
+
+describe("platform", () => {
+  it("serves an OpenAPI 3.1 document and a docs page", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toContain("/api/agents/register");
+    const docs = await get(t.app, "/docs");
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/api/agents/register");
+  });
+
+  it("reports database, chain and indexer in /api/health", async () => {
+    const response = await get(t.app, "/api/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      status: "ok",
+      database: { ok: true },
+      chain: { ok: true },
+      indexer: { ok: true },
+    });
+  });
+
+  it("asks the indexer process itself when INDEXER_URL is set: 200 while it answers, 503 once it does not", async () => {
+    const watching = await testApp({ indexerUrl: inject("stack").indexerUrl });
+    const stopped = await testApp({ indexerUrl: `http://127.0.0.1:${await closedPort()}` });
+    try {
+      expect((await get(watching.app, "/api/health")).status).toBe(200);
+      const response = await get(stopped.app, "/api/health");
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ status: "down", database: { ok: true }, indexer: { ok: false } });
+    } finally {
+      await watching.close();
+      await stopped.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Hex } from "viem";
+import type { AppEnv } from "../../http/env.ts";
+import { KEY_WARNING } from "../../schemas/agents.ts";
+import { Address, bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const RotateKeyBody = z
+  .object({
+    address: Address,
+    nonce: z.string().min(1).max(100),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex"),
+  })
+  .openapi("RotateKeyWithSignature");
+
+const NewKey = z.object({ success: z.boolean(), api_key: z.string(), warning: z.string() }).openapi("NewApiKey");
+
+export const keyChallengeRoute = createRoute({
+  method: "get",
+  path: "/key-challenge",
+  tags: ["Agents"],
+  summary: "Nonce to sign for a key rotation without the key",
+  request: { query: z.strictObject({ address: Address }) },
+  responses: {
+    200: {
+      description: "Sign `message` with the wallet (EIP-191) and POST it to /api/agents/rotate-key",
+      content: {
+        "application/json": {
+          schema: z.object({ nonce: z.string(), message: z.string(), expires_at: z.string() }),
+        },
+      },
+    },
+    ...errorResponses(400),
+  },
+});
+
+export const rotateOwnKeyRoute = createRoute({
+  method: "post",
+  path: "/me/rotate-key",
+  tags: ["Agents"],
+  summary: "Rotate the API key (with the current key)",
+  security: bearerSecurity,
+  responses: {
+    200: {
+      description: "The new key; the old one is revoked",
+      content: { "application/json": { schema: NewKey } },
+    },
+    ...errorResponses(401, 429),
+  },
+});
+
+export const rotateKeyWithSignatureRoute = createRoute({
+  method: "post",
+  path: "/rotate-key",
+  tags: ["Agents"],
+  summary: "Rotate the API key with a wallet signature (external agents that lost their key)",
+  request: { body: { required: true, content: { "application/json": { schema: RotateKeyBody } } } },
+  responses: {
+    200: {
+      description: "The new key; every old one is revoked",
+      content: { "application/json": { schema: NewKey } },
+    },
+    ...errorResponses(400, 401, 429),
+  },
+});
+
+/** The answer of a rotation: the new key, shown once. */
+const newKeyAnswer = (apiKey: string) => ({ success: true, api_key: apiKey, warning: KEY_WARNING });
+
+/**
+ * GET /api/agents/key-challenge and POST /api/agents/rotate-key (public: the wallet's signature),
+ * POST /api/agents/me/rotate-key (the caller's key).
+ */
+export function registerKeys(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(keyChallengeRoute, async function keyChallenge(c) {
+    const { address } = c.req.valid("query");
+    const { nonce, message, expiresAt } = await useCases.agents.keyChallenge(address);
+    return c.json({ nonce, message, expires_at: expiresAt.toISOString() }, 200);
+  });
+
+  app.openapi(rotateOwnKeyRoute, async function rotateOwnKey(c) {
+    return c.json(newKeyAnswer(await useCases.agents.rotateKey(c.get("agent").id)), 200);
+  });
+
+  app.openapi(rotateKeyWithSignatureRoute, async function rotateKeyWithSignature(c) {
+    const { address, nonce, signature } = c.req.valid("json");
+    const apiKey = await useCases.agents.rotateKeyWithSignature({ address, nonce, signature: signature as Hex });
+    return c.json(newKeyAnswer(apiKey), 200);
+  });
+}

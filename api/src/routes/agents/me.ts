@@ -1,0 +1,84 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { AgentName, OwnProfile, Skills } from "../../schemas/agents.ts";
+import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const Metadata = z.record(z.string(), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_384, {
+  message: "must serialise to at most 16 KB",
+});
+
+const PatchMeBody = z
+  .object({
+    name: AgentName.optional(),
+    bio: z.string().max(2_000).nullable().optional(),
+    skills: Skills.optional(),
+    is_paused: z.boolean().optional(),
+    metadata: Metadata.optional(),
+    webhook_url: z
+      .string()
+      .url()
+      .max(2_000)
+      .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
+      .nullable()
+      .optional(),
+  })
+  .openapi("PatchOwnProfile");
+
+export const ownProfileRoute = createRoute({
+  method: "get",
+  path: "/me",
+  tags: ["Agents"],
+  summary: "Own profile",
+  security: bearerSecurity,
+  responses: {
+    200: { description: "The caller's full profile", content: { "application/json": { schema: OwnProfile } } },
+    ...errorResponses(401, 429),
+  },
+});
+
+export const updateProfileRoute = createRoute({
+  method: "patch",
+  path: "/me",
+  tags: ["Agents"],
+  summary: "Update own profile",
+  security: bearerSecurity,
+  request: { body: { required: true, content: { "application/json": { schema: PatchMeBody } } } },
+  responses: {
+    200: {
+      description:
+        "The updated profile. Setting the first webhook_url also answers `webhook_secret`, the key webhooks are signed with: shown only this once.",
+      content: {
+        "application/json": {
+          schema: OwnProfile.extend({
+            webhook_secret: z
+              .string()
+              .optional()
+              .openapi({ description: "Only when this change created it: store it, it is not shown again" }),
+          }),
+        },
+      },
+    },
+    ...errorResponses(400, 401, 413, 429),
+  },
+});
+
+/** GET and PATCH /api/agents/me: the caller's key. */
+export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(ownProfileRoute, async function ownProfile(c) {
+    return c.json(await useCases.agents.ownProfile(c.get("agent").row), 200);
+  });
+
+  app.openapi(updateProfileRoute, async function updateProfile(c) {
+    const body = c.req.valid("json");
+    const { profile, webhookSecret } = await useCases.agents.updateProfile(c.get("agent").row, {
+      name: body.name,
+      bio: body.bio,
+      skills: body.skills,
+      isPaused: body.is_paused,
+      metadata: body.metadata,
+      webhookUrl: body.webhook_url,
+    });
+    return c.json({ ...profile, ...(webhookSecret && { webhook_secret: webhookSecret }) }, 200);
+  });
+}

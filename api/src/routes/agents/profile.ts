@@ -1,0 +1,25 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { PublicAgent } from "../../schemas/agents.ts";
+import { errorResponses } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+export const publicProfileRoute = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags: ["Agents"],
+  summary: "Public view of an agent",
+  request: { params: idParam("Agent") },
+  responses: {
+    200: { description: "The agent", content: { "application/json": { schema: PublicAgent } } },
+    ...errorResponses(404),
+  },
+});
+
+/** GET /api/agents/{id}: public. */
+export function registerProfile(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(publicProfileRoute, async function publicProfile(c) {
+    return c.json(await useCases.agents.publicProfile(c.req.valid("param").id), 200);
+  });
+}

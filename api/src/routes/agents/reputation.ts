@@ -1,0 +1,90 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { REPUTATION_TIERS } from "../../domain/reputation.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { errorResponses, Uuid } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/*
+ * Reputation from indexed escrows only (chain.account_stats), and its verification: the same
+ * figures recomputed from the escrow contract's logs up to the block the indexer has reached,
+ * field by field.
+ */
+
+const Figures = z.object({
+  completed_transactions: z.number().int(),
+  refunded: z.number().int(),
+  disputed: z.number().int(),
+  total_volume_wei: z.string(),
+  success_rate: z.number().openapi({ description: "completed / (completed + refunded), 0 to 1" }),
+  reputation_tier: z.enum(REPUTATION_TIERS),
+});
+
+const Reputation = Figures.extend({ agent_id: Uuid, wallet_address: z.string() }).openapi("Reputation");
+
+const Verification = z
+  .object({
+    agent_id: Uuid,
+    wallet_address: z.string(),
+    block_number: z.string().openapi({ description: "Both figures are as of this block" }),
+    matches: z.boolean(),
+    mismatches: z.array(z.string()).openapi({ description: "Fields whose values differ" }),
+    indexed: Figures,
+    chain: Figures,
+  })
+  .openapi("ReputationVerification");
+
+export const reputationRoute = createRoute({
+  method: "get",
+  path: "/{id}/reputation",
+  tags: ["Reputation"],
+  summary: "An agent's reputation, from indexed escrows only",
+  request: { params: idParam("Agent") },
+  responses: {
+    200: { description: "The figures and tier", content: { "application/json": { schema: Reputation } } },
+    ...errorResponses(404),
+  },
+});
+
+export const verifyReputationRoute = createRoute({
+  method: "get",
+  path: "/{id}/reputation/verify",
+  tags: ["Reputation"],
+  summary: "Recompute the reputation from the escrow's chain logs and compare it with the indexed one",
+  description:
+    "Reads every log of the escrow contract from its deployment up to the block the indexer has reached, so both figures describe the same block.",
+  request: { params: idParam("Agent") },
+  responses: {
+    200: {
+      description: "Both figures and the fields that differ",
+      content: { "application/json": { schema: Verification } },
+    },
+    ...errorResponses(404, 503),
+  },
+});
+
+/** GET /api/agents/{id}/reputation and /api/agents/{id}/reputation/verify: public. */
+export function registerReputation(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(reputationRoute, async function agentReputation(c) {
+    const { id } = c.req.valid("param");
+    const { wallet, figures } = await useCases.reputation.reputation(id);
+    return c.json({ agent_id: id, wallet_address: wallet, ...figures }, 200);
+  });
+
+  app.openapi(verifyReputationRoute, async function verifyReputation(c) {
+    const { id } = c.req.valid("param");
+    const verification = await useCases.reputation.verify(id);
+    return c.json(
+      {
+        agent_id: id,
+        wallet_address: verification.wallet,
+        block_number: verification.block.toString(),
+        matches: verification.mismatches.length === 0,
+        mismatches: verification.mismatches,
+        indexed: verification.indexed,
+        chain: verification.chain,
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,30 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { Content, FeedPost, feedPostAnswer } from "../../schemas/messages.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const PostBody = z.object({ content: Content }).openapi("FeedPostRequest");
+
+export const postRoute = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["Messages"],
+  summary: "Post to the public feed",
+  security: bearerSecurity,
+  request: { body: { required: true, content: { "application/json": { schema: PostBody } } } },
+  responses: {
+    201: { description: "Posted", content: { "application/json": { schema: z.object({ post: FeedPost }) } } },
+    ...errorResponses(400, 401, 413, 429),
+  },
+});
+
+/** POST /api/feed: the caller's key, within the message rate limit. */
+export function registerPost(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(postRoute, async function postToFeed(c) {
+    const { content } = c.req.valid("json");
+    const { id, name } = c.get("agent").row;
+    const post = await useCases.feed.post({ id, name }, content);
+    return c.json({ post: feedPostAnswer(post) }, 201);
+  });
+}

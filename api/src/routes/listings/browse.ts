@@ -1,0 +1,71 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { sendSerializedJson, serializeJson } from "../../http/serialized-json.ts";
+import { Cursor, errorResponses, Limit, QueryBoolean, Uuid, Wei } from "../../schemas/common.ts";
+import {
+  Category,
+  KEYWORD_MAX_WORDS,
+  LISTING_SORTS,
+  ListingPage,
+  ListingTypeEnum,
+  STARTER_MAX_WEI,
+} from "../../schemas/listing.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const BrowseQuery = z.strictObject({
+  category: Category.optional(),
+  listing_type: ListingTypeEnum.optional(),
+  min_price: Wei.optional().openapi({ description: "Minimum price in wei (inclusive)" }),
+  max_price: Wei.optional().openapi({ description: "Maximum price in wei (inclusive); not below min_price" }),
+  starter: QueryBoolean.optional().openapi({
+    description: `true: only listings priced at or under ${STARTER_MAX_WEI} wei ($1); false: no filter`,
+  }),
+  keyword: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({
+      description: `Words (letters and digits, at most ${KEYWORD_MAX_WORDS}) that must all start a word of the title or description`,
+    }),
+  sort: z
+    .enum(LISTING_SORTS)
+    .default("newest")
+    .openapi({ description: "newest (default), cheapest (price ascending) or popular (most purchased first)" }),
+  limit: Limit,
+  exclude_agent: Uuid.optional().openapi({ description: "Leave out this agent's listings" }),
+  cursor: Cursor,
+});
+
+export const browseRoute = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["Listings"],
+  summary: "Browse active listings",
+  description:
+    "Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort).",
+  request: { query: BrowseQuery },
+  responses: {
+    200: {
+      description: "A page of listings; next_cursor is null on the last page",
+      content: {
+        "application/json": {
+          schema: ListingPage,
+        },
+      },
+    },
+    ...errorResponses(400),
+  },
+});
+
+/** GET /api/listings: public. */
+export function registerBrowse(app: OpenAPIHono<AppEnv>, { useCases, readCache }: RouteDeps) {
+  app.openapi(browseRoute, async function browseListings(c) {
+    const query = c.req.valid("query");
+    // Identical browse requests share one read and one serialization for a moment (ReadCache).
+    const cacheKey = `browse:${JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)))}`;
+    const body = await readCache.get(cacheKey, async () => serializeJson(await useCases.listings.browse(query)));
+    return sendSerializedJson(c, body, 200);
+  });
+}

@@ -1,0 +1,93 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Hex } from "viem";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses, TxHash, Uuid } from "../../schemas/common.ts";
+import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const BuyBody = z
+  .object({
+    buyer_agent_id: Uuid.optional().openapi({ description: "The caller's agent id (optional; must be the caller)" }),
+    deadline_hours: z.number().int().min(1).max(720).default(72).openapi({
+      description: "Hours the seller has to deliver (1 to 720, default 72)",
+    }),
+    tx_hash: TxHash.optional().openapi({
+      description: "Second call of an external buyer: the transaction that funded the escrow",
+    }),
+  })
+  .openapi("BuyRequest");
+
+const HostedBuy = z
+  .object({
+    transaction_id: Uuid,
+    escrow_id: Uuid,
+    escrow_id_bytes32: z.string(),
+    amount_wei: z.string(),
+    currency: z.literal("USDC"),
+    deadline: z.string(),
+    tx_hash: z.string(),
+    state: z.literal("FUNDED"),
+    message: z.string(),
+  })
+  .openapi("FundedPurchase");
+
+const ExternalBuy = z
+  .object({
+    transaction_id: Uuid,
+    escrow_id: Uuid,
+    escrow_id_bytes32: z.string(),
+    contract_address: z.string(),
+    seller_address: z.string(),
+    amount_wei: z.string(),
+    currency: z.literal("USDC"),
+    deadline: z.string(),
+    deadline_hours: z.number().int(),
+    instructions: FundingInstructions,
+    state: z.literal("PENDING"),
+  })
+  .openapi("PendingPurchase");
+
+export const buyRoute = createRoute({
+  method: "post",
+  path: "/{id}/buy",
+  tags: ["Listings"],
+  summary: "Buy a FIXED listing into a funded escrow",
+  description:
+    "Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
+  security: bearerSecurity,
+  request: {
+    params: idParam("Listing"),
+    body: { content: { "application/json": { schema: BuyBody } }, required: false },
+  },
+  responses: {
+    200: {
+      description: "Funded (hosted buyer, or an external buyer's second call)",
+      content: { "application/json": { schema: HostedBuy } },
+    },
+    201: {
+      description: "Pending: an external buyer's instructions",
+      content: { "application/json": { schema: ExternalBuy } },
+    },
+    402: {
+      description: "The buyer's USDC balance is short",
+      content: { "application/json": { schema: InsufficientBalance } },
+    },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+/** POST /api/listings/{id}/buy: the buyer's key (and an optional Idempotency-Key). */
+export function registerBuy(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(buyRoute, async function buyListing(c) {
+    const { id } = c.req.valid("param");
+    // Without a JSON body the validator hands over {}: parsed here for the defaults.
+    const body = BuyBody.parse(c.req.valid("json") ?? {});
+    const purchase = await useCases.purchases.buy(c.get("agent").row, id, {
+      buyerAgentId: body.buyer_agent_id,
+      deadlineHours: body.deadline_hours,
+      txHash: body.tx_hash as Hex | undefined,
+    });
+    return purchase.state === "FUNDED" ? c.json(purchase, 200) : c.json(purchase, 201);
+  });
+}

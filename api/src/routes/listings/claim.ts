@@ -1,0 +1,54 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const ClaimBody = z
+  .object({
+    agent_id: Uuid.optional().openapi({
+      description: "The claiming agent (optional with an API key; must be its agent)",
+    }),
+  })
+  .openapi("ClaimRequest");
+
+const Claimed = z
+  .object({
+    success: z.literal(true),
+    transaction_id: Uuid,
+    message: z.string(),
+    deadline: z.string(),
+    tx_hash: z.string(),
+    state: z.literal("FUNDED"),
+  })
+  .openapi("Claimed");
+
+export const claimRoute = createRoute({
+  method: "post",
+  path: "/{id}/claim",
+  tags: ["Listings"],
+  summary: "Claim a BOUNTY: become its seller on chain",
+  description:
+    "The first claim wins: the escrow names the claimant as seller (the relayer, as the escrow's operator, assigns it) with a delivery deadline. A claimant who misses the deadline loses the claim and the bounty re-opens.",
+  security: bearerSecurity,
+  request: {
+    params: idParam("Listing"),
+    body: { content: { "application/json": { schema: ClaimBody } }, required: false },
+  },
+  responses: {
+    200: { description: "Claimed", content: { "application/json": { schema: Claimed } } },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+/**
+ * POST /api/listings/{id}/claim: an agent's key, or its owner's session (and an optional
+ * Idempotency-Key). The body holds only agent_id, which picked the agent (owner session) or was
+ * checked against the key's (guard).
+ */
+export function registerClaim(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(claimRoute, async function claimBounty(c) {
+    const { id } = c.req.valid("param");
+    return c.json(await useCases.purchases.claim(c.get("agent").row, id), 200);
+  });
+}

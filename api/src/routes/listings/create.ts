@@ -1,0 +1,82 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
+import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import {
+  Category,
+  Description,
+  ListingDetails,
+  ListingTypeEnum,
+  PriceUsdc,
+  Title,
+  unsupportedMediaType,
+} from "../../schemas/listing.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const CreateListingBody = z
+  .object({
+    agent_id: Uuid.openapi({ description: "The caller's agent id" }),
+    title: Title,
+    description: Description,
+    price_wei: PositiveWei.openapi({ description: "Price in USDC wei (1 USDC = 1000000)", example: "1500000" }),
+    category: Category.default("other"),
+    listing_type: ListingTypeEnum.default("FIXED").openapi({
+      description:
+        "FIXED (default), or BOUNTY: a reward funded in escrow at once (hosted poster) or through the `funding` instructions (external poster; hidden from browse until funded)",
+    }),
+    price_usdc: PriceUsdc.optional(),
+    is_negotiable: z.boolean().default(true),
+    deadline_hours: z.number().int().min(1).max(720).optional().openapi({
+      description: "BOUNTY only: hours a claimant has to deliver, from the claim (default 72)",
+    }),
+    expires_in_hours: z.number().int().min(1).max(8_760).optional().openapi({
+      description: "BOUNTY only: hours it stays open; unclaimed after that, the reward may be refunded (default 720)",
+    }),
+  })
+  .openapi("CreateListing");
+
+const BountyFunding = z
+  .object({
+    transaction_id: Uuid,
+    state: z.enum(["FUNDED", "PENDING"]),
+    tx_hash: z.string().optional(),
+    instructions: FundingInstructions.optional(),
+  })
+  .openapi("BountyFunding");
+
+export const createListingRoute = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["Listings"],
+  summary: "Create a listing",
+  description:
+    "`agent_id` must be the caller's. A paused agent may create listings; browse shows them once it is unpaused.",
+  security: bearerSecurity,
+  request: { body: { required: true, content: { "application/json": { schema: CreateListingBody } } } },
+  responses: {
+    201: {
+      description: "Created. A BOUNTY also answers `funding`: FUNDED (hosted poster) or PENDING with instructions.",
+      content: {
+        "application/json": {
+          schema: ListingDetails.extend({ funding: BountyFunding.optional() }).openapi("CreatedListing"),
+        },
+      },
+    },
+    402: {
+      description: "BOUNTY: the poster's balance is short",
+      content: { "application/json": { schema: InsufficientBalance } },
+    },
+    ...errorResponses(400, 401, 403, 413),
+    ...unsupportedMediaType,
+  },
+});
+
+/** POST /api/listings: the caller's key; a body agent_id of another agent was refused 403 by it. */
+export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(createListingRoute, async function createListing(c) {
+    const body = c.req.valid("json");
+    const created = await useCases.listings.create(c.get("agent").row, body);
+    if (body.listing_type === "FIXED") c.get("logger").info({ listing_id: created.id }, "listing created");
+    return c.json(created, 201);
+  });
+}

@@ -1,0 +1,28 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { ListingDetails } from "../../schemas/listing.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+export const deactivateListingRoute = createRoute({
+  method: "delete",
+  path: "/{id}",
+  tags: ["Listings"],
+  summary: "Deactivate own listing",
+  description: "Sets is_active to false (the listing stays readable by id). Repeating it is harmless.",
+  security: bearerSecurity,
+  request: { params: idParam("Listing") },
+  responses: {
+    200: { description: "The deactivated listing", content: { "application/json": { schema: ListingDetails } } },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+/** DELETE /api/listings/{id}: the owner's key. */
+export function registerDeactivate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(deactivateListingRoute, async function deactivateListing(c) {
+    const { id } = c.req.valid("param");
+    return c.json(await useCases.listings.deactivate(c.get("agent").id, id), 200);
+  });
+}

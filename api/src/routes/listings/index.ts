@@ -1,0 +1,32 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { registerBrowse } from "./browse.ts";
+import { registerBuy } from "./buy.ts";
+import { registerClaim } from "./claim.ts";
+import { registerCreate } from "./create.ts";
+import { registerDeactivate } from "./deactivate.ts";
+import { registerDetails } from "./details.ts";
+import { registerUpdate } from "./update.ts";
+
+/*
+ * /api/listings: browse and details (public); an agent's own listings created, updated and
+ * deactivated; a FIXED listing bought into a funded escrow, a BOUNTY claimed.
+ */
+export function listingRoutes(deps: RouteDeps) {
+  const { guards } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.on("POST", "/", guards.agent);
+  app.on(["PATCH", "DELETE"], "/:id", guards.agent);
+  app.use("/:id/buy", guards.agent, guards.idempotent);
+  app.use("/:id/claim", guards.agentOrOwner, guards.idempotent);
+  registerBrowse(app, deps);
+  registerDetails(app, deps);
+  registerCreate(app, deps);
+  registerUpdate(app, deps);
+  registerDeactivate(app, deps);
+  registerBuy(app, deps);
+  registerClaim(app, deps);
+  return app;
+}

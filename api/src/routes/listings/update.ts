@@ -1,0 +1,53 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import {
+  Category,
+  Description,
+  ListingDetails,
+  PriceUsdc,
+  Title,
+  unsupportedMediaType,
+} from "../../schemas/listing.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const PatchListingBody = z
+  .object({
+    price_wei: PositiveWei.optional(),
+    price_usdc: PriceUsdc.optional().openapi({
+      description: "Must agree with price_wei, or with the stored price when price_wei is absent",
+    }),
+    is_active: z.boolean().optional(),
+    is_negotiable: z.boolean().optional(),
+    title: Title.optional(),
+    description: Description.optional(),
+    category: Category.optional(),
+  })
+  .openapi("PatchListing");
+
+export const updateListingRoute = createRoute({
+  method: "patch",
+  path: "/{id}",
+  tags: ["Listings"],
+  summary: "Update own listing",
+  security: bearerSecurity,
+  request: {
+    params: idParam("Listing"),
+    body: { required: true, content: { "application/json": { schema: PatchListingBody } } },
+  },
+  responses: {
+    200: { description: "The updated listing", content: { "application/json": { schema: ListingDetails } } },
+    ...errorResponses(400, 401, 403, 404, 409, 413),
+    ...unsupportedMediaType,
+  },
+});
+
+/** PATCH /api/listings/{id}: the owner's key. */
+export function registerUpdate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(updateListingRoute, async function updateListing(c) {
+    const { id } = c.req.valid("param");
+    const listing = await useCases.listings.update(c.get("agent").id, id, c.req.valid("json"));
+    return c.json(listing, 200);
+  });
+}

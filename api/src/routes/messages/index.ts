@@ -1,0 +1,23 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { registerConversations } from "./conversations.ts";
+import { registerSend } from "./send.ts";
+import { registerThread } from "./thread.ts";
+
+/*
+ * /api/messages: direct messages between agents, all with the caller's key: send (within the
+ * per-agent message rate limit, 429 beyond), the caller's conversations, the thread with one peer.
+ */
+export function messageRoutes(deps: RouteDeps) {
+  const { guards } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // "*" covers /api/messages itself and everything under it, known route or not (as before: 401 first).
+  app.use("*", guards.agent);
+  app.on("POST", "/send", guards.messageLimit);
+  registerSend(app, deps);
+  registerConversations(app, deps);
+  registerThread(app, deps);
+  return app;
+}

@@ -1,0 +1,130 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { get, json, type TestApp, testApp } from "../../../test/harness.ts";
+import { formatUsdc } from "../../domain/money.ts";
+import { TIER_THRESHOLDS } from "../../domain/reputation.ts";
+
+/*
+ * /api/stats, /api/info and /skill.md on the suite's real stack: the figures agree with the
+ * database and the indexed escrows, /api/info has exactly the specification's keys and links that
+ * answer, and every endpoint /skill.md names exists in the OpenAPI document.
+ */
+
+let t: TestApp;
+let operations: Set<string>;
+beforeAll(async () => {
+  t = await testApp();
+  const document = (await json(await get(t.app, "/api/openapi.json"))) as { paths: Record<string, object> };
+  operations = new Set(
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    ),
+  );
+});
+afterAll(() => t.close());
+
+/** "METHOD /api/..." mentions in a text. */
+function endpointsNamedIn(text: string): string[] {
+  return [...text.matchAll(/\b(GET|POST|PATCH|DELETE) (\/api\/[A-Za-z0-9_/{}.-]+)/g)].map(
+    ([, method, path]) => `${method} ${path}`,
+  );
+}
+
+/**
+ * Whether the OpenAPI document has the operation. Paths name their parameters as the document does
+ * ({id}) or by what they hold ({transaction_id}); the document does not describe itself.
+ */
+const known = (operation: string) =>
+  operation === "GET /api/openapi.json" ||
+  operations.has(operation) ||
+  operations.has(operation.replace(/\{[a-z_]+\}/g, "{id}"));
+
+/** The figures straight from the tables and the indexer's view. */
+async function expectedStats() {
+  const { rows } = await t.db.execute<{
+    agents: number;
+    fixed: number;
+    bounty: number;
+    escrows: number;
+    settled: string;
+  }>(
+    sql`SELECT
+      (SELECT count(*)::int FROM app.agents WHERE is_active) AS agents,
+      (SELECT count(*)::int FROM app.listings WHERE is_active AND listing_type = 'FIXED') AS fixed,
+      (SELECT count(*)::int FROM app.listings WHERE is_active AND listing_type = 'BOUNTY') AS bounty,
+      (SELECT coalesce(sum(escrows), 0)::int FROM chain.escrow_totals WHERE chain_id = ${t.config.chainId}) AS escrows,
+      (SELECT coalesce(sum(settled_volume), 0)::text FROM chain.escrow_totals WHERE chain_id = ${t.config.chainId}) AS settled`,
+  );
+  const row = rows[0];
+  if (!row) throw new Error("no row");
+  return {
+    active_agents: row.agents,
+    total_volume_usd: formatUsdc(row.settled),
+    total_transactions: row.escrows,
+    listings: { FIXED: row.fixed, BOUNTY: row.bounty },
+  };
+}
+
+describe("GET /api/stats", () => {
+  it("agrees with the database and the indexed escrows", async () => {
+    // Other test files write meanwhile: compare once two readings around the query agree.
+    let matched = false;
+    for (let attempt = 0; attempt < 20 && !matched; attempt++) {
+      const before = await json(await get(t.app, "/api/stats"));
+      const expected = await expectedStats();
+      const after = await json(await get(t.app, "/api/stats"));
+      if (JSON.stringify(before) === JSON.stringify(after)) {
+        expect(before).toEqual(expected);
+        matched = true;
+      }
+    }
+    expect(matched).toBe(true);
+  });
+});
+
+describe("GET /api/info", () => {
+  it("has exactly the specification's keys, live stats and links that answer", async () => {
+    const info = await json(await get(t.app, "/api/info"));
+    expect(Object.keys(info).sort()).toEqual(
+      ["platform", "description", "quick_start", "promo", "registration", "links", "stats", "for_agents"].sort(),
+    );
+    expect(Object.keys(info.stats).sort()).toEqual(["active_agents", "total_transactions", "total_volume_usd"]);
+    expect(info.promo).toEqual({ active: false, message: expect.any(String), remaining_slots: 0 });
+    expect(info.links.info).toBe("/api/info");
+    const deployment = inject("stack").deployment;
+    expect(info.for_agents.chain).toEqual({
+      chain_id: deployment.chainId,
+      escrow_contract: deployment.contracts.AgentEscrow.address,
+      usdc_token: deployment.contracts.USDC.address,
+    });
+    expect(info.for_agents.recommended_flow).toEqual([
+      "register",
+      "save the key",
+      "list bounties",
+      "claim a bounty",
+      "deliver",
+    ]);
+    const named = endpointsNamedIn(JSON.stringify(info));
+    expect(named).toContain("GET /api/notifications/stream");
+    expect(named.filter((operation) => !known(operation))).toEqual([]);
+    for (const link of Object.values(info.links) as string[]) {
+      expect((await get(t.app, link)).status, link).toBe(200);
+    }
+  });
+});
+
+describe("GET /skill.md", () => {
+  it("is Markdown naming this deployment, the tier thresholds, and only endpoints that exist", async () => {
+    const response = await get(t.app, "/skill.md");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/markdown/);
+    const text = await response.text();
+    const deployment = inject("stack").deployment;
+    expect(text).toContain(deployment.contracts.AgentEscrow.address);
+    expect(text).toContain(`chain ${deployment.chainId}`);
+    expect(text).toContain(`at least ${TIER_THRESHOLDS.TRUSTED.completed} completed`);
+    const named = endpointsNamedIn(text);
+    expect(named.length).toBeGreaterThan(8);
+    expect(named.filter((operation) => !known(operation))).toEqual([]);
+  });
+});

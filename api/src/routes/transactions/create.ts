@@ -1,0 +1,81 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
+import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import { FundedTransaction } from "../../schemas/transaction-funding.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/*
+ * POST /api/transactions: an escrow between two agents without a listing, funded as a purchase
+ * is (hosted buyer: at once; external buyer: instructions, then POST /{id}/confirm).
+ */
+
+/** Escrow amounts are uint128 on chain. */
+const MAX_ESCROW_WEI = 2n ** 128n - 1n;
+
+const CreateBody = z
+  .object({
+    buyer_agent_id: Uuid.openapi({ description: "The caller's agent: the buyer" }),
+    seller_agent_id: Uuid,
+    amount_wei: PositiveWei.refine((value) => !/^\d+$/.test(value) || BigInt(value) <= MAX_ESCROW_WEI, {
+      message: "must be at most 2^128 - 1",
+    }),
+    currency: z.literal("USDC").default("USDC"),
+    description: z.string().max(2_000).default(""),
+    deadline_hours: z.number().int().min(1).max(720).default(72),
+  })
+  .openapi("CreateTransactionRequest");
+
+const PendingTransaction = z
+  .object({
+    transaction_id: Uuid,
+    escrow_id: Uuid,
+    escrow_id_bytes32: z.string(),
+    amount_wei: z.string(),
+    currency: z.literal("USDC"),
+    deadline: z.string(),
+    seller_address: z.string(),
+    state: z.literal("PENDING"),
+    instructions: FundingInstructions,
+  })
+  .openapi("PendingTransaction");
+
+export const route = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["Transactions"],
+  summary: "Create an escrow between two agents, without a listing",
+  security: bearerSecurity,
+  request: { body: { content: { "application/json": { schema: CreateBody } }, required: true } },
+  responses: {
+    201: {
+      description: "Hosted buyer: funded. External buyer: PENDING with the funding instructions.",
+      content: { "application/json": { schema: z.union([FundedTransaction, PendingTransaction]) } },
+    },
+    402: {
+      description: "The buyer's balance is short",
+      content: { "application/json": { schema: InsufficientBalance } },
+    },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+export function createRoutes({ useCases, guards }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // POST only: GET / (the list) stays public.
+  app.on("POST", "/", guards.agent, guards.idempotent);
+  return app.openapi(route, async function createTransaction(c) {
+    const body = c.req.valid("json");
+    const created = await useCases.transactionFunding.create({
+      caller: c.get("agent").row,
+      buyerAgentId: body.buyer_agent_id,
+      sellerAgentId: body.seller_agent_id,
+      amountWei: body.amount_wei,
+      currency: body.currency,
+      description: body.description,
+      deadlineHours: body.deadline_hours,
+    });
+    return c.json(created, 201);
+  });
+}

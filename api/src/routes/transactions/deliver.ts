@@ -1,0 +1,63 @@
+import { z } from "@hono/zod-openapi";
+import { ActingAgentId, HttpUrl } from "../../schemas/common.ts";
+import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+
+/* POST /api/transactions/{id}/deliver: the seller delivers the work; its hash goes on chain. */
+
+const MAX_DELIVERABLE_CHARS = 100_000;
+
+const DeliverBody = z
+  .object({
+    deliverable: z.string().min(1).max(MAX_DELIVERABLE_CHARS).openapi({ description: "The work, or a link to it" }),
+    deliverable_url: HttpUrl.optional().openapi({
+      description:
+        "A link to the work, kept with the content and shown with it. The on-chain deliverable_hash is keccak256(content) without a link, keccak256(abi.encode(string content, string url)) with one",
+    }),
+    ...ActingAgentId,
+    ...MoveProofFields,
+  })
+  .openapi("DeliverRequest");
+
+const Delivered = z
+  .object({
+    ...MoveDone,
+    delivered_at: z.string(),
+    deliverable_hash: z.string(),
+    deliverable_url: z.string().nullable(),
+    dispute_window_hours: z.number(),
+  })
+  .openapi("Delivered");
+
+export const route = moveRoute("deliver", "Deliver the work (seller)", DeliverBody, Delivered);
+
+export function deliverRoutes(deps: RouteDeps) {
+  return moveApp("deliver", deps).openapi(route, async function deliver(c) {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await deps.useCases.escrowMoves.deliver({
+      caller: c.get("agent").row,
+      transactionId: id,
+      deliverable: body.deliverable,
+      deliverableUrl: body.deliverable_url,
+      ...moveProof(body),
+    });
+    if (!result.done) return c.json(pendingAnswer(result, "deliver"), 202);
+    const e = result.row.escrow;
+    return c.json(
+      {
+        success: true as const,
+        message: "Delivered. The buyer may release, or dispute within the dispute window.",
+        transaction_id: id,
+        state: result.state,
+        tx_hash: result.txHash,
+        delivered_at: new Date(Number(e?.deliveredAt ?? 0) * 1000).toISOString(),
+        deliverable_hash: e?.deliverableHash ?? result.deliverableHash,
+        deliverable_url: body.deliverable_url ?? null,
+        dispute_window_hours: (e?.disputeWindow ?? 0) / 3600,
+      },
+      200,
+    );
+  });
+}

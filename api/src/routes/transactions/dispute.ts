@@ -1,0 +1,40 @@
+import { z } from "@hono/zod-openapi";
+import { ActingAgentId } from "../../schemas/common.ts";
+import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+
+/* POST /api/transactions/{id}/dispute: either party stops the escrow for the arbiter to settle. */
+
+const MAX_REASON_CHARS = 4_000;
+
+const DisputeBody = z
+  .object({ reason: z.string().trim().min(1).max(MAX_REASON_CHARS), ...ActingAgentId, ...MoveProofFields })
+  .openapi("DisputeRequest");
+const Disputed = z.object({ ...MoveDone }).openapi("Disputed");
+
+export const route = moveRoute("dispute", "Open a dispute (either party)", DisputeBody, Disputed);
+
+export function disputeRoutes(deps: RouteDeps) {
+  return moveApp("dispute", deps).openapi(route, async function dispute(c) {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await deps.useCases.escrowMoves.dispute({
+      caller: c.get("agent").row,
+      transactionId: id,
+      reason: body.reason,
+      ...moveProof(body),
+    });
+    if (!result.done) return c.json(pendingAnswer(result, "dispute"), 202);
+    return c.json(
+      {
+        success: true as const,
+        message: "Disputed: the arbiter will settle it. Add evidence while it is open.",
+        transaction_id: id,
+        state: result.state,
+        tx_hash: result.txHash,
+      },
+      200,
+    );
+  });
+}

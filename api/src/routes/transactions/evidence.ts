@@ -1,0 +1,50 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { idParam } from "../../http/params.ts";
+import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/* POST /api/transactions/{id}/evidence: either party adds evidence while the dispute is open. */
+
+const EvidenceBody = z
+  .object({
+    content: z.string().trim().min(1).max(4_000),
+    url: HttpUrl.optional(),
+    ...ActingAgentId,
+  })
+  .openapi("EvidenceRequest");
+
+const Evidence = z.object({ evidence_id: Uuid, transaction_id: Uuid, created_at: z.string() }).openapi("Evidence");
+
+export const route = createRoute({
+  method: "post",
+  path: "/{id}/evidence",
+  tags: ["Transactions"],
+  summary: "Add evidence to an open dispute (either party)",
+  security: bearerSecurity,
+  request: {
+    params: idParam("Transaction"),
+    body: { content: { "application/json": { schema: EvidenceBody } }, required: true },
+  },
+  responses: {
+    201: { description: "Recorded", content: { "application/json": { schema: Evidence } } },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+export function evidenceRoutes({ useCases, guards }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("/:id/evidence", guards.agent);
+  return app.openapi(route, async function addEvidence(c) {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const added = await useCases.disputes.addEvidence({
+      transactionId: id,
+      agentId: c.get("agent").id,
+      content: body.content,
+      url: body.url,
+    });
+    return c.json(added, 201);
+  });
+}

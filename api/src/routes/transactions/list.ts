@@ -1,0 +1,45 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { TRANSACTION_STATES } from "../../domain/transaction-state.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
+import { Transaction } from "../../schemas/transaction.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/* GET /api/transactions: public (as the spec's quick start reads it); the answers hold no secret. */
+
+const ListQuery = z.strictObject({
+  agent_id: Uuid.optional().openapi({ description: "Transactions where this agent is the buyer or the seller" }),
+  state: z.enum(TRANSACTION_STATES).optional(),
+  limit: Limit,
+  cursor: Cursor,
+});
+
+const TransactionPage = z
+  .object({ transactions: z.array(Transaction), next_cursor: z.string().nullable() })
+  .openapi("TransactionPage");
+
+export const route = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["Transactions"],
+  summary: "List transactions, newest first",
+  request: { query: ListQuery },
+  responses: {
+    200: { description: "A page of transactions", content: { "application/json": { schema: TransactionPage } } },
+    ...errorResponses(400),
+  },
+});
+
+export function listRoutes({ useCases }: RouteDeps) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async function listTransactions(c) {
+    const query = c.req.valid("query");
+    const page = await useCases.transactions.list({
+      agentId: query.agent_id,
+      state: query.state,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return c.json(page, 200);
+  });
+}

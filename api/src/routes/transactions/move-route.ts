@@ -1,0 +1,76 @@
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Hex } from "viem";
+import type { MoveName, MoveProof, MoveResult } from "../../domain/escrow-moves.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { MoveInstructions } from "../../schemas/escrow-moves.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/*
+ * What the four moves' routes share: the route (200 done and indexed, 202 instructions for an
+ * external party), their guards, the proof read from the body and the 202 answer.
+ */
+
+export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends z.ZodTypeAny>(
+  action: A,
+  summary: string,
+  body: S,
+  done: R,
+) {
+  return createRoute({
+    method: "post",
+    path: `/{id}/${action}` as `/{id}/${A}`,
+    tags: ["Transactions"],
+    summary,
+    security: bearerSecurity,
+    request: {
+      params: idParam("Transaction"),
+      body: {
+        content: { "application/json": { schema: body } },
+        required: action !== "release" && action !== "refund",
+      },
+    },
+    responses: {
+      200: { description: "Done on chain and indexed", content: { "application/json": { schema: done } } },
+      202: {
+        description: "External party: the call to send, then call again with tx_hash",
+        content: { "application/json": { schema: MoveInstructions } },
+      },
+      ...errorResponses(400, 401, 403, 404, 409),
+    },
+  });
+}
+
+/** The sub-app of one move: a party's key, and a retried request answered as the first was. */
+export function moveApp(action: MoveName, { guards }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use(`/:id/${action}`, guards.agent, guards.idempotent);
+  return app;
+}
+
+/** The body's proof, in the domain's terms. */
+export function moveProof(body: {
+  tx_hash?: string;
+  signed?: { signature: string; nonce: string; sig_deadline: string };
+}): MoveProof {
+  return {
+    txHash: body.tx_hash as Hex | undefined,
+    signed: body.signed && {
+      signature: body.signed.signature as Hex,
+      nonce: body.signed.nonce,
+      sigDeadline: body.signed.sig_deadline,
+    },
+  };
+}
+
+/** The 202 answer: what an external party sends or signs, then POSTs again with. */
+export function pendingAnswer(result: Extract<MoveResult, { done: false }>, action: MoveName) {
+  return {
+    success: false as const,
+    state: result.state,
+    message: `Send the call below from your wallet (or have the typed data signed and relayed), then POST /${action} again with tx_hash`,
+    instructions: result.instructions,
+  };
+}

@@ -1,0 +1,38 @@
+import { z } from "@hono/zod-openapi";
+import { ActingAgentId } from "../../schemas/common.ts";
+import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+
+/* POST /api/transactions/{id}/release: the buyer pays the seller, less the platform fee. */
+
+const ReleaseBody = z.object({ ...ActingAgentId, ...MoveProofFields }).openapi("ReleaseRequest");
+const Released = z.object({ ...MoveDone, seller_received_wei: z.string(), fee_wei: z.string() }).openapi("Released");
+
+export const route = moveRoute("release", "Release the payment to the seller (buyer)", ReleaseBody, Released);
+
+export function releaseRoutes(deps: RouteDeps) {
+  return moveApp("release", deps).openapi(route, async function release(c) {
+    const { id } = c.req.valid("param");
+    const body = (c.req.valid("json") ?? {}) as z.infer<typeof ReleaseBody>;
+    const result = await deps.useCases.escrowMoves.release({
+      caller: c.get("agent").row,
+      transactionId: id,
+      ...moveProof(body),
+    });
+    if (!result.done) return c.json(pendingAnswer(result, "release"), 202);
+    const e = result.row.escrow;
+    return c.json(
+      {
+        success: true as const,
+        message: "Released: the seller was paid, less the platform fee.",
+        transaction_id: id,
+        state: result.state,
+        tx_hash: result.txHash,
+        seller_received_wei: e?.sellerPayout ?? "0",
+        fee_wei: e?.feePaid ?? "0",
+      },
+      200,
+    );
+  });
+}

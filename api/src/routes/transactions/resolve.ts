@@ -1,0 +1,55 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/* POST /api/transactions/{id}/resolve: the arbiter's ruling, with the arbiter's key only. */
+
+const ResolveBody = z
+  .object({
+    seller_bps: z.number().int().min(0).max(10_000).openapi({ description: "The seller's share, in basis points" }),
+    note: z.string().max(4_000).optional(),
+  })
+  .openapi("ResolveRequest");
+
+const Resolved = z
+  .object({
+    transaction_id: Uuid,
+    state: z.string(),
+    tx_hash: z.string(),
+    resolution: z.object({
+      seller_bps: z.number().int(),
+      seller_received_wei: z.string(),
+      buyer_refunded_wei: z.string(),
+      fee_wei: z.string(),
+    }),
+  })
+  .openapi("Resolved");
+
+export const route = createRoute({
+  method: "post",
+  path: "/{id}/resolve",
+  tags: ["Transactions"],
+  summary: "Settle a dispute: seller_bps of the amount to the seller, less the fee; the rest to the buyer (arbiter)",
+  security: bearerSecurity,
+  request: {
+    params: idParam("Transaction"),
+    body: { content: { "application/json": { schema: ResolveBody } }, required: true },
+  },
+  responses: {
+    200: { description: "Settled on chain and indexed", content: { "application/json": { schema: Resolved } } },
+    ...errorResponses(400, 401, 404, 409),
+  },
+});
+
+export function resolveRoutes({ useCases, guards }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("/:id/resolve", guards.arbiter);
+  return app.openapi(route, async function resolveDispute(c) {
+    const { id } = c.req.valid("param");
+    const { seller_bps } = c.req.valid("json");
+    return c.json(await useCases.disputes.resolve({ transactionId: id, sellerBps: seller_bps }), 200);
+  });
+}

@@ -1,0 +1,52 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import { idParam } from "../../http/params.ts";
+import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+/*
+ * GET /api/transactions/{id}/timeline: on-chain events from the indexer, with their tx hashes, and
+ * the off-chain ones, in order (parties only).
+ */
+
+const TimelineEvent = z
+  .object({
+    at: z.string(),
+    source: z.enum(["chain", "api"]),
+    kind: z.string(),
+    actor: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+    block_number: z.string().nullable(),
+    details: z.record(z.string(), z.union([z.string(), z.number()])),
+  })
+  .openapi("TimelineEvent");
+
+export const route = createRoute({
+  method: "get",
+  path: "/{id}/timeline",
+  tags: ["Transactions"],
+  summary: "Every event of a transaction, on chain and off, in order (parties only)",
+  security: bearerSecurity,
+  request: { params: idParam("Transaction") },
+  responses: {
+    200: {
+      description: "The timeline",
+      content: {
+        "application/json": {
+          schema: z.object({ transaction_id: Uuid, state: z.string(), events: z.array(TimelineEvent) }),
+        },
+      },
+    },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export function timelineRoutes({ useCases, guards }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("/:id/timeline", guards.agent);
+  return app.openapi(route, async function timeline(c) {
+    const { id } = c.req.valid("param");
+    return c.json(await useCases.transactionRecords.timeline({ transactionId: id, agentId: c.get("agent").id }), 200);
+  });
+}

@@ -1,0 +1,200 @@
+import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { type Address, encodeAbiParameters, keccak256, parseEventLogs, toBytes } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Market, testMarket } from "../../../test/escrow.ts";
+import {
+  ARBITER_API_KEY,
+  createListing,
+  get,
+  json,
+  post,
+  registerHosted,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../../test/harness.ts";
+
+/*
+ * A transaction's records for its parties (deliverable, evidence, timeline) and the arbiter's
+ * ruling, on the suite's real chain. Sends nothing from dev accounts.
+ */
+const PRICE = 10_000_000n;
+let t: TestApp;
+let market: Market;
+let feeBps: bigint;
+
+beforeAll(async () => {
+  t = await testApp();
+  market = testMarket();
+  feeBps = BigInt(
+    await market.publicClient.readContract({
+      address: market.escrow,
+      abi: agentEscrowAbi,
+      functionName: "feeBps",
+    }),
+  );
+});
+afterAll(() => t.close());
+
+interface Agent {
+  id: string;
+  key: string;
+  wallet: Address;
+}
+
+const usdcOf = usdcBalance;
+
+const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
+
+/** A funded purchase between two fresh hosted agents; the buyer holds PRICE more than it pays. */
+async function purchase() {
+  const seller = await hosted();
+  const buyer = await hosted(2n * PRICE);
+  const listing = await createListing(t.app, seller, { price_wei: PRICE.toString() });
+  const bought = await json(await post(t.app, `/api/listings/${listing.id}/buy`, {}, buyer.key));
+  return { seller, buyer, id: bought.transaction_id as string };
+}
+
+const resolve = (id: string, body: unknown, key = ARBITER_API_KEY) =>
+  post(t.app, `/api/transactions/${id}/resolve`, body, key);
+
+describe("deliverable and evidence", () => {
+  it("the parties read the delivered content, whose hash is the on-chain one; others may not", async () => {
+    const { seller, buyer, id } = await purchase();
+    expect((await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key)).status).toBe(404);
+    const content = "Here is the dataset: https://example.com/data.csv";
+    await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: content }, seller.key);
+    const response = await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key);
+    expect(response.status).toBe(200);
+    expect(await json(response)).toMatchObject({ content, deliverable_hash: keccak256(toBytes(content)) });
+    const stranger = await hosted();
+    expect((await get(t.app, `/api/transactions/${id}/deliverable`, stranger.key)).status).toBe(403);
+    expect((await get(t.app, `/api/transactions/${id}/deliverable`)).status).toBe(401);
+  });
+
+  it("a deliverable_url is kept with the content, bound into the on-chain hash, and shown to the parties", async () => {
+    const { seller, buyer, id } = await purchase();
+    const content = "The report, summarised: no critical findings.";
+    const url = "https://example.com/reports/audit-42.pdf";
+    const delivered = await post(
+      t.app,
+      `/api/transactions/${id}/deliver`,
+      { deliverable: content, deliverable_url: url, agent_id: seller.id },
+      seller.key,
+    );
+    expect(delivered.status).toBe(200);
+    const hash = keccak256(encodeAbiParameters([{ type: "string" }, { type: "string" }], [content, url]));
+    const answer = await json(delivered);
+    expect(answer).toMatchObject({ deliverable_hash: hash, deliverable_url: url, state: "DELIVERED" });
+    // What the escrow committed to is that hash: the Delivered event of the deliver transaction.
+    const receipt = await market.publicClient.getTransactionReceipt({ hash: answer.tx_hash });
+    const [event] = parseEventLogs({ abi: agentEscrowAbi, logs: receipt.logs, eventName: "Delivered" });
+    expect(event?.args).toMatchObject({ escrowId: escrowIdToBytes32(id), deliverableHash: hash });
+    const detail = await json(await get(t.app, `/api/transactions/${id}`));
+    expect(detail.deliverable_hash).toBe(hash);
+
+    const read = await json(await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key));
+    expect(read).toMatchObject({ content, deliverable_url: url, deliverable_hash: hash });
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, buyer.key));
+    const submitted = timeline.events.find((event: { kind: string }) => event.kind === "DELIVERABLE_SUBMITTED");
+    expect(submitted.details).toEqual({ deliverable_hash: hash, deliverable_url: url });
+  });
+
+  it("a delivery naming another agent in agent_id is refused 403, and nothing is stored or sent", async () => {
+    const { seller, buyer, id } = await purchase();
+    const refused = await post(
+      t.app,
+      `/api/transactions/${id}/deliver`,
+      { deliverable: "work", deliverable_url: "https://example.com/w", agent_id: buyer.id },
+      seller.key,
+    );
+    expect(refused.status).toBe(403);
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("FUNDED");
+    expect((await get(t.app, `/api/transactions/${id}/deliverable`, buyer.key)).status).toBe(404);
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, seller.key));
+    expect(timeline.events.map((event: { kind: string }) => event.kind)).not.toContain("DELIVERABLE_SUBMITTED");
+  });
+
+  it("evidence only while disputed, from a party; the timeline shows every step with its tx hash", async () => {
+    const { seller, buyer, id } = await purchase();
+    const add = (key: string, body: unknown) => post(t.app, `/api/transactions/${id}/evidence`, body, key);
+    expect((await add(buyer.key, { content: "too early" })).status).toBe(409);
+    await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "half" }, seller.key);
+    await post(t.app, `/api/transactions/${id}/dispute`, { reason: "Only half delivered" }, buyer.key);
+    expect((await add(buyer.key, { content: "Page 2 is missing", url: "https://example.com/shot.png" })).status).toBe(
+      201,
+    );
+    expect((await add(seller.key, { content: "Page 2 was not ordered" })).status).toBe(201);
+    for (const body of [{}, { content: "" }, { content: "x", url: "ftp://x" }, { content: 5 }]) {
+      expect((await add(buyer.key, body)).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await add((await hosted()).key, { content: "me too" })).status).toBe(403);
+
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, seller.key));
+    expect(timeline.state).toBe("DISPUTED");
+    const kinds = timeline.events.map((event: { kind: string }) => event.kind);
+    for (const kind of ["CREATED", "FUNDED", "DELIVERED", "DISPUTED", "DELIVERABLE_SUBMITTED", "EVIDENCE"]) {
+      expect(kinds).toContain(kind);
+    }
+    const onChain = timeline.events.filter((event: { source: string }) => event.source === "chain");
+    expect(onChain.every((event: { tx_hash: string }) => /^0x[0-9a-f]{64}$/.test(event.tx_hash))).toBe(true);
+    expect(kinds.filter((kind: string) => kind === "EVIDENCE")).toHaveLength(2);
+  });
+});
+
+describe("resolve", () => {
+  async function disputed() {
+    const parties = await purchase();
+    await post(t.app, `/api/transactions/${parties.id}/deliver`, { deliverable: "work" }, parties.seller.key);
+    await post(t.app, `/api/transactions/${parties.id}/dispute`, { reason: "not as described" }, parties.buyer.key);
+    return parties;
+  }
+
+  it("splits the amount: 70% to the seller less the fee, 30% back to the buyer", async () => {
+    const { seller, buyer, id } = await disputed();
+    const response = await resolve(id, { seller_bps: 7_000, note: "Mostly delivered" });
+    expect(response.status).toBe(200);
+    const sellerShare = (PRICE * 7_000n) / 10_000n;
+    const fee = (sellerShare * feeBps) / 10_000n;
+    const body = await json(response);
+    expect(body).toMatchObject({
+      state: "RELEASED",
+      resolution: {
+        seller_bps: 7000,
+        seller_received_wei: (sellerShare - fee).toString(),
+        buyer_refunded_wei: (PRICE - sellerShare).toString(),
+        fee_wei: fee.toString(),
+      },
+    });
+    expect(await usdcOf(seller.wallet)).toBe(sellerShare - fee);
+    expect(await usdcOf(buyer.wallet)).toBe(2n * PRICE - PRICE + (PRICE - sellerShare));
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("RELEASED");
+  });
+
+  it("a ruling of 0 refunds the buyer", async () => {
+    const { buyer, id } = await disputed();
+    expect((await json(await resolve(id, { seller_bps: 0 }))).state).toBe("REFUNDED");
+    expect(await usdcOf(buyer.wallet)).toBe(2n * PRICE);
+  });
+
+  it("only the arbiter's key, only a disputed transaction, only a valid share", async () => {
+    const { seller, buyer, id } = await disputed();
+    expect((await resolve(id, { seller_bps: 5_000 }, seller.key)).status).toBe(401);
+    expect((await resolve(id, { seller_bps: 5_000 }, "b".repeat(64))).status).toBe(401);
+    expect((await resolve(id, { seller_bps: 5_000 }, "")).status).toBe(401);
+    for (const body of [
+      { seller_bps: 10_001 },
+      { seller_bps: -1 },
+      { seller_bps: 1.5 },
+      {},
+      { seller_bps: 1, note: 5 },
+    ]) {
+      expect((await resolve(id, body)).status, JSON.stringify(body)).toBe(400);
+    }
+    const funded = await purchase();
+    expect((await resolve(funded.id, { seller_bps: 5_000 })).status).toBe(409);
+    expect((await resolve("6f1c2e9a-3b4d-4c5e-8f70-123456789abc", { seller_bps: 5_000 })).status).toBe(404);
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("DISPUTED");
+    expect(await usdcOf(buyer.wallet)).toBe(PRICE);
+  });
+});

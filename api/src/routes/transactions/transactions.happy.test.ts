@@ -1,0 +1,370 @@
+import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { keccak256, type TransactionReceipt, toHex, zeroAddress } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FundedEscrow,
+  fundAccounts,
+  fundEscrow,
+  indexed,
+  insertTransaction,
+  insertTransactions,
+  type Market,
+  testMarket,
+  USDC,
+} from "../../../test/escrow.ts";
+import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
+
+/*
+ * Transactions on the real stack: rows in app.transactions (as the money-flow routes will write
+ * them) and escrows driven on chain under the same uuids. This file sends from dev accounts
+ * #12..#14 only (and #1, the arbiter, for rulings); other files must not send from them.
+ */
+
+const BUYER = 12;
+const SELLER = 13;
+const OTHER = 14;
+
+let t: TestApp;
+let market: Market;
+const agent = { a: "", b: "", c: "" };
+const names = { a: "", b: "", c: "" };
+let keyOfA = "";
+
+/** One scenario: its transaction id and the receipts of the steps it went through. */
+interface Scenario {
+  id: string;
+  amount: bigint;
+  escrow?: FundedEscrow;
+  steps: Record<string, TransactionReceipt>;
+}
+const s: Record<string, Scenario> = {};
+
+async function blockTime(receipt: TransactionReceipt): Promise<string> {
+  const block = await market.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+  return new Date(Number(block.timestamp) * 1000).toISOString();
+}
+
+/** A row A→B (or as given) and, unless `pending`, its escrow funded by the buyer. */
+async function scenario(
+  key: string,
+  amount: bigint,
+  options: { buyer?: [string, number]; seller?: [string | null, number | null]; pending?: boolean } = {},
+): Promise<Scenario> {
+  const [buyerId, buyerIndex] = options.buyer ?? [agent.a, BUYER];
+  const [sellerId, sellerIndex] = options.seller ?? [agent.b, SELLER];
+  const id = await insertTransaction(t.db, { buyer: buyerId, seller: sellerId, amountWei: amount, description: key });
+  const entry: Scenario = { id, amount, steps: {} };
+  if (!options.pending) {
+    const sellerAddress = sellerIndex === null ? zeroAddress : market.address(sellerIndex);
+    const funded = await fundEscrow(market, buyerIndex, id, sellerAddress, amount);
+    entry.escrow = funded;
+    entry.steps.fund = funded.receipt;
+  }
+  s[key] = entry;
+  return entry;
+}
+
+function sc(key: string): Scenario {
+  const entry = s[key];
+  if (!entry) throw new Error(`no scenario ${key}`);
+  return entry;
+}
+
+function step(key: string, name: string): TransactionReceipt {
+  const receipt = sc(key).steps[name];
+  if (!receipt) throw new Error(`${key} has no step ${name}`);
+  return receipt;
+}
+
+function escrowOf(key: string): FundedEscrow {
+  const escrow = s[key]?.escrow;
+  if (!escrow) throw new Error(`${key} has no escrow`);
+  return escrow;
+}
+
+async function detail(key: string) {
+  const response = await get(t.app, `/api/transactions/${sc(key).id}`);
+  expect(response.status).toBe(200);
+  return json(response);
+}
+
+/** Every page of a list query, following next_cursor. */
+interface Item {
+  id: string;
+  state: string;
+  created_at: string;
+}
+
+async function allPages(query: string): Promise<{ pages: number; items: Item[] }> {
+  const items: Item[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response = await get(t.app, `/api/transactions?${query}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    items.push(...body.transactions);
+    cursor = body.next_cursor;
+    pages += 1;
+  } while (cursor);
+  return { pages, items };
+}
+
+beforeAll(async () => {
+  t = await testApp();
+  market = testMarket();
+  const tag = Math.random().toString(36).slice(2, 8);
+  names.a = `tx-buyer-${tag}`;
+  names.b = `tx-seller-${tag}`;
+  names.c = `tx-other-${tag}`;
+  const registeredA = await registerWithWallet(t.app, names.a, market.address(BUYER));
+  agent.a = registeredA.id;
+  keyOfA = registeredA.key;
+  agent.b = (await registerWithWallet(t.app, names.b, market.address(SELLER))).id;
+  agent.c = (await registerWithWallet(t.app, names.c, market.address(OTHER))).id;
+  await fundAccounts(market, [BUYER, SELLER, OTHER], 1_000n * USDC);
+
+  await scenario("pending", 1n * USDC, { pending: true });
+  await scenario("funded", 2n * USDC);
+
+  await scenario("delivered", 3n * USDC);
+  sc("delivered").steps.deliver = await market.deliver(SELLER, escrowOf("delivered"), "the report");
+
+  await scenario("released", 4n * USDC);
+  sc("released").steps.deliver = await market.deliver(SELLER, escrowOf("released"));
+  sc("released").steps.release = await market.release(BUYER, escrowOf("released"));
+
+  await scenario("refunded", 5n * USDC);
+  sc("refunded").steps.refund = await market.refund(BUYER, escrowOf("refunded"));
+
+  await scenario("disputed", 6n * USDC);
+  sc("disputed").steps.deliver = await market.deliver(SELLER, escrowOf("disputed"));
+  sc("disputed").steps.dispute = await market.dispute(BUYER, escrowOf("disputed"));
+
+  // Disputed by the seller before delivery, ruled 70 % to the seller: RELEASED.
+  await scenario("ruledForSeller", 10n * USDC);
+  sc("ruledForSeller").steps.dispute = await market.dispute(SELLER, escrowOf("ruledForSeller"));
+  sc("ruledForSeller").steps.resolve = await market.resolve(escrowOf("ruledForSeller"), 7_000);
+
+  // Disputed by the buyer after delivery, ruled wholly to the buyer: REFUNDED.
+  await scenario("ruledForBuyer", 8n * USDC);
+  sc("ruledForBuyer").steps.deliver = await market.deliver(SELLER, escrowOf("ruledForBuyer"));
+  sc("ruledForBuyer").steps.dispute = await market.dispute(BUYER, escrowOf("ruledForBuyer"));
+  sc("ruledForBuyer").steps.resolve = await market.resolve(escrowOf("ruledForBuyer"), 0);
+
+  // An unclaimed bounty: no seller in the row, the zero address on chain.
+  await scenario("bounty", 7n * USDC, { seller: [null, null] });
+
+  // Someone else (C) funds an escrow under A's transaction id: it is not A's escrow.
+  const squatted = await scenario("squatted", 9n * USDC, { pending: true });
+  squatted.steps.squat = (await fundEscrow(market, OTHER, squatted.id, market.address(SELLER), 1n)).receipt;
+
+  // C as buyer (on chain) and C as seller (pending).
+  await scenario("cBuys", 11n * USDC, { buyer: [agent.c, OTHER] });
+  await scenario("cSells", 12n * USDC, { seller: [agent.c, OTHER], pending: true });
+
+  await indexed(t.db, await market.publicClient.getBlock().then((block) => ({ blockNumber: block.number })));
+});
+afterAll(() => t.close());
+
+describe("GET /api/transactions/{id}", () => {
+  it("answers a transaction without escrow as PENDING, in the full shape", async () => {
+    const body = await detail("pending");
+    const id = sc("pending").id;
+    expect(body).toEqual({
+      id,
+      listing_id: null,
+      amount_wei: "1000000",
+      currency: "USDC",
+      description: "pending",
+      state: "PENDING",
+      deadline: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      buyer: { id: agent.a, name: names.a },
+      seller: { id: agent.b, name: names.b },
+      escrow_id: id,
+      escrow_id_bytes32: escrowIdToBytes32(id),
+      contract_address: market.escrow,
+      chain_id: market.chainId,
+      delivered_at: null,
+      deliverable_hash: null,
+      dispute_window_hours: 24,
+      dispute: null,
+      resolution: null,
+      funding_tx_hash: null,
+      release_tx_hash: null,
+      tx_hash: null,
+    });
+  });
+
+  it("answers a funded escrow as FUNDED with its funding transaction and on-chain deadline", async () => {
+    const body = await detail("funded");
+    const fund = step("funded", "fund").transactionHash;
+    expect(body).toMatchObject({
+      state: "FUNDED",
+      amount_wei: "2000000",
+      deadline: new Date(escrowOf("funded").terms.deadline * 1000).toISOString(),
+      funding_tx_hash: fund,
+      tx_hash: fund,
+      release_tx_hash: null,
+      delivered_at: null,
+      dispute: null,
+      resolution: null,
+    });
+  });
+
+  it("answers a delivered escrow as DELIVERED with delivered_at and the deliverable hash", async () => {
+    const body = await detail("delivered");
+    expect(body).toMatchObject({
+      state: "DELIVERED",
+      delivered_at: await blockTime(step("delivered", "deliver")),
+      deliverable_hash: keccak256(toHex("the report")),
+      funding_tx_hash: step("delivered", "fund").transactionHash,
+      tx_hash: step("delivered", "deliver").transactionHash,
+      release_tx_hash: null,
+    });
+  });
+
+  it("answers a released escrow as RELEASED with the release transaction", async () => {
+    const release = step("released", "release").transactionHash;
+    expect(await detail("released")).toMatchObject({
+      state: "RELEASED",
+      release_tx_hash: release,
+      tx_hash: release,
+      resolution: null,
+    });
+  });
+
+  it("answers a refunded escrow as REFUNDED", async () => {
+    expect(await detail("refunded")).toMatchObject({
+      state: "REFUNDED",
+      release_tx_hash: null,
+      tx_hash: step("refunded", "refund").transactionHash,
+      delivered_at: null,
+    });
+  });
+
+  it("answers a disputed escrow as DISPUTED with who raised it and when", async () => {
+    const dispute = step("disputed", "dispute");
+    expect(await detail("disputed")).toMatchObject({
+      state: "DISPUTED",
+      dispute: { raised_by: "buyer", reason: null, raised_at: await blockTime(dispute) },
+      tx_hash: dispute.transactionHash,
+      resolution: null,
+    });
+  });
+
+  it("answers a ruling with a share for the seller as RELEASED, with the split", async () => {
+    const body = await detail("ruledForSeller");
+    const resolve = step("ruledForSeller", "resolve").transactionHash;
+    expect(body).toMatchObject({
+      state: "RELEASED",
+      dispute: { raised_by: "seller", reason: null },
+      resolution: { seller_bps: 7_000, buyer_refunded_wei: (3n * USDC).toString() },
+      release_tx_hash: resolve,
+      tx_hash: resolve,
+    });
+    const { seller_received_wei, buyer_refunded_wei, fee_wei } = body.resolution;
+    expect(BigInt(seller_received_wei) + BigInt(fee_wei)).toBe(7n * USDC);
+    expect(BigInt(seller_received_wei) + BigInt(fee_wei) + BigInt(buyer_refunded_wei)).toBe(
+      sc("ruledForSeller").amount,
+    );
+  });
+
+  it("answers a ruling wholly for the buyer as REFUNDED", async () => {
+    expect(await detail("ruledForBuyer")).toMatchObject({
+      state: "REFUNDED",
+      dispute: { raised_by: "buyer" },
+      resolution: { seller_bps: 0, seller_received_wei: "0", buyer_refunded_wei: "8000000", fee_wei: "0" },
+      release_tx_hash: null,
+      tx_hash: step("ruledForBuyer", "resolve").transactionHash,
+    });
+  });
+
+  it("answers an unclaimed bounty with seller null", async () => {
+    expect(await detail("bounty")).toMatchObject({ state: "FUNDED", seller: null, buyer: { id: agent.a } });
+  });
+
+  it("ignores an escrow funded under the transaction's id by someone other than the buyer", async () => {
+    expect(await detail("squatted")).toMatchObject({ state: "PENDING", funding_tx_hash: null, tx_hash: null });
+  });
+});
+
+describe("GET /api/transactions", () => {
+  const expectedStateOfA: Record<string, string[]> = {
+    PENDING: ["pending", "squatted", "cSells"],
+    FUNDED: ["funded", "bounty"],
+    DELIVERED: ["delivered"],
+    RELEASED: ["released", "ruledForSeller"],
+    REFUNDED: ["refunded", "ruledForBuyer"],
+    DISPUTED: ["disputed"],
+  };
+
+  it("filters by state in SQL, ruling outcomes included", async () => {
+    for (const [state, keys] of Object.entries(expectedStateOfA)) {
+      const { items } = await allPages(`agent_id=${agent.a}&state=${state}&limit=100`);
+      expect(items.map((item) => item.id).sort(), state).toEqual(keys.map((key) => s[key]?.id).sort());
+      expect(items.every((item) => item.state === state)).toBe(true);
+    }
+  });
+
+  it("filters by state across all agents, one small page at a time", async () => {
+    const { items, pages } = await allPages("state=RELEASED&limit=1");
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(items.every((item) => item.state === "RELEASED")).toBe(true);
+    expect(items.map((item) => item.id)).toEqual(expect.arrayContaining([sc("released").id, sc("ruledForSeller").id]));
+  });
+
+  it("filters by agent on both sides: as buyer and as seller", async () => {
+    const response = await get(t.app, `/api/transactions?agent_id=${agent.c}`);
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body.next_cursor).toBeNull();
+    const byId = new Map(body.transactions.map((item: { id: string }) => [item.id, item]));
+    expect([...byId.keys()].sort()).toEqual([sc("cBuys").id, sc("cSells").id].sort());
+    expect(byId.get(sc("cBuys").id)).toMatchObject({ state: "FUNDED", buyer: { id: agent.c, name: names.c } });
+    expect(byId.get(sc("cSells").id)).toMatchObject({ state: "PENDING", seller: { id: agent.c, name: names.c } });
+  });
+
+  it("answers the same shape in the list as by id", async () => {
+    const { items } = await allPages(`agent_id=${agent.a}&limit=100`);
+    const listed = items.find((item) => item.id === sc("ruledForSeller").id);
+    expect(listed).toEqual(await detail("ruledForSeller"));
+  });
+
+  it("pages newest first with no duplicate and no gap, also within one timestamp", async () => {
+    const buyer = await registerAgent(t.app, "pager");
+    // Four rows a second apart, then five created by one statement: the same microsecond.
+    const base = Date.now() - 60_000;
+    const ids = await insertTransactions(
+      t.db,
+      [0, 1, 2, 3].map((i) => ({
+        buyer: buyer.id,
+        seller: agent.b,
+        amountWei: 1n,
+        createdAt: new Date(base + i * 1000),
+      })),
+    );
+    ids.push(...(await insertTransactions(t.db, Array(5).fill({ buyer: buyer.id, seller: agent.b, amountWei: 1n }))));
+    const { items, pages } = await allPages(`agent_id=${buyer.id}&limit=2`);
+    expect(pages).toBe(5);
+    const seen = items.map((item) => item.id);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...ids].sort());
+    // Newest first; ties on created_at by id, descending.
+    const order = items.map((item) => `${item.created_at} ${item.id}`);
+    expect(order).toEqual([...order].sort().reverse());
+    const filtered = await allPages(`agent_id=${buyer.id}&state=PENDING&limit=4`);
+    expect(filtered.items.map((item) => item.id)).toEqual(seen);
+  });
+});
+describe("GET /api/agents/{id} recent_transactions", () => {
+  it("lists the agent's five newest transactions in the Transaction shape", async () => {
+    const profile = await json(await get(t.app, `/api/agents/${agent.a}`));
+    const newest = await json(await get(t.app, `/api/transactions?agent_id=${agent.a}&limit=5`));
+    expect(profile.recent_transactions).toHaveLength(5);
+    expect(profile.recent_transactions).toEqual(newest.transactions);
+    const own = await json(await get(t.app, "/api/agents/me", keyOfA));
+    expect(own.recent_transactions).toEqual(newest.transactions);
+  });
+});

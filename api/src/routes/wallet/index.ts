@@ -1,0 +1,22 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { registerBalance } from "./balance.ts";
+import { registerWithdraw } from "./withdraw.ts";
+import { registerWithdrawals } from "./withdrawals.ts";
+
+/*
+ * /api/wallet: an agent's balances by id (public), and withdrawals out of a hosted agent's
+ * custodial wallet (the caller's key).
+ */
+export function walletRoutes(deps: RouteDeps) {
+  const { guards } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("/withdraw", guards.agent, guards.idempotent);
+  app.use("/withdrawals", guards.agent);
+  registerBalance(app, deps);
+  registerWithdraw(app, deps);
+  registerWithdrawals(app, deps);
+  return app;
+}

@@ -1,0 +1,35 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { Address, bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import { InsufficientBalance } from "../../schemas/funding.ts";
+import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const WithdrawBody = z.object({ destination_address: Address, amount_wei: PositiveWei }).openapi("WithdrawRequest");
+
+export const withdrawRoute = createRoute({
+  method: "post",
+  path: "/withdraw",
+  tags: ["Wallet"],
+  summary: "Send USDC out of a hosted agent's wallet (gasless)",
+  security: bearerSecurity,
+  request: { body: { content: { "application/json": { schema: WithdrawBody } }, required: true } },
+  responses: {
+    200: { description: "Sent and mined", content: { "application/json": { schema: Withdrawal } } },
+    402: { description: "The balance is short", content: { "application/json": { schema: InsufficientBalance } } },
+    ...errorResponses(400, 401),
+  },
+});
+
+/** POST /api/wallet/withdraw: the caller's key (and an optional Idempotency-Key). */
+export function registerWithdraw(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(withdrawRoute, async function withdraw(c) {
+    const body = c.req.valid("json");
+    const withdrawal = await useCases.wallet.withdraw({
+      agent: c.get("agent").row,
+      destinationAddress: body.destination_address,
+      amountWei: body.amount_wei,
+    });
+    return c.json(withdrawalAnswer(withdrawal), 200);
+  });
+}

@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+import { ErrorBody, Uuid } from "./common.ts";
+
+/** Shapes and limits shared by the /api/listings routes and the listing use cases. */
+
+export const LISTING_CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
+export const LISTING_TYPES = ["FIXED", "BOUNTY"] as const;
+export const LISTING_SORTS = ["newest", "cheapest", "popular"] as const;
+export type ListingCategory = (typeof LISTING_CATEGORIES)[number];
+export type ListingType = (typeof LISTING_TYPES)[number];
+export type ListingSort = (typeof LISTING_SORTS)[number];
+
+/** The starter filter: listings priced at or under $1. */
+export const STARTER_MAX_WEI = 1_000_000n;
+export const TITLE_MAX = 200;
+export const DESCRIPTION_MAX = 10_000;
+/** Words of a keyword search beyond this are ignored. */
+export const KEYWORD_MAX_WORDS = 8;
+
+export const Category = z.enum(LISTING_CATEGORIES).openapi({ description: "One of the listing categories" });
+export const ListingTypeEnum = z.enum(LISTING_TYPES);
+
+export const Title = z
+  .string()
+  .trim()
+  .min(1)
+  .max(TITLE_MAX)
+  .openapi({ description: `1 to ${TITLE_MAX} characters (trimmed)` });
+
+export const Description = z
+  .string()
+  .trim()
+  .min(1)
+  .max(DESCRIPTION_MAX)
+  .openapi({ description: `1 to ${DESCRIPTION_MAX.toLocaleString("en")} characters (trimmed)` });
+
+export const PriceUsdc = z
+  .string()
+  .regex(/^\d{1,78}\.\d{2}$/, "must be a decimal with two places, e.g. 1.50")
+  .openapi({
+    description: "Optional cross-check: must equal price_wei in USDC with two decimals, rounded down",
+    example: "1.50",
+  });
+
+export const ListingDetails = z
+  .object({
+    id: Uuid,
+    title: z.string(),
+    description: z.string(),
+    category: Category,
+    listing_type: ListingTypeEnum,
+    price_wei: z.string(),
+    price_usdc: z.string(),
+    currency: z.literal("USDC"),
+    is_active: z.boolean(),
+    is_negotiable: z.boolean(),
+    times_purchased: z.number().int(),
+    avg_rating: z.string().openapi({ description: 'Average rating, two decimals; "0.00" without ratings' }),
+    created_at: z.string(),
+    agents: z.object({
+      id: Uuid,
+      name: z.string(),
+      wallet_address: z.string(),
+      transaction_count: z.number().int(),
+    }),
+    seller_reputation: z.object({
+      completed: z.number().int(),
+      refunded: z.number().int(),
+      success_rate: z.number().int().openapi({ description: "Completed over settled escrows, percent, rounded down" }),
+    }),
+  })
+  .openapi("Listing");
+export type ListingView = z.infer<typeof ListingDetails>;
+
+export const BrowseListing = z
+  .object({
+    id: Uuid,
+    title: z.string(),
+    description: z.string(),
+    category: Category,
+    listing_type: ListingTypeEnum,
+    price_wei: z.string(),
+    price_usdc: z.string(),
+    currency: z.literal("USDC"),
+    is_negotiable: z.boolean(),
+    times_purchased: z.number().int(),
+    avg_rating: z.string(),
+    created_at: z.string(),
+    agent: z.object({ id: Uuid, name: z.string(), reputation_tier: z.string() }),
+  })
+  .openapi("BrowseListing");
+
+export const ListingPage = z
+  .object({ listings: z.array(BrowseListing), next_cursor: z.string().nullable() })
+  .openapi("ListingPage");
+export type ListingPageView = z.infer<typeof ListingPage>;
+
+/** Answered by the framework for a body that is not application/json. */
+export const unsupportedMediaType = {
+  415: { description: "Body not sent as application/json", content: { "application/json": { schema: ErrorBody } } },
+};

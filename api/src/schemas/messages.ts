@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import type { FeedPost as FeedPostOf } from "../domain/feed.ts";
+import type { DirectMessage as DirectMessageOf } from "../domain/messages.ts";
+import { Cursor, Limit, Uuid } from "./common.ts";
+
+/** Shared by /api/messages and /api/feed: what an agent writes, and how it is answered. */
+
+export const MAX_MESSAGE_LENGTH = 4_000;
+
+/** Plain text up to MAX_MESSAGE_LENGTH characters, not only blanks. */
+export const Content = z
+  .string()
+  .max(MAX_MESSAGE_LENGTH)
+  .refine((value) => value.trim().length > 0, { message: "must not be empty" })
+  .openapi({ description: `Plain text, 1 to ${MAX_MESSAGE_LENGTH} characters` });
+
+/** A page of a thread or of the feed. */
+export const PageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
+
+export const AgentRef = z.object({ id: Uuid, name: z.string() }).openapi("AgentRef");
+
+export const DirectMessage = z
+  .object({ id: Uuid, from: AgentRef, to: AgentRef, content: z.string(), created_at: z.string() })
+  .openapi("DirectMessage");
+
+export const FeedPost = z
+  .object({ kind: z.literal("post"), id: Uuid, author: AgentRef, content: z.string(), created_at: z.string() })
+  .openapi("FeedPost");
+
+export function directMessageAnswer(message: DirectMessageOf): z.infer<typeof DirectMessage> {
+  return {
+    id: message.id,
+    from: message.from,
+    to: message.to,
+    content: message.content,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+export function feedPostAnswer(post: FeedPostOf): z.infer<typeof FeedPost> {
+  return {
+    kind: "post",
+    id: post.id,
+    author: post.author,
+    content: post.content,
+    created_at: post.createdAt.toISOString(),
+  };
+}
