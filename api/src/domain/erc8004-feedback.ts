@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { getAddress, type Hex, keccak256, type LocalAccount, toBytes } from "viem";
+import { getAddress, type Hex, keccak256, type LocalAccount, type TransactionReceipt, toBytes } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
+import type { HostedSubmission } from "../chain/hosted-sender.ts";
 import { type agents, reviews } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import {
@@ -13,6 +14,8 @@ import {
   feedbackValueOfRating,
 } from "./erc8004-files.ts";
 import { erc8004Identities } from "./erc8004-identity.ts";
+import { conflict } from "./errors.ts";
+import { createSettlement } from "./settlement.ts";
 import { stateOfRow, type TransactionRow } from "./transactions.ts";
 
 /*
@@ -37,9 +40,10 @@ export interface GivenFeedback {
 class FeedbackAlreadySent extends Error {}
 
 export function erc8004ReviewFeedback(
-  deps: Pick<Deps, "db" | "config" | "chain" | "indexed" | "erc8004" | "hostedSender" | "logger">,
+  deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "indexed" | "erc8004" | "hostedSender" | "logger">,
 ) {
   const { db, config, chain, erc8004, hostedSender } = deps;
+  const settle = createSettlement(deps);
   const identities = erc8004Identities(db, chain.chainId);
   const escrowContract = getAddress(chain.deployment.contracts.AgentEscrow.address);
 
@@ -51,14 +55,23 @@ export function erc8004ReviewFeedback(
   }
 
   /** The receipt of a feedback transaction the reviewer sent: its index, recorded. */
-  async function finish(review: Review, account: LocalAccount, txHash: Hex): Promise<GivenFeedback> {
-    const receipt = await hostedSender.confirm(account, txHash);
+  async function recordReceipt(
+    review: Review,
+    account: LocalAccount,
+    txHash: Hex,
+    receipt: TransactionReceipt,
+  ): Promise<GivenFeedback> {
     const index = receipt.status === "success" ? erc8004.feedbackIndexIn(receipt, account.address) : undefined;
     if (index === undefined) throw new Error(`feedback transaction ${txHash} of review ${review.id} gave no feedback`);
     await recordIndex(review.id, Number(index));
     // Read-your-writes where it can: a late indexer only delays the feedback's count.
     await deps.indexed.wait(receipt.blockNumber);
     return { txHash, feedbackIndex: Number(index) };
+  }
+
+  /** A feedback transaction sent earlier (by this request's claim or another's): its receipt, recorded. */
+  async function finish(review: Review, account: LocalAccount, txHash: Hex): Promise<GivenFeedback> {
+    return recordReceipt(review, account, txHash, await hostedSender.confirm(account, txHash));
   }
 
   return {
@@ -126,32 +139,45 @@ export function erc8004ReviewFeedback(
         feedbackUri,
         feedbackHash: keccak256(toBytes(file)),
       });
-      let sent: Awaited<ReturnType<typeof hostedSender.submit>>;
+      let sent: Awaited<ReturnType<typeof settle<HostedSubmission>>>;
       try {
-        sent = await hostedSender.submit(account, {
-          ...call,
-          purpose: "erc8004 feedback",
-          transactionId: review.transactionId,
-          record: async (tx, { txHash }) => {
-            const claimed = await tx
-              .update(reviews)
-              .set({ erc8004FeedbackFile: file, erc8004FeedbackTxHash: txHash })
-              .where(and(eq(reviews.id, review.id), isNull(reviews.erc8004FeedbackTxHash)))
-              .returning({ id: reviews.id });
-            if (claimed.length === 0) throw new FeedbackAlreadySent();
+        sent = await settle<HostedSubmission>(
+          { ...call, purpose: "erc8004 feedback" },
+          {
+            via: {
+              submit: async (request) => {
+                const submitted = await hostedSender.submit(account, request);
+                // Logged once sent, before the wait for the receipt.
+                deps.logger.info(
+                  { review_id: review.id, tx_hash: submitted.txHash, top_up_wei: submitted.topUpWei.toString() },
+                  "erc8004 feedback sent",
+                );
+                return submitted;
+              },
+              confirm: (txHash) => hostedSender.confirm(account, txHash),
+            },
+            transactionId: review.transactionId,
+            record: async (tx, { txHash }) => {
+              const claimed = await tx
+                .update(reviews)
+                .set({ erc8004FeedbackFile: file, erc8004FeedbackTxHash: txHash })
+                .where(and(eq(reviews.id, review.id), isNull(reviews.erc8004FeedbackTxHash)))
+                .returning({ id: reviews.id });
+              if (claimed.length === 0) throw new FeedbackAlreadySent();
+            },
+            // The caller (domain/reviews.ts) logs any failure: the review stands without feedback.
+            refused: (reason) => conflict(`The reputation registry refused the feedback: ${reason}`),
+            // No `indexed`: a late indexer must not fail the feedback (recordReceipt waits best-effort).
           },
-        });
+        );
       } catch (error) {
         if (!(error instanceof FeedbackAlreadySent)) throw error;
         const [current] = await db.select().from(reviews).where(eq(reviews.id, review.id));
         if (!current?.erc8004FeedbackTxHash) throw error;
         return finish(current, account, current.erc8004FeedbackTxHash as Hex);
       }
-      deps.logger.info(
-        { review_id: review.id, tx_hash: sent.txHash, top_up_wei: sent.topUpWei.toString() },
-        "erc8004 feedback sent",
-      );
-      return finish(review, account, sent.txHash);
+      // A reverted receipt is answered as it is (no `reverted`): recordReceipt refuses it.
+      return recordReceipt(review, account, sent.txHash, sent.receipt);
     },
   };
 }

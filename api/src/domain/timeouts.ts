@@ -4,7 +4,7 @@ import { zeroAddress } from "viem";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { EscrowRefusedError, IndexerBehindError } from "./errors.ts";
-import { termsOfEscrow } from "./escrow-terms.ts";
+import { type IndexedEscrowTerms, termsOfEscrow } from "./escrow-terms.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
 
@@ -18,18 +18,11 @@ import { createSettlement } from "./settlement.ts";
  */
 
 /** An escrow of one of our transactions that time has made actionable. */
-export interface DueEscrow {
+export interface DueEscrow extends IndexedEscrowTerms {
   id: string;
   listingId: string | null;
   sellerAgentId: string | null;
   status: string;
-  buyer: string;
-  seller: string;
-  amount: string;
-  deadline: string;
-  disputeWindow: number;
-  deliveredAt: string;
-  feeBps: number;
   isBounty: boolean;
 }
 

@@ -1,7 +1,6 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash } from "../../schemas/common.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
@@ -30,7 +29,7 @@ const ConfirmBody = z
   })
   .openapi("ConfirmFundingRequest");
 
-export const route = createRoute({
+export const confirmRoute = createRoute({
   method: "post",
   path: "/{id}/confirm",
   tags: ["Transactions"],
@@ -50,10 +49,9 @@ export const route = createRoute({
   },
 });
 
-export function confirmRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/confirm", guards.agent);
-  return app.openapi(route, async function confirmFunding(c) {
+/** POST /api/transactions/{id}/confirm: the buyer's key. */
+export function registerConfirm(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(confirmRoute, async function confirmFunding(c) {
     const { id } = c.req.valid("param");
     const { tx_hash, authorization } = c.req.valid("json");
     const funded = await useCases.transactionFunding.confirm({

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
@@ -41,7 +40,7 @@ const PendingTransaction = z
   })
   .openapi("PendingTransaction");
 
-export const route = createRoute({
+export const createTransactionRoute = createRoute({
   method: "post",
   path: "/",
   tags: ["Transactions"],
@@ -61,11 +60,9 @@ export const route = createRoute({
   },
 });
 
-export function createRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // POST only: GET / (the list) stays public.
-  app.on("POST", "/", guards.agent, guards.idempotent);
-  return app.openapi(route, async function createTransaction(c) {
+/** POST /api/transactions: the buyer's key (and an optional Idempotency-Key). */
+export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(createTransactionRoute, async function createTransaction(c) {
     const body = c.req.valid("json");
     const created = await useCases.transactionFunding.create({
       caller: c.get("agent").row,

@@ -1,8 +1,9 @@
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
 import { ActingAgentId, HttpUrl } from "../../schemas/common.ts";
 import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
 import type { RouteDeps } from "../route-deps.ts";
-import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+import { moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
 
 /* POST /api/transactions/{id}/deliver: the seller delivers the work; its hash goes on chain. */
 
@@ -30,13 +31,14 @@ const Delivered = z
   })
   .openapi("Delivered");
 
-export const route = moveRoute("deliver", "Deliver the work (seller)", DeliverBody, Delivered);
+export const deliverRoute = moveRoute("deliver", "Deliver the work (seller)", DeliverBody, Delivered);
 
-export function deliverRoutes(deps: RouteDeps) {
-  return moveApp("deliver", deps).openapi(route, async function deliver(c) {
+/** POST /api/transactions/{id}/deliver: a party's key (and an optional Idempotency-Key). */
+export function registerDeliver(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(deliverRoute, async function deliver(c) {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await deps.useCases.escrowMoves.deliver({
+    const result = await useCases.escrowMoves.deliver({
       caller: c.get("agent").row,
       transactionId: id,
       deliverable: body.deliverable,

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -17,7 +16,7 @@ const Deliverable = z
   })
   .openapi("Deliverable");
 
-export const route = createRoute({
+export const deliverableRoute = createRoute({
   method: "get",
   path: "/{id}/deliverable",
   tags: ["Transactions"],
@@ -32,10 +31,9 @@ export const route = createRoute({
   },
 });
 
-export function deliverableRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/deliverable", guards.agent);
-  return app.openapi(route, async function deliverable(c) {
+/** GET /api/transactions/{id}/deliverable: a party's key. */
+export function registerDeliverable(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(deliverableRoute, async function deliverable(c) {
     const { id } = c.req.valid("param");
     return c.json(
       await useCases.transactionRecords.deliverable({ transactionId: id, agentId: c.get("agent").id }),

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
@@ -8,7 +7,7 @@ import type { RouteDeps } from "../route-deps.ts";
 
 /* GET /api/transactions/{id}: public, like the list. */
 
-export const route = createRoute({
+export const transactionRoute = createRoute({
   method: "get",
   path: "/{id}",
   tags: ["Transactions"],
@@ -20,8 +19,9 @@ export const route = createRoute({
   },
 });
 
-export function detailRoutes({ useCases }: RouteDeps) {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async function getTransaction(c) {
+/** GET /api/transactions/{id}: public. */
+export function registerDetail(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(transactionRoute, async function getTransaction(c) {
     const { id } = c.req.valid("param");
     return c.json(await useCases.transactions.get(id), 200);
   });

@@ -1,8 +1,9 @@
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
 import { ActingAgentId } from "../../schemas/common.ts";
 import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
 import type { RouteDeps } from "../route-deps.ts";
-import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+import { moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
 
 /* POST /api/transactions/{id}/dispute: either party stops the escrow for the arbiter to settle. */
 
@@ -13,13 +14,14 @@ const DisputeBody = z
   .openapi("DisputeRequest");
 const Disputed = z.object({ ...MoveDone }).openapi("Disputed");
 
-export const route = moveRoute("dispute", "Open a dispute (either party)", DisputeBody, Disputed);
+export const disputeRoute = moveRoute("dispute", "Open a dispute (either party)", DisputeBody, Disputed);
 
-export function disputeRoutes(deps: RouteDeps) {
-  return moveApp("dispute", deps).openapi(route, async function dispute(c) {
+/** POST /api/transactions/{id}/dispute: a party's key (and an optional Idempotency-Key). */
+export function registerDispute(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(disputeRoute, async function dispute(c) {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await deps.useCases.escrowMoves.dispute({
+    const result = await useCases.escrowMoves.dispute({
       caller: c.get("agent").row,
       transactionId: id,
       reason: body.reason,

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -17,7 +16,7 @@ const EvidenceBody = z
 
 const Evidence = z.object({ evidence_id: Uuid, transaction_id: Uuid, created_at: z.string() }).openapi("Evidence");
 
-export const route = createRoute({
+export const evidenceRoute = createRoute({
   method: "post",
   path: "/{id}/evidence",
   tags: ["Transactions"],
@@ -33,10 +32,9 @@ export const route = createRoute({
   },
 });
 
-export function evidenceRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/evidence", guards.agent);
-  return app.openapi(route, async function addEvidence(c) {
+/** POST /api/transactions/{id}/evidence: a party's key. */
+export function registerEvidence(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(evidenceRoute, async function addEvidence(c) {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const added = await useCases.disputes.addEvidence({

@@ -2,40 +2,53 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { validationHook } from "../../http/errors.ts";
 import type { RouteDeps } from "../route-deps.ts";
-import { confirmRoutes } from "./confirm.ts";
-import { createRoutes } from "./create.ts";
-import { deliverRoutes } from "./deliver.ts";
-import { deliverableRoutes } from "./deliverable.ts";
-import { detailRoutes } from "./detail.ts";
-import { disputeRoutes } from "./dispute.ts";
-import { evidenceRoutes } from "./evidence.ts";
-import { listRoutes } from "./list.ts";
-import { refundRoutes } from "./refund.ts";
-import { releaseRoutes } from "./release.ts";
-import { resolveRoutes } from "./resolve.ts";
-import { reviewRoutes } from "./review.ts";
-import { timelineRoutes } from "./timeline.ts";
+import { registerConfirm } from "./confirm.ts";
+import { registerCreate } from "./create.ts";
+import { registerDeliver } from "./deliver.ts";
+import { registerDeliverable } from "./deliverable.ts";
+import { registerDetail } from "./detail.ts";
+import { registerDispute } from "./dispute.ts";
+import { registerEvidence } from "./evidence.ts";
+import { registerList } from "./list.ts";
+import { registerRefund } from "./refund.ts";
+import { registerRelease } from "./release.ts";
+import { registerResolve } from "./resolve.ts";
+import { registerReview } from "./review.ts";
+import { registerTimeline } from "./timeline.ts";
 
 /*
  * /api/transactions: the list and the detail (public); a direct escrow and the confirmation of an
  * external buyer's funding; the parties' moves (deliver, release, refund, dispute); the parties'
  * records (timeline, deliverable, evidence); the arbiter's ruling; and the buyer's review.
- * One file per route, each with its own guards.
  */
 export function transactionRoutes(deps: RouteDeps) {
+  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.route("/", listRoutes(deps));
-  app.route("/", detailRoutes(deps));
-  app.route("/", createRoutes(deps));
-  app.route("/", confirmRoutes(deps));
-  app.route("/", deliverRoutes(deps));
-  app.route("/", releaseRoutes(deps));
-  app.route("/", refundRoutes(deps));
-  app.route("/", disputeRoutes(deps));
-  app.route("/", timelineRoutes(deps));
-  app.route("/", deliverableRoutes(deps));
-  app.route("/", evidenceRoutes(deps));
-  app.route("/", resolveRoutes(deps));
-  app.route("/", reviewRoutes(deps));
+  // POST only: GET / (the list) stays public.
+  app.on("POST", "/", guards.agent, guards.idempotent);
+  app.use("/:id/confirm", guards.agent);
+  // The moves: a party's key, and a retried request answered as the first was.
+  app.use("/:id/deliver", guards.agent, guards.idempotent);
+  app.use("/:id/release", guards.agent, guards.idempotent);
+  app.use("/:id/refund", guards.agent, guards.idempotent);
+  app.use("/:id/dispute", guards.agent, guards.idempotent);
+  app.use("/:id/timeline", guards.agent);
+  app.use("/:id/deliverable", guards.agent);
+  app.use("/:id/evidence", guards.agent);
+  app.use("/:id/resolve", guards.arbiter);
+  app.use("/:id/review", guards.agent);
+  registerList(app, deps);
+  registerDetail(app, deps);
+  registerCreate(app, deps);
+  registerConfirm(app, deps);
+  registerDeliver(app, deps);
+  registerRelease(app, deps);
+  registerRefund(app, deps);
+  registerDispute(app, deps);
+  registerTimeline(app, deps);
+  registerDeliverable(app, deps);
+  registerEvidence(app, deps);
+  registerResolve(app, deps);
+  registerReview(app, deps);
   return app;
 }

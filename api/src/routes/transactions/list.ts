@@ -1,7 +1,6 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TRANSACTION_STATES } from "../../domain/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -19,7 +18,7 @@ const TransactionPage = z
   .object({ transactions: z.array(Transaction), next_cursor: z.string().nullable() })
   .openapi("TransactionPage");
 
-export const route = createRoute({
+export const transactionsRoute = createRoute({
   method: "get",
   path: "/",
   tags: ["Transactions"],
@@ -31,8 +30,9 @@ export const route = createRoute({
   },
 });
 
-export function listRoutes({ useCases }: RouteDeps) {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async function listTransactions(c) {
+/** GET /api/transactions: public. */
+export function registerList(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(transactionsRoute, async function listTransactions(c) {
     const query = c.req.valid("query");
     const page = await useCases.transactions.list({
       agentId: query.agent_id,

@@ -1,16 +1,14 @@
-import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { MoveName, MoveProof, MoveResult } from "../../domain/escrow-moves.ts";
-import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MoveInstructions } from "../../schemas/escrow-moves.ts";
-import type { RouteDeps } from "../route-deps.ts";
 
 /*
  * What the four moves' routes share: the route (200 done and indexed, 202 instructions for an
- * external party), their guards, the proof read from the body and the 202 answer.
+ * external party), the proof read from the body and the 202 answer. Their guards (a party's key,
+ * and a retried request answered as the first was) are mounted in index.ts.
  */
 
 export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends z.ZodTypeAny>(
@@ -41,13 +39,6 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
       ...errorResponses(400, 401, 403, 404, 409),
     },
   });
-}
-
-/** The sub-app of one move: a party's key, and a retried request answered as the first was. */
-export function moveApp(action: MoveName, { guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use(`/:id/${action}`, guards.agent, guards.idempotent);
-  return app;
 }
 
 /** The body's proof, in the domain's terms. */

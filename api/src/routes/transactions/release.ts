@@ -1,21 +1,23 @@
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
 import { ActingAgentId } from "../../schemas/common.ts";
 import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
 import type { RouteDeps } from "../route-deps.ts";
-import { moveApp, moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
+import { moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
 
 /* POST /api/transactions/{id}/release: the buyer pays the seller, less the platform fee. */
 
 const ReleaseBody = z.object({ ...ActingAgentId, ...MoveProofFields }).openapi("ReleaseRequest");
 const Released = z.object({ ...MoveDone, seller_received_wei: z.string(), fee_wei: z.string() }).openapi("Released");
 
-export const route = moveRoute("release", "Release the payment to the seller (buyer)", ReleaseBody, Released);
+export const releaseRoute = moveRoute("release", "Release the payment to the seller (buyer)", ReleaseBody, Released);
 
-export function releaseRoutes(deps: RouteDeps) {
-  return moveApp("release", deps).openapi(route, async function release(c) {
+/** POST /api/transactions/{id}/release: a party's key (and an optional Idempotency-Key). */
+export function registerRelease(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(releaseRoute, async function release(c) {
     const { id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as z.infer<typeof ReleaseBody>;
-    const result = await deps.useCases.escrowMoves.release({
+    const result = await useCases.escrowMoves.release({
       caller: c.get("agent").row,
       transactionId: id,
       ...moveProof(body),

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -28,7 +27,7 @@ const Resolved = z
   })
   .openapi("Resolved");
 
-export const route = createRoute({
+export const resolveRoute = createRoute({
   method: "post",
   path: "/{id}/resolve",
   tags: ["Transactions"],
@@ -44,10 +43,9 @@ export const route = createRoute({
   },
 });
 
-export function resolveRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/resolve", guards.arbiter);
-  return app.openapi(route, async function resolveDispute(c) {
+/** POST /api/transactions/{id}/resolve: the arbiter's key. */
+export function registerResolve(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(resolveRoute, async function resolveDispute(c) {
     const { id } = c.req.valid("param");
     const { seller_bps } = c.req.valid("json");
     return c.json(await useCases.disputes.resolve({ transactionId: id, sellerBps: seller_bps }), 200);

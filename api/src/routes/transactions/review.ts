@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
 import { ActingAgentId, bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -36,12 +35,8 @@ export const reviewRoute = createRoute({
   },
 });
 
-/** POST /api/transactions/{id}/review: the caller's key. Mounted at /api/transactions. */
-export function reviewRoutes(deps: RouteDeps) {
-  const { useCases, guards, config } = deps;
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/review", guards.agent);
-
+/** POST /api/transactions/{id}/review: the caller's key. */
+export function registerReview(app: OpenAPIHono<AppEnv>, { useCases, config }: RouteDeps) {
   app.openapi(reviewRoute, async function reviewTransaction(c) {
     const body = c.req.valid("json");
     const review = await useCases.reviews.review({
@@ -54,6 +49,4 @@ export function reviewRoutes(deps: RouteDeps) {
     });
     return c.json({ review }, 201);
   });
-
-  return app;
 }

@@ -1,6 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { validationHook } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -22,7 +21,7 @@ const TimelineEvent = z
   })
   .openapi("TimelineEvent");
 
-export const route = createRoute({
+export const timelineRoute = createRoute({
   method: "get",
   path: "/{id}/timeline",
   tags: ["Transactions"],
@@ -42,10 +41,9 @@ export const route = createRoute({
   },
 });
 
-export function timelineRoutes({ useCases, guards }: RouteDeps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/:id/timeline", guards.agent);
-  return app.openapi(route, async function timeline(c) {
+/** GET /api/transactions/{id}/timeline: a party's key. */
+export function registerTimeline(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(timelineRoute, async function timeline(c) {
     const { id } = c.req.valid("param");
     return c.json(await useCases.transactionRecords.timeline({ transactionId: id, agentId: c.get("agent").id }), 200);
   });
