@@ -14,6 +14,28 @@ import { createSettlement } from "./settlement.ts";
 type Agent = typeof agents.$inferSelect;
 type TransactionRow = typeof transactions.$inferSelect;
 
+/** The escrow a transaction is funded into, as the funding answers name it. */
+export interface FundingEscrowView {
+  transaction_id: string;
+  escrow_id: string;
+  escrow_id_bytes32: string;
+  amount_wei: string;
+  currency: "USDC";
+  deadline: string;
+}
+
+/** The escrow fields every funding answer starts with, from the transaction's row. */
+export function fundingEscrowView(row: TransactionRow): FundingEscrowView {
+  return {
+    transaction_id: row.id,
+    escrow_id: row.id,
+    escrow_id_bytes32: escrowIdToBytes32(row.id),
+    amount_wei: row.amountWei,
+    currency: "USDC",
+    deadline: row.deadline.toISOString(),
+  };
+}
+
 /**
  * Funding an escrow for a transaction row, for every kind of buyer: a hosted buyer's custodial
  * key signs the EIP-3009 authorization and the relayer submits it; an external buyer gets the

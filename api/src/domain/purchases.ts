@@ -4,7 +4,7 @@ import { getAddress, type Hex, type TransactionReceipt } from "viem";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { badRequest, conflict, EscrowRefusedError, forbidden, notFound, TransactionRevertedError } from "./errors.ts";
-import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
+import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { isUuid } from "./ids.ts";
 import { transactionWrite } from "./read-your-writes.ts";
@@ -31,13 +31,7 @@ export interface BuyInput {
 }
 
 /** An escrow funded for the purchase (a hosted buyer's, or an external buyer's proven funding). */
-export interface FundedPurchase {
-  transaction_id: string;
-  escrow_id: string;
-  escrow_id_bytes32: string;
-  amount_wei: string;
-  currency: "USDC";
-  deadline: string;
+export interface FundedPurchase extends FundingEscrowView {
   tx_hash: string;
   state: "FUNDED";
   message: string;
@@ -69,12 +63,7 @@ export interface ClaimedBounty {
 
 function fundedAnswer(row: TransactionRow, txHash: string): FundedPurchase {
   return {
-    transaction_id: row.id,
-    escrow_id: row.id,
-    escrow_id_bytes32: escrowIdToBytes32(row.id),
-    amount_wei: row.amountWei,
-    currency: "USDC" as const,
-    deadline: row.deadline.toISOString(),
+    ...fundingEscrowView(row),
     tx_hash: txHash,
     state: "FUNDED" as const,
     message: "Escrow funded. The seller has until the deadline to deliver.",

@@ -1,11 +1,10 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, zeroAddress } from "viem";
 import { agents, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { listFundedBounty } from "./bounties.ts";
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
-import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
+import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { findTransaction, stateOfRow } from "./transactions.ts";
 
 /*
@@ -17,16 +16,6 @@ import { findTransaction, stateOfRow } from "./transactions.ts";
 
 type Agent = typeof agents.$inferSelect;
 type TransactionRecord = typeof transactions.$inferSelect;
-
-/** The escrow a transaction is funded into, as the funding answers name it. */
-export interface FundingEscrowView {
-  transaction_id: string;
-  escrow_id: string;
-  escrow_id_bytes32: string;
-  amount_wei: string;
-  currency: "USDC";
-  deadline: string;
-}
 
 export interface FundedTransactionView extends FundingEscrowView {
   state: "FUNDED";
@@ -56,17 +45,6 @@ export interface ConfirmFundingInput {
   /** Exactly one of txHash (the buyer sent the funding) and authorization (the relayer sends it). */
   txHash?: Hex;
   authorization?: { signature: Hex; validAfter: bigint; validBefore: bigint };
-}
-
-function escrowOf(row: TransactionRecord): FundingEscrowView {
-  return {
-    transaction_id: row.id,
-    escrow_id: row.id,
-    escrow_id_bytes32: escrowIdToBytes32(row.id),
-    amount_wei: row.amountWei,
-    currency: "USDC",
-    deadline: row.deadline.toISOString(),
-  };
 }
 
 export function transactionFunding(
@@ -99,12 +77,12 @@ export function transactionFunding(
     };
     if (caller.hosted) {
       const txHash = await funding.fundHosted(caller, row, seller.walletAddress);
-      return { ...escrowOf(row), state: "FUNDED", tx_hash: txHash };
+      return { ...fundingEscrowView(row), state: "FUNDED", tx_hash: txHash };
     }
     await db.insert(transactions).values(row);
     const terms = funding.termsOf(row, caller.walletAddress, seller.walletAddress);
     return {
-      ...escrowOf(row),
+      ...fundingEscrowView(row),
       seller_address: getAddress(seller.walletAddress),
       state: "PENDING",
       instructions: funding.instructions(
@@ -147,7 +125,7 @@ export function transactionFunding(
       await listFundedBounty(db, row.listingId);
       deps.readCache?.invalidate();
     }
-    return { ...escrowOf(row), state: "FUNDED", tx_hash: txHash };
+    return { ...fundingEscrowView(row), state: "FUNDED", tx_hash: txHash };
   }
 
   return { create, confirm };
