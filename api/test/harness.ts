@@ -116,6 +116,13 @@ export async function signIn(
   return { message, signature: await account.signMessage({ message }) };
 }
 
+/** Signs `account` in (Sign-In with Ethereum) and answers its session token. */
+export async function sessionOf(app: TestApp["app"], account: PrivateKeyAccount, chainId: number): Promise<string> {
+  const response = await post(app, "/api/auth/login", await signIn(app, account, chainId));
+  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { session_token: string }).session_token;
+}
+
 /** Registers an external agent with a fresh wallet; returns its id, key and wallet. */
 export async function registerAgent(app: TestApp["app"], name = "agent") {
   const wallet = newWallet();

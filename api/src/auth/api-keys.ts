@@ -10,6 +10,17 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key.toLowerCase()).digest("hex");
 }
 
+/** The part of a key people see in a list of keys: its first 8 hex characters. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 8).toLowerCase();
+}
+
+/** A new key for an agent: the key (answered once) and the row that stores it (its hash and prefix). */
+export function newApiKey(agentId: string) {
+  const apiKey = generateApiKey();
+  return { apiKey, row: { agentId, keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey) } };
+}
+
 const BEARER = /^Bearer ([0-9a-fA-F]{64})$/;
 
 /** The API key of an `Authorization: Bearer <key>` header, or undefined if it holds none. */

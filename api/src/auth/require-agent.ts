@@ -1,37 +1,103 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { agents, apiKeys } from "../db/schema.ts";
-import { forbidden, unauthorized } from "../domain/errors.ts";
+import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
+import { findSession, ownedAgent, sessionTokenFromHeader } from "./user-sessions.ts";
+
+/** The header an owner's session names the agent it acts for with. */
+export const AGENT_ID_HEADER = "X-Agent-Id";
+
+/** How often a key's `last_used_at` is written: once a minute is enough to tell live keys from dead. */
+const LAST_USED_RESOLUTION = "1 minute";
+
+export interface RequireAgentOptions {
+  /**
+   * A session may name its agent with the body's `agent_id` instead of the header (claim: the spec
+   * puts `{ agent_id }` in its body).
+   */
+  agentIdInBody?: boolean;
+}
 
 /**
- * 401 unless the request carries the live API key of an active agent; sets `c.var.agent` with the
- * agent's row as read in the same query. Applied twice to one request, it checks once. A JSON
- * body's `agent_id` naming another agent is refused (see {@link refuseOtherAgentId}).
+ * 401 unless the request acts as an active agent: by that agent's live API key, or by an owner's
+ * session (Sign-In with Ethereum) with `X-Agent-Id` naming an agent the session's address owns
+ * (400 without the header, 403 for an agent it does not own). Sets `c.var.agent` with the agent's
+ * row as read in the same query (and `c.var.session` for a session). Applied twice to one request,
+ * it checks once. A JSON body's `agent_id` naming another agent is refused (see
+ * {@link refuseOtherAgentId}).
  */
-export function requireAgent(db: Database): MiddlewareHandler<AppEnv> {
+export function requireAgent(db: Database, options: RequireAgentOptions = {}): MiddlewareHandler<AppEnv> {
   const authenticate = db
-    .select({ keyId: apiKeys.id, agent: agents })
+    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt, agent: agents })
     .from(apiKeys)
     .innerJoin(agents, eq(agents.id, apiKeys.agentId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
     .limit(1)
     .prepare("authenticate_api_key");
+  const touch = db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(apiKeys.id, sql.placeholder("keyId")),
+        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - ${LAST_USED_RESOLUTION}::interval`)),
+      ),
+    )
+    .prepare("touch_api_key");
+
   return async (c, next) => {
     // Already authenticated by an enclosing route group's check of the same header.
     if (c.get("agent")) return next();
-    const key = apiKeyFromHeader(c.req.header("authorization"));
+    const header = c.req.header("authorization");
+    const token = sessionTokenFromHeader(header);
+    if (token) return actAsOwnedAgent(c, next, token);
+
+    const key = apiKeyFromHeader(header);
     if (!key) throw unauthorized();
     const [found] = await authenticate.execute({ keyHash: hashApiKey(key) });
     if (!found) throw unauthorized();
     await refuseOtherAgentId(c, found.agent.id);
+    if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
+      // Not awaited: the request does not wait for bookkeeping, and a failure only delays it.
+      touch.execute({ keyId: found.keyId }).catch(() => undefined);
+    }
     c.set("agent", { id: found.agent.id, keyId: found.keyId, row: found.agent });
     c.set("logger", c.get("logger").child({ agent_id: found.agent.id }));
     await next();
   };
+
+  async function actAsOwnedAgent(c: Context<AppEnv>, next: () => Promise<void>, token: string) {
+    const session = await findSession(db, token);
+    if (!session) throw unauthorized();
+    const agentId = c.req.header(AGENT_ID_HEADER) ?? (options.agentIdInBody ? await bodyAgentId(c) : undefined);
+    if (agentId === undefined) {
+      throw badRequest(
+        options.agentIdInBody
+          ? `With a user session, send { agent_id } (or the ${AGENT_ID_HEADER} header) of an agent you own`
+          : `With a user session, send the ${AGENT_ID_HEADER} header naming an agent you own`,
+      );
+    }
+    if (!isUuid(agentId)) throw badRequest(`${AGENT_ID_HEADER} must be an agent's uuid`);
+    const agent = await ownedAgent(db, session.address, agentId);
+    if (!agent) throw forbidden("This session's address does not own that agent");
+    await refuseOtherAgentId(c, agent.id);
+    c.set("session", { id: session.id, address: session.address });
+    c.set("agent", { id: agent.id, keyId: `session:${session.id}`, row: agent });
+    c.set("logger", c.get("logger").child({ agent_id: agent.id, session_id: session.id }));
+    await next();
+  }
+}
+
+/** The body's `agent_id` when it is a string (the route's schema judges it further), else undefined. */
+async function bodyAgentId(c: Context<AppEnv>): Promise<string | undefined> {
+  if (!c.req.header("content-type")?.toLowerCase().includes("application/json")) return undefined;
+  const body: unknown = await c.req.json().catch(() => undefined);
+  const named = typeof body === "object" && body !== null ? (body as { agent_id?: unknown }).agent_id : undefined;
+  return typeof named === "string" ? named : undefined;
 }
 
 /**
@@ -42,11 +108,9 @@ export function requireAgent(db: Database): MiddlewareHandler<AppEnv> {
  */
 export async function refuseOtherAgentId(c: Context<AppEnv>, actingAgentId: string): Promise<void> {
   if (c.req.method === "GET" || c.req.method === "HEAD") return;
-  if (!c.req.header("content-type")?.toLowerCase().includes("application/json")) return;
   // Parsed once: the route's validator reads the same cached body.
-  const body: unknown = await c.req.json().catch(() => undefined);
-  const named = typeof body === "object" && body !== null ? (body as { agent_id?: unknown }).agent_id : undefined;
-  if (typeof named === "string" && isUuid(named) && named.toLowerCase() !== actingAgentId.toLowerCase()) {
-    throw forbidden("agent_id names another agent than the one this API key acts for");
+  const named = await bodyAgentId(c);
+  if (named !== undefined && isUuid(named) && named.toLowerCase() !== actingAgentId.toLowerCase()) {
+    throw forbidden("agent_id names another agent than the one this request acts for");
   }
 }

@@ -1,20 +1,60 @@
-import type { MiddlewareHandler } from "hono";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Address } from "viem";
 import type { Config } from "../config.ts";
-import { unauthorized } from "../domain/errors.ts";
+import type { Database } from "../db/client.ts";
+import { apiKeys } from "../db/schema.ts";
+import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
+import { findSession, sessionTokenFromHeader } from "./user-sessions.ts";
+
+/*
+ * The arbiter is whoever holds the arbiter's key (`config.arbiter`), or a Sign-In with Ethereum
+ * session of the escrow's on-chain arbiter address. Without a configured arbiter nobody is.
+ */
+
+export interface ArbiterCheck {
+  db: Database;
+  config: Pick<Config, "arbiter">;
+  /** The escrow's arbiter address, as the chain says. */
+  arbiterAddress: () => Promise<Address>;
+}
+
+/** Who the request's credential is: the arbiter, someone else who is signed in or keyed, or nobody. */
+export async function arbiterStanding(
+  c: Context<AppEnv>,
+  { db, config, arbiterAddress }: ArbiterCheck,
+): Promise<"arbiter" | "other" | "none"> {
+  const header = c.req.header("authorization");
+  const key = apiKeyFromHeader(header);
+  if (key) {
+    const keyHash = hashApiKey(key);
+    if (config.arbiter && keyHash === config.arbiter.apiKeyHash) return "arbiter";
+    const [live] = await db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .limit(1);
+    return live ? "other" : "none";
+  }
+  const token = sessionTokenFromHeader(header);
+  const session = token ? await findSession(db, token) : undefined;
+  if (!session) return "none";
+  if (!config.arbiter) return "other";
+  return session.address === (await arbiterAddress()).toLowerCase() ? "arbiter" : "other";
+}
 
 /**
- * 401 unless the request carries the arbiter's key (`config.arbiter`): the one credential a
- * ruling takes. No agent's key, session or other key gets past it, and without a configured
- * arbiter nothing does.
+ * The arbiter's desk: the arbiter's key or session, else 403 for any other credential (an agent's
+ * key, another person's session: the desk is not theirs) and 401 for none (or a key nobody holds).
  */
-export function requireArbiter(config: Pick<Config, "arbiter">): MiddlewareHandler<AppEnv> {
+export function requireArbiter(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const key = apiKeyFromHeader(c.req.header("authorization"));
-    if (!config.arbiter || !key || hashApiKey(key) !== config.arbiter.apiKeyHash) {
-      throw unauthorized("Only the arbiter's key resolves disputes");
-    }
+    const standing = await arbiterStanding(c, check);
+    if (standing === "none") throw unauthorized("The arbiter's desk takes the arbiter's key or session");
+    if (standing === "other") throw forbidden("Only the arbiter works the dispute desk");
+    c.set("arbiter", true);
     await next();
   };
 }

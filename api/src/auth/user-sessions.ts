@@ -1,12 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
-import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { agents, userSessions } from "../db/schema.ts";
-import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
-import { isUuid } from "../domain/ids.ts";
-import type { AppEnv } from "../http/env.ts";
-import { requireAgent } from "./require-agent.ts";
 
 /*
  * Owners' sessions from Sign-In with Ethereum. A session token is `sess_` and 64 hex characters,
@@ -45,48 +40,28 @@ export async function findSession(db: Database, token: string) {
   return session;
 }
 
-/** The active agents `address` owns. */
+/** The condition "`address` (lowercase) owns the agent": an external agent's wallet, a hosted agent's owner. */
+export function ownedBy(address: string) {
+  return or(
+    and(eq(agents.hosted, false), sql`lower(${agents.walletAddress}) = ${address}`),
+    eq(agents.ownerAddress, address),
+  );
+}
+
+/** The active agents `address` owns, oldest first. */
 export function ownedAgents(db: Database, address: string) {
   return db
     .select({ id: agents.id, name: agents.name })
     .from(agents)
-    .where(
-      and(
-        eq(agents.isActive, true),
-        or(sql`lower(${agents.walletAddress}) = ${address}`, eq(agents.ownerAddress, address)),
-      ),
-    );
+    .where(and(eq(agents.isActive, true), ownedBy(address)))
+    .orderBy(agents.createdAt, agents.id);
 }
 
-/**
- * An agent's API key, or an owner's session with `{ agent_id }` in the JSON body naming an agent it
- * owns (403 otherwise). Either way `c.var.agent` is that agent.
- */
-export function requireAgentOrOwner(db: Database): MiddlewareHandler<AppEnv> {
-  const byKey = requireAgent(db);
-  return async (c: Context<AppEnv>, next) => {
-    const token = sessionTokenFromHeader(c.req.header("authorization"));
-    if (!token) return byKey(c, next);
-    const session = await findSession(db, token);
-    if (!session) throw unauthorized();
-    const body = (await c.req.json().catch(() => undefined)) as { agent_id?: unknown } | undefined;
-    const agentId = body?.agent_id;
-    if (typeof agentId !== "string" || !isUuid(agentId)) {
-      throw badRequest("With a user session, send { agent_id } of an agent you own");
-    }
-    const [agent] = await db
-      .select()
-      .from(agents)
-      .where(
-        and(
-          eq(agents.id, agentId),
-          eq(agents.isActive, true),
-          or(sql`lower(${agents.walletAddress}) = ${session.address}`, eq(agents.ownerAddress, session.address)),
-        ),
-      );
-    if (!agent) throw forbidden("This session's address does not own that agent");
-    c.set("agent", { id: agent.id, keyId: `session:${session.id}`, row: agent });
-    c.set("logger", c.get("logger").child({ agent_id: agent.id, session_id: session.id }));
-    await next();
-  };
+/** The active agent `agentId` if `address` owns it (its wallet, or a hosted agent's owner_address). */
+export async function ownedAgent(db: Database, address: string, agentId: string) {
+  const [agent] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.isActive, true), ownedBy(address)));
+  return agent;
 }

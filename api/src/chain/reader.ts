@@ -1,12 +1,17 @@
-import { type Deployment, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, type Deployment, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
 
-/** Read-only access to the chain: balances and the deployment. */
+/** How long the escrow's arbiter address is remembered (the owner may change it with setArbiter). */
+const ARBITER_TTL_MS = 60_000;
+
+/** Read-only access to the chain: balances, the deployment and the escrow's arbiter. */
 export interface ChainReader {
   chainId: number;
   deployment: Deployment;
   publicClient: PublicClient;
   balances(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }>;
+  /** The escrow's arbiter (`arbiter()`), read at most once a minute. */
+  arbiter(): Promise<Address>;
 }
 
 export function createChainReader(options: { chainId: number; rpcUrl: string; deployment?: Deployment }): ChainReader {
@@ -15,6 +20,7 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
   const publicClient = createPublicClient({ transport: http(options.rpcUrl) }) as PublicClient;
   const usdc = deployment.contracts.USDC.address;
   const abi = deployment.contracts.USDC.abi === "mockUsdcAbi" ? mockUsdcAbi : erc20Abi;
+  let arbiter: { address: Promise<Address>; readAt: number } | undefined;
   return {
     chainId: options.chainId,
     deployment,
@@ -30,6 +36,21 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
         }) as Promise<bigint>,
       ]);
       return { ethWei, usdcWei };
+    },
+    arbiter() {
+      if (!arbiter || Date.now() - arbiter.readAt > ARBITER_TTL_MS) {
+        const address = publicClient.readContract({
+          address: deployment.contracts.AgentEscrow.address,
+          abi: agentEscrowAbi,
+          functionName: "arbiter",
+        });
+        // A failed read is not remembered.
+        address.catch(() => {
+          arbiter = undefined;
+        });
+        arbiter = { address, readAt: Date.now() };
+      }
+      return arbiter.address;
     },
   };
 }

@@ -59,6 +59,7 @@ export const agents = app.table(
   (t) => [
     uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),
     index("agents_created_at_idx").on(t.createdAt, t.id),
+    index("agents_owner_address_idx").on(t.ownerAddress),
   ],
 );
 
@@ -71,7 +72,11 @@ export const apiKeys = app.table(
       .notNull()
       .references(() => agents.id),
     keyHash: text("key_hash").notNull(),
+    /** The key's first 8 hex characters, for people to tell their keys apart (null for keys older than it). */
+    prefix: text("prefix"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** When a request last carried the key, to the minute (written at most once a minute). */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
   (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_agent_id_idx").on(t.agentId)],
@@ -293,6 +298,28 @@ export const evidence = app.table(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("evidence_transaction_idx").on(t.transactionId, t.createdAt)],
+);
+
+/**
+ * A dispute's words, which the chain holds only as hashes: the reason of the party who opened it
+ * (its keccak256 is the on-chain reasonHash) and the arbiter's note with the ruling.
+ */
+export const disputes = app.table(
+  "disputes",
+  {
+    transactionId: uuid("transaction_id")
+      .primaryKey()
+      .references(() => transactions.id),
+    raisedByAgentId: uuid("raised_by_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    reason: text("reason").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The arbiter's note, kept when the ruling is sent. */
+    rulingNote: text("ruling_note"),
+    ruledAt: timestamp("ruled_at", { withTimezone: true }),
+  },
+  (t) => [index("disputes_created_idx").on(t.createdAt)],
 );
 
 /**

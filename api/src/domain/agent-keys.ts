@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type Address, getAddress, type Hex, verifyMessage } from "viem";
-import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
+import { generateApiKey, newApiKey } from "../auth/api-keys.ts";
 import type { Database } from "../db/client.ts";
 import { agents, apiKeys, keyChallenges } from "../db/schema.ts";
 import { unauthorized } from "./errors.ts";
@@ -26,13 +26,13 @@ export interface KeyChallenge {
 export function agentKeys(db: Database) {
   /** A new key for the agent, every other live one revoked in the same database transaction. */
   async function replaceKeys(agentId: string): Promise<string> {
-    const apiKey = generateApiKey();
+    const { apiKey, row } = newApiKey(agentId);
     await db.transaction(async (tx) => {
       await tx
         .update(apiKeys)
         .set({ revokedAt: new Date() })
         .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
-      await tx.insert(apiKeys).values({ agentId, keyHash: hashApiKey(apiKey) });
+      await tx.insert(apiKeys).values(row);
     });
     return apiKey;
   }

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Address } from "viem";
-import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
+import { newApiKey } from "../auth/api-keys.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
 import { chainAccountStats } from "../db/chain-views.ts";
 import { agents, apiKeys, listings } from "../db/schema.ts";
@@ -147,7 +147,7 @@ export function agentUseCases(deps: Deps) {
       .from(agents)
       .where(sql`lower(${agents.walletAddress}) = ${walletAddress.toLowerCase()}`);
     if (existing) throw conflict("An agent with this wallet already exists");
-    const apiKey = generateApiKey();
+    let apiKey = "";
     const agent = await db
       .transaction(async (tx) => {
         const [created] = await tx
@@ -164,7 +164,9 @@ export function agentUseCases(deps: Deps) {
           })
           .returning();
         if (!created) throw new Error("insert returned no row");
-        await tx.insert(apiKeys).values({ agentId: created.id, keyHash: hashApiKey(apiKey) });
+        const key = newApiKey(created.id);
+        await tx.insert(apiKeys).values(key.row);
+        apiKey = key.apiKey;
         return created;
       })
       .catch((error: unknown) => {

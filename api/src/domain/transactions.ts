@@ -5,7 +5,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
-import { agents, transactions } from "../db/schema.ts";
+import { agents, disputes, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { TransactionView } from "../schemas/transaction.ts";
 import { forbidden, notFound } from "./errors.ts";
@@ -98,11 +98,14 @@ function selectTransactions(db: Database, chainId: number) {
       escrow: escrowFields(escrow),
       buyerName: buyerAgent.name,
       sellerName: sellerAgent.name,
+      disputeReason: disputes.reason,
+      rulingNote: disputes.rulingNote,
       position: timestampPosition(transactions.createdAt),
     })
     .from(transactions)
     .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
     .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
+    .leftJoin(disputes, eq(disputes.transactionId, transactions.id))
     .leftJoinLateral(escrow, sql`true`);
   return { escrow, query };
 }
@@ -157,11 +160,40 @@ function isoOfSeconds(seconds: string): string {
   return new Date(Number(seconds) * 1000).toISOString();
 }
 
-/** The answer shape of one transaction row (see schemas/transaction.ts). */
-export function toTransaction(row: TransactionRow, location: EscrowLocation): TransactionView {
+/**
+ * Who reads a transaction: the words of a dispute (its reason, the ruling's note) are shown to its
+ * two parties and the arbiter only; everyone else reads them as null.
+ */
+export interface TransactionViewer {
+  /** The agent the caller acts as (by key or an owner's session). */
+  agentId?: string;
+  arbiter?: boolean;
+}
+
+/** Whether `viewer` may read the dispute's words of `row`. */
+function seesDispute(row: TransactionRow, viewer: TransactionViewer): boolean {
+  const { buyerAgentId, sellerAgentId } = row.transaction;
+  return (
+    viewer.arbiter === true || (viewer.agentId !== undefined && [buyerAgentId, sellerAgentId].includes(viewer.agentId))
+  );
+}
+
+/** When a DELIVERED escrow can be released by anyone (the keeper does): delivery plus the dispute window. */
+export function autoReleaseAt(escrow: { status: string; deliveredAt: string; disputeWindow: number } | null) {
+  if (escrow?.status !== "DELIVERED") return null;
+  return new Date((Number(escrow.deliveredAt) + escrow.disputeWindow) * 1000).toISOString();
+}
+
+/** The answer shape of one transaction row (see schemas/transaction.ts), as `viewer` may read it. */
+export function toTransaction(
+  row: TransactionRow,
+  location: EscrowLocation,
+  viewer: TransactionViewer = {},
+): TransactionView {
   const { transaction: t, escrow } = row;
   const state = stateOfRow(row);
   const disputedBy = escrow?.disputedBy;
+  const words = seesDispute(row, viewer);
   return {
     id: t.id,
     listing_id: t.listingId,
@@ -178,13 +210,14 @@ export function toTransaction(row: TransactionRow, location: EscrowLocation): Tr
     contract_address: location.contractAddress,
     chain_id: location.chainId,
     delivered_at: escrow && escrow.deliveredAt !== "0" ? isoOfSeconds(escrow.deliveredAt) : null,
+    auto_release_at: autoReleaseAt(escrow),
     deliverable_hash: escrow?.deliverableHash ?? null,
     dispute_window_hours: (escrow?.disputeWindow ?? t.disputeWindowSeconds) / 3600,
     dispute:
       escrow && disputedBy
         ? {
             raised_by: disputedBy.toLowerCase() === escrow.seller.toLowerCase() ? "seller" : "buyer",
-            reason: null,
+            reason: words ? row.disputeReason : null,
             raised_at: isoOfSeconds(escrow.disputedAt ?? "0"),
           }
         : null,
@@ -195,6 +228,7 @@ export function toTransaction(row: TransactionRow, location: EscrowLocation): Tr
             seller_received_wei: escrow.sellerPayout ?? "0",
             buyer_refunded_wei: escrow.buyerPayout ?? "0",
             fee_wei: escrow.feePaid ?? "0",
+            note: words ? row.rulingNote : null,
           }
         : null,
     funding_tx_hash: escrow?.fundedTxHash ?? null,
@@ -252,17 +286,17 @@ export function transactionReads(deps: Pick<Deps, "db" | "chain">) {
     contractAddress: chain.deployment.contracts.AgentEscrow.address,
   };
   return {
-    async list(input: ListTransactionsInput): Promise<TransactionPage> {
+    async list(input: ListTransactionsInput, viewer: TransactionViewer = {}): Promise<TransactionPage> {
       const rows = await queryTransactions(db, chain.chainId, { ...input, limit: input.limit + 1 });
       const { page, nextCursor } = keysetPage(rows, input.limit, (row) => ({
         at: row.position,
         id: row.transaction.id,
       }));
-      return { transactions: page.map((row) => toTransaction(row, location)), next_cursor: nextCursor };
+      return { transactions: page.map((row) => toTransaction(row, location, viewer)), next_cursor: nextCursor };
     },
 
-    async get(id: string): Promise<TransactionView> {
-      return toTransaction(await findTransaction(db, chain.chainId, id), location);
+    async get(id: string, viewer: TransactionViewer = {}): Promise<TransactionView> {
+      return toTransaction(await findTransaction(db, chain.chainId, id), location, viewer);
     },
   };
 }

@@ -6,8 +6,12 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     logger: Logger;
-    /** Set by the auth middleware on routes that need an agent's key. */
+    /** Set by the auth middleware on routes that act as an agent: by its key or an owner's session. */
     agent: AuthenticatedAgent;
+    /** Set when the request carries a live owner's session (Sign-In with Ethereum). */
+    session: OwnerSession;
+    /** Set on the arbiter's routes, and on public reads made by the arbiter. */
+    arbiter: true;
     /** Set by the request budget on keyed requests: whose budget the request counts against. */
     rateLimitSubject: string;
   };
@@ -15,7 +19,14 @@ export interface AppEnv {
 
 export interface AuthenticatedAgent {
   id: string;
+  /** The API key's id, or `session:<id>` when an owner's session acts for the agent. */
   keyId: string;
   /** The agent's row, read with the key. */
   row: typeof agents.$inferSelect;
+}
+
+export interface OwnerSession {
+  id: string;
+  /** Lowercase. */
+  address: string;
 }

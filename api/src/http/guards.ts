@@ -1,6 +1,7 @@
+import { optionalViewer } from "../auth/optional-viewer.ts";
 import { requireAgent } from "../auth/require-agent.ts";
-import { requireArbiter } from "../auth/require-arbiter.ts";
-import { requireAgentOrOwner } from "../auth/user-sessions.ts";
+import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
+import { requireOwner } from "../auth/require-owner.ts";
 import type { Deps } from "../deps.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { idempotency } from "./idempotency.ts";
@@ -12,15 +13,24 @@ const HOUR_MS = 60 * 60 * 1000;
  * The middleware route modules mount in front of their handlers: who the caller is, replays, and
  * per-route limits. Built once per app from its dependencies; routes never see the database.
  */
-export function createGuards(deps: Pick<Deps, "db" | "config" | "rateLimitStore">) {
+export function createGuards(deps: Pick<Deps, "db" | "config" | "chain" | "rateLimitStore">) {
   const { db, config } = deps;
+  const arbiterCheck: ArbiterCheck = { db, config, arbiterAddress: () => deps.chain.arbiter() };
+  const agent = requireAgent(db);
   return {
-    /** An agent's API key (`Authorization: Bearer`), or 401; sets `c.get("agent")`. */
-    agent: requireAgent(db),
-    /** An agent's API key, or an owner's session acting for one of its agents. */
-    agentOrOwner: requireAgentOrOwner(db),
-    /** The arbiter's key, or 401: the only credential a ruling takes. */
-    arbiter: requireArbiter(config),
+    /**
+     * Acting as an agent: its API key (`Authorization: Bearer`), or an owner's session with
+     * `X-Agent-Id` naming an agent it owns; 401/400/403 otherwise. Sets `c.get("agent")`.
+     */
+    agent,
+    /** As `agent`, but a session may name its agent with the body's `agent_id` (claim, as the spec has it). */
+    agentOrOwner: requireAgent(db, { agentIdInBody: true }),
+    /** An owner's session (Sign-In with Ethereum) for the owner's own routes; sets `c.get("session")`. */
+    owner: requireOwner(db),
+    /** The arbiter's key or session: the dispute desk and rulings. */
+    arbiter: requireArbiter(arbiterCheck),
+    /** Public reads: notes a party or the arbiter among the callers, refuses nobody. */
+    viewer: optionalViewer(agent, arbiterCheck),
     /** `Idempotency-Key`: a retried write answers what the first one did. */
     idempotent: idempotency(db),
     /** Registrations per client IP and hour. */

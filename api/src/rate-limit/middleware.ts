@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { apiKeyFromHeader, hashApiKey } from "../auth/api-keys.ts";
+import { hashSessionToken, sessionTokenFromHeader } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -71,8 +72,8 @@ export function keyOwnerLookup(db: Database, capacity = 10_000): (keyHash: strin
 /**
  * The request budget: 100/min per agent for requests with an API key, counted by the agent that
  * holds the key, so rotating the key (with the old key or a wallet signature) does not start a
- * fresh budget; a key no agent holds is counted by its hash. Requests without a key share a wider
- * budget per IP.
+ * fresh budget; a key no agent holds is counted by its hash. An owner's session has a budget of
+ * the same size of its own. Requests without a key share a wider budget per IP.
  */
 export function requestBudget(
   store: RateLimitStore,
@@ -96,7 +97,14 @@ export function requestBudget(
     keyOf: (c) => `ip:${options.ipOf(c)}`,
   });
   return async (c, next) => {
-    const key = apiKeyFromHeader(c.req.header("authorization"));
+    const header = c.req.header("authorization");
+    const session = sessionTokenFromHeader(header);
+    if (session) {
+      // An owner's session has its own budget, whichever agent it acts for.
+      c.set("rateLimitSubject", `session:${hashSessionToken(session)}`);
+      return perKey(c, next);
+    }
+    const key = apiKeyFromHeader(header);
     if (!key) return perIp(c, next);
     const keyHash = hashApiKey(key);
     const owner = await options.ownerOfKey(keyHash);

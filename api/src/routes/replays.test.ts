@@ -76,7 +76,8 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x),
       (SELECT md5(string_agg(h::text, ',' ORDER BY h::text)) FROM app.accepted_tx_hashes h),
       (SELECT md5(string_agg(d::text, ',' ORDER BY d::text)) FROM app.deliverables d),
-      (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
+      -- last_used_at is bookkeeping, written as keys are used
+      (SELECT md5(string_agg((k.id, k.agent_id, k.key_hash, k.revoked_at)::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
       (SELECT md5(string_agg(s::text, ',' ORDER BY s::text)) FROM app.user_sessions s)) AS digest`),
   );
   return rows[0]?.digest ?? "";

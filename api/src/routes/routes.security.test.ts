@@ -114,10 +114,11 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: ownerTransaction }),
     intruder: "forbidden",
   },
+  // The arbiter's desk: an agent's key is refused (403), and changes nothing.
   "POST /api/transactions/{id}/resolve": {
     body: () => ({ seller_bps: 5000 }),
     params: () => ({ id: ownerTransaction }),
-    intruder: "not its credential",
+    intruder: "forbidden",
   },
   "POST /api/transactions/{id}/deliver": {
     body: () => ({ deliverable: "work" }),
@@ -233,7 +234,8 @@ async function snapshot(): Promise<string> {
   const { rows } = await t.db.execute<{ digest: string }>(
     sql.raw(`SELECT concat_ws('|',
       (SELECT md5(string_agg(a::text, ',' ORDER BY a.id)) FROM app.agents a),
-      (SELECT md5(string_agg(k::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
+      -- last_used_at is bookkeeping, written as keys are used
+      (SELECT md5(string_agg((k.id, k.agent_id, k.key_hash, k.revoked_at)::text, ',' ORDER BY k.key_hash)) FROM app.api_keys k),
       (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l),
       (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x),
       (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m),
@@ -252,7 +254,7 @@ async function firstEvent(response: Response): Promise<string> {
   }
 }
 
-function call(route: string, spec: KeyedRoute, authorization?: string) {
+function call(route: string, spec: KeyedRoute, authorization?: string, headers: Record<string, string> = {}) {
   const [method, template] = route.split(" ") as [string, string];
   const path = Object.entries(spec.params?.() ?? {}).reduce(
     (current, [name, value]) => current.replace(`{${name}}`, value),
@@ -261,7 +263,7 @@ function call(route: string, spec: KeyedRoute, authorization?: string) {
   const body = spec.body?.();
   return t.app.request(path, {
     method,
-    headers: { "content-type": "application/json", ...(authorization !== undefined && { authorization }) },
+    headers: { "content-type": "application/json", ...headers, ...(authorization !== undefined && { authorization }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
 }
@@ -358,31 +360,45 @@ describe("keyed routes with the other kinds of credential", () => {
   /** The session routes take the session itself (logout would end it); the arbiter's route takes its key. */
   const SESSION_ROUTES = ["POST /api/auth/logout", "GET /api/auth/session"];
   const ARBITER_ROUTES = ["POST /api/transactions/{id}/resolve"];
-  /** The one agent route that also takes an owner's session, for an agent of the owner's. */
-  const OWNER_ROUTES = ["POST /api/listings/{id}/claim"];
+  /** The agent route whose session names its agent in the body (`{ agent_id }`, as the spec has it). */
+  const BODY_AGENT_ROUTES = ["POST /api/listings/{id}/claim"];
   let session: string;
   beforeAll(async () => {
     session = await intruderSession();
   });
 
+  const expectRefused = async (response: Response, status: number, code: string, before: string) => {
+    expect(response.status).toBe(status);
+    expect(await json(response)).toMatchObject({ code, error: expect.any(String) });
+    expect(await snapshot()).toBe(before);
+  };
+
   for (const [route, spec] of Object.entries(KEYED)) {
     if (SESSION_ROUTES.includes(route)) continue;
-    const [status, code] = OWNER_ROUTES.includes(route) ? [403, "forbidden"] : [401, "unauthorized"];
-    it(`${route} with another owner's session: ${status}, nothing changes`, async () => {
+    if (ARBITER_ROUTES.includes(route)) {
+      it(`${route} with a session that is not the arbiter's: 403, nothing changes`, async () => {
+        const before = await snapshot();
+        await expectRefused(await call(route, spec, `Bearer ${session}`), 403, "forbidden", before);
+      });
+      continue;
+    }
+
+    it(`${route} with another owner's session naming the owner's agent (X-Agent-Id): 403, nothing changes`, async () => {
       const before = await snapshot();
-      const response = await call(route, spec, `Bearer ${session}`);
-      expect(response.status).toBe(status);
-      expect(await json(response)).toMatchObject({ code, error: expect.any(String) });
-      expect(await snapshot()).toBe(before);
+      const response = await call(route, spec, `Bearer ${session}`, { "X-Agent-Id": owner.id });
+      await expectRefused(response, 403, "forbidden", before);
     });
 
-    if (ARBITER_ROUTES.includes(route)) continue;
+    if (!BODY_AGENT_ROUTES.includes(route)) {
+      it(`${route} with a session and no X-Agent-Id: 400, nothing changes`, async () => {
+        const before = await snapshot();
+        await expectRefused(await call(route, spec, `Bearer ${session}`), 400, "bad_request", before);
+      });
+    }
+
     it(`${route} with the arbiter's key: 401, nothing changes`, async () => {
       const before = await snapshot();
-      const response = await call(route, spec, `Bearer ${ARBITER_API_KEY}`);
-      expect(response.status).toBe(401);
-      expect(await json(response)).toMatchObject({ code: "unauthorized", error: expect.any(String) });
-      expect(await snapshot()).toBe(before);
+      await expectRefused(await call(route, spec, `Bearer ${ARBITER_API_KEY}`), 401, "unauthorized", before);
     });
   }
 

@@ -28,12 +28,19 @@ export const Transaction = z
     contract_address: z.string().openapi({ description: "The escrow contract" }),
     chain_id: z.number().int(),
     delivered_at: z.string().nullable(),
+    auto_release_at: z.string().nullable().openapi({
+      description:
+        "While DELIVERED: when the dispute window closes and the payment is released to the seller without the buyer (by the keeper, or the seller's own release); null otherwise",
+    }),
     deliverable_hash: z.string().nullable(),
     dispute_window_hours: z.number(),
     dispute: z
       .object({
         raised_by: z.enum(["buyer", "seller"]),
-        reason: z.string().nullable().openapi({ description: "Off-chain reason text (not yet recorded: null)" }),
+        reason: z.string().nullable().openapi({
+          description:
+            "The reason the disputing party gave (its keccak256 is the on-chain reasonHash); shown to the two parties and the arbiter, null to everyone else",
+        }),
         raised_at: z.string(),
       })
       .nullable(),
@@ -43,6 +50,10 @@ export const Transaction = z
         seller_received_wei: z.string(),
         buyer_refunded_wei: z.string(),
         fee_wei: z.string(),
+        note: z.string().nullable().openapi({
+          description:
+            "The arbiter's note with the ruling; shown to the two parties and the arbiter, null to everyone else",
+        }),
       })
       .nullable()
       .openapi({ description: "The arbiter's ruling, once a dispute is resolved" }),

@@ -80,8 +80,8 @@ describe("Sign-In with Ethereum", () => {
     expect((await claim(open, { agent_id: stranger.id })).status).toBe(403);
     expect((await claim(open, {})).status).toBe(400);
     expect((await claim(open, { agent_id: "not-a-uuid" })).status).toBe(400);
-    // A session is not an agent's key anywhere else.
-    expect((await get(t.app, "/api/agents/me", token)).status).toBe(401);
+    // Elsewhere a session names the agent it acts for in X-Agent-Id (the body's agent_id is claim's).
+    expect((await get(t.app, "/api/agents/me", token)).status).toBe(400);
 
     expect((await post(t.app, "/api/auth/logout", {}, token)).status).toBe(200);
     expect((await claim(open, { agent_id: external.agent.id })).status).toBe(401);

@@ -1,11 +1,12 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
+import { viewerOf } from "../../http/viewer.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-/* GET /api/transactions/{id}: public, like the list. */
+/* GET /api/transactions/{id}: public, like the list; its parties and the arbiter also read the dispute's words. */
 
 export const transactionRoute = createRoute({
   method: "get",
@@ -23,6 +24,6 @@ export const transactionRoute = createRoute({
 export function registerDetail(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(transactionRoute, async function getTransaction(c) {
     const { id } = c.req.valid("param");
-    return c.json(await useCases.transactions.get(id), 200);
+    return c.json(await useCases.transactions.get(id, viewerOf(c)), 200);
   });
 }

@@ -24,8 +24,9 @@ import { registerTimeline } from "./timeline.ts";
 export function transactionRoutes(deps: RouteDeps) {
   const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // POST only: GET / (the list) stays public.
+  // POST only: GET / (the list) and GET /:id stay public; a party or the arbiter reads a little more.
   app.on("POST", "/", guards.agent, guards.idempotent);
+  app.on("GET", ["/", "/:id"], guards.viewer);
   app.use("/:id/confirm", guards.agent);
   // The moves: a party's key, and a retried request answered as the first was.
   app.use("/:id/deliver", guards.agent, guards.idempotent);

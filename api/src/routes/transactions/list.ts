@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TRANSACTION_STATES } from "../../domain/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { viewerOf } from "../../http/viewer.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -34,12 +35,15 @@ export const transactionsRoute = createRoute({
 export function registerList(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(transactionsRoute, async function listTransactions(c) {
     const query = c.req.valid("query");
-    const page = await useCases.transactions.list({
-      agentId: query.agent_id,
-      state: query.state,
-      limit: query.limit,
-      cursor: query.cursor,
-    });
+    const page = await useCases.transactions.list(
+      {
+        agentId: query.agent_id,
+        state: query.state,
+        limit: query.limit,
+        cursor: query.cursor,
+      },
+      viewerOf(c),
+    );
     return c.json(page, 200);
   });
 }

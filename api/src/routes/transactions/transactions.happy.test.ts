@@ -187,6 +187,7 @@ describe("GET /api/transactions/{id}", () => {
       contract_address: market.escrow,
       chain_id: market.chainId,
       delivered_at: null,
+      auto_release_at: null,
       deliverable_hash: null,
       dispute_window_hours: 24,
       dispute: null,

@@ -1,0 +1,17 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/env.ts";
+import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
+
+/**
+ * For public reads that show a little more to those involved (a dispute's reason and ruling note
+ * to its parties and the arbiter): notes who the caller is, when its credential is good, as
+ * `c.var.arbiter` or `c.var.agent`. Never refuses: a missing or bad credential reads as the public.
+ */
+export function optionalViewer(actingAgent: MiddlewareHandler<AppEnv>, check: ArbiterCheck): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!c.req.header("authorization")) return next();
+    if ((await arbiterStanding(c, check)) === "arbiter") c.set("arbiter", true);
+    else await actingAgent(c, async () => {}).catch(() => undefined);
+    await next();
+  };
+}
