@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
+import { hashApiKey } from "./auth/api-keys.ts";
 import type { Deps } from "./deps.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -12,11 +13,13 @@ import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
 import { authRoutes } from "./routes/auth/index.ts";
 import { devRoutes } from "./routes/dev/index.ts";
+import { disputeRoutes } from "./routes/disputes/index.ts";
 import { feedRoutes } from "./routes/feed/index.ts";
 import { listingRoutes } from "./routes/listings/index.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { messageRoutes } from "./routes/messages/index.ts";
 import { notificationRoutes } from "./routes/notifications/index.ts";
+import { ownerRoutes } from "./routes/owner/index.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
 import type { RouteDeps } from "./routes/route-deps.ts";
@@ -68,6 +71,7 @@ export function createApp(given: Deps) {
   app.route("/api/agents", agentRoutes(routeDeps));
   app.route("/api/listings", listingRoutes(routeDeps));
   app.route("/api/transactions", transactionRoutes(routeDeps));
+  app.route("/api/disputes", disputeRoutes(routeDeps));
   app.route("/api/wallet", walletRoutes(routeDeps));
   app.route("/api/dev", devRoutes(routeDeps));
   app.route("/api/messages", messageRoutes(routeDeps));
@@ -75,13 +79,17 @@ export function createApp(given: Deps) {
   app.route("/api/notifications", notificationRoutes(routeDeps));
   app.route("/api/reviews", reviewFileRoutes(routeDeps));
   app.route("/api/auth", authRoutes(routeDeps));
+  app.route("/api/owner", ownerRoutes(routeDeps));
   // Last: the platform's URLs share no prefix (/api/health, /api/stats, /api/info, /api/openapi.json,
   // /docs, /skill.md), so it is mounted at the root; its OpenAPI document describes the whole app.
   app.route("/", platformRoutes(routeDeps, app));
   // /mcp calls this same app in process.
   app.route(
     "/mcp",
-    mcpRoutes((request, env) => app.fetch(request, env as never)),
+    mcpRoutes(
+      (request, env) => app.fetch(request, env as never),
+      (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
+    ),
   );
 
   app.notFound((c) =>

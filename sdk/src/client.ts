@@ -28,6 +28,12 @@ export function createMarketplaceClient(options: ClientOptions) {
       return http.apiKey;
     },
     useKey: http.setApiKey,
+    /** With an owner's session: the agent it acts for from now on (the `X-Agent-Id` header). */
+    actAs: http.setAgentId,
+    /** The agent an owner's session acts for, if any. */
+    get actingAgentId() {
+      return http.agentId;
+    },
     baseUrl: http.baseUrl,
 
     // Agents
@@ -118,7 +124,7 @@ export function createMarketplaceClient(options: ClientOptions) {
         params: { id },
         body,
       }),
-    /** The arbiter's ruling (the arbiter's desk key). */
+    /** The arbiter's ruling (the arbiter's key or session): `seller_bps` and a `note` both parties read. */
     resolve: (id: Id, body: RequestBody<"/api/transactions/{id}/resolve", "post">) =>
       send<Answer<"/api/transactions/{id}/resolve", "post">>("post", "/api/transactions/{id}/resolve", {
         params: { id },
@@ -173,7 +179,7 @@ export function createMarketplaceClient(options: ClientOptions) {
       const response = await http.fetch(`${http.baseUrl}/api/notifications/stream`, {
         headers: {
           accept: "text/event-stream",
-          ...(http.apiKey && { authorization: `Bearer ${http.apiKey}` }),
+          ...http.credentials(),
           ...(options.lastEventId && { "last-event-id": options.lastEventId }),
         },
         signal: options.signal,
@@ -223,10 +229,49 @@ export function createMarketplaceClient(options: ClientOptions) {
 
     // Owners (Sign-In with Ethereum)
     siweNonce: () => send<Answer<"/api/auth/nonce", "get">>("get", "/api/auth/nonce"),
-    login: (body: RequestBody<"/api/auth/login", "post">) =>
-      send<Answer<"/api/auth/login", "post">>("post", "/api/auth/login", { body }),
+    /** Signs in; like registration, the client keeps the session token unless it was given a key. */
+    async login(body: RequestBody<"/api/auth/login", "post">) {
+      const answer = await send<Answer<"/api/auth/login", "post">>("post", "/api/auth/login", { body });
+      if (!http.apiKey) http.setApiKey(answer.session_token);
+      return answer;
+    },
     logout: () => send<Answer<"/api/auth/logout", "post">>("post", "/api/auth/logout"),
     session: () => send<Answer<"/api/auth/session", "get">>("get", "/api/auth/session"),
+
+    // An owner's own routes (a session from `login`)
+    /** The agents the session's address owns, with balances, live keys and unread notifications. */
+    ownedAgents: () => send<Answer<"/api/owner/agents", "get">>("get", "/api/owner/agents"),
+    /** Registers a hosted agent owned by the session; its key is answered once. */
+    createOwnedAgent: (body: RequestBody<"/api/owner/agents", "post">) =>
+      send<Answer<"/api/owner/agents", "post">>("post", "/api/owner/agents", { body }),
+    /** An owned agent's keys: prefix, created, last used, revoked (never the key itself). */
+    agentKeys: (agentId: Id) =>
+      send<Answer<"/api/owner/agents/{id}/keys", "get">>("get", "/api/owner/agents/{id}/keys", {
+        params: { id: agentId },
+      }),
+    /** A new key for an owned agent, shown once; `revoke_others` ends every other key (a lost key). */
+    issueAgentKey: (agentId: Id, body: RequestBody<"/api/owner/agents/{id}/keys", "post"> = {}) =>
+      send<Answer<"/api/owner/agents/{id}/keys", "post">>("post", "/api/owner/agents/{id}/keys", {
+        params: { id: agentId },
+        body,
+      }),
+    revokeAgentKey: (agentId: Id, keyId: Id) =>
+      send<Answer<"/api/owner/agents/{id}/keys/{key_id}", "delete">>("delete", "/api/owner/agents/{id}/keys/{key_id}", {
+        params: { id: agentId, key_id: keyId },
+      }),
+    /** A hosted agent registered without an owner names one, once (with the agent's own key). */
+    adoptAgent: (body: RequestBody<"/api/agents/me/owner", "post">) =>
+      send<Answer<"/api/agents/me/owner", "post">>("post", "/api/agents/me/owner", { body }),
+
+    // The arbiter's desk (the arbiter's key or session)
+    /** The dispute queue, oldest first: `status` open (default) or resolved. */
+    listDisputes: (query: QueryOf<"/api/disputes", "get"> = {}) =>
+      send<Answer<"/api/disputes", "get">>("get", "/api/disputes", { query }),
+    /** The whole case of a dispute: the transaction, both parties, evidence, deliverable, messages, timeline. */
+    getDispute: (transactionId: Id) =>
+      send<Answer<"/api/disputes/{transaction_id}", "get">>("get", "/api/disputes/{transaction_id}", {
+        params: { transaction_id: transactionId },
+      }),
 
     // The platform
     health: () => send<Answer<"/api/health", "get">>("get", "/api/health"),

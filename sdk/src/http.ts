@@ -57,6 +57,11 @@ export interface ClientOptions {
   /** The agent's API key, or an owner's session token (`sess_…`). */
   apiKey?: string;
   /**
+   * With an owner's session: the agent the session acts for, sent as `X-Agent-Id` on every request
+   * (an owner may act for any agent it owns; `actAs` changes it).
+   */
+  agentId?: string;
+  /**
    * Retries (default 2) of a read that failed on the network or answered 502, 503 or 504, and of a
    * write the API stores by Idempotency-Key that failed on the network (same key: the API answers
    * the first run's result).
@@ -97,6 +102,15 @@ export function createSender(options: ClientOptions) {
   const retries = options.retries ?? 2;
   const fetchImpl = options.fetch ?? fetch;
   let apiKey = options.apiKey;
+  let agentId = options.agentId;
+
+  /** Who the request is from: the key or session, and the agent a session acts for. */
+  function credentials(key: string | undefined): Record<string, string> {
+    return {
+      ...(key && { authorization: `Bearer ${key}` }),
+      ...(agentId && { "x-agent-id": agentId }),
+    };
+  }
 
   function urlOf(path: string, init: SendInit): string {
     const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -116,9 +130,7 @@ export function createSender(options: ClientOptions) {
     const url = urlOf(path, init);
     const write = method !== "get";
     const retriable = !write || IDEMPOTENT_WRITES.has(path);
-    const headers: Record<string, string> = { accept: "application/json" };
-    const key = init.apiKey ?? apiKey;
-    if (key) headers.authorization = `Bearer ${key}`;
+    const headers: Record<string, string> = { accept: "application/json", ...credentials(init.apiKey ?? apiKey) };
     if (write) {
       headers["content-type"] = "application/json";
       headers["idempotency-key"] = init.idempotencyKey ?? crypto.randomUUID();
@@ -162,6 +174,15 @@ export function createSender(options: ClientOptions) {
     get apiKey() {
       return apiKey;
     },
+    /** The agent an owner's session acts for from now on (`X-Agent-Id`); undefined for none. */
+    setAgentId(id: string | undefined) {
+      agentId = id;
+    },
+    get agentId() {
+      return agentId;
+    },
+    /** The headers of the current credentials, for requests made outside `send` (the event stream). */
+    credentials: () => credentials(apiKey),
     baseUrl,
     fetch: fetchImpl,
   };

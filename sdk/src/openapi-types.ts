@@ -369,6 +369,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/me/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Name the owner of a hosted agent registered without one (once)
+         * @description From then on the owner's Sign-In with Ethereum session may act for the agent and manage its keys (/api/owner). External agents are owned by their wallet (400); an agent that has an owner keeps it (409). Answers the agent's id and its owner.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NameOwner"];
+                };
+            };
+            responses: {
+                /** @description The agent's owner */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentOwner"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/balance": {
         parameters: {
             query?: never;
@@ -2013,7 +2092,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Release the payment to the seller (buyer) */
+        /** Release the payment to the seller (buyer; the seller once the dispute window has closed) */
         post: {
             parameters: {
                 query?: never;
@@ -2572,6 +2651,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not found */
                 404: {
                     headers: {
@@ -2681,6 +2769,140 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dispute queue, oldest first (arbiter) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description open: DISPUTED on chain, waiting for a ruling (default); resolved: ruled */
+                    status?: "open" | "resolved";
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of disputes */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DisputeQueue"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{transaction_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dispute's whole case: the transaction, both parties, the reason, evidence, deliverable, messages and timeline (arbiter) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    transaction_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The case */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DisputeCase"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3667,6 +3889,386 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/owner/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's agents
+         * @description The external agents whose wallet is the session's address and the hosted agents it owns (owner_address), oldest first: their public fields, balances read from the chain, live API keys and unread notifications.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The owner's agents */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agents: components["schemas"]["OwnedAgent"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Register a hosted agent owned by the session
+         * @description Register's body without a wallet: the service creates the agent's custodial wallet and the session's address owns it. Answered as POST /api/agents/register: the API key is shown once. Counts against the registrations per IP and hour.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OwnerRegisterAgent"];
+                };
+            };
+            responses: {
+                /** @description Registered */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RegisterAgentResponse"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owner/agents/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API keys of an agent the session owns
+         * @description Newest first, live and revoked; each by its first 8 hex characters (the key itself is never stored).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The agent's keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: components["schemas"]["ApiKeyListed"][];
+                        };
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * A new API key for an agent the session owns
+         * @description How the key is obtained from the dashboard, and how an owner recovers an agent whose key was lost: `revoke_others: true` revokes every other key at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["IssueApiKey"];
+                };
+            };
+            responses: {
+                /** @description The new key, shown once */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IssuedApiKey"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owner/agents/{id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key of an agent the session owns
+         * @description The key stops working at once. Revoking a revoked key changes nothing and answers it as it is (200); a key that is not this agent's: 404.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    key_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The revoked key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeyListed"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -3896,12 +4498,14 @@ export interface components {
             contract_address: string;
             chain_id: number;
             delivered_at: string | null;
+            /** @description While DELIVERED: when the dispute window closes and the payment is released to the seller without the buyer (by the keeper, or the seller's own release); null otherwise */
+            auto_release_at: string | null;
             deliverable_hash: string | null;
             dispute_window_hours: number;
             dispute: {
                 /** @enum {string} */
                 raised_by: "buyer" | "seller";
-                /** @description Off-chain reason text (not yet recorded: null) */
+                /** @description The reason the disputing party gave (its keccak256 is the on-chain reasonHash); shown to the two parties and the arbiter, null to everyone else */
                 reason: string | null;
                 raised_at: string;
             } | null;
@@ -3911,6 +4515,8 @@ export interface components {
                 seller_received_wei: string;
                 buyer_refunded_wei: string;
                 fee_wei: string;
+                /** @description The arbiter's note with the ruling; shown to the two parties and the arbiter, null to everyone else */
+                note: string | null;
             } | null;
             /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
             funding_tx_hash: string | null;
@@ -3976,6 +4582,22 @@ export interface components {
             address: string;
             nonce: string;
             signature: string;
+        };
+        AgentOwner: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            /** @description Checksummed */
+            owner_address: string;
+        };
+        NameOwner: {
+            /**
+             * @description The wallet whose sign-in session will own the agent
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            owner_address: string;
         };
         Balance: {
             address: string;
@@ -4557,6 +5179,8 @@ export interface components {
             deliverable_hash: string;
             deliverable_url: string | null;
             dispute_window_hours: number;
+            /** @description When the dispute window closes: the payment is then released to the seller without the buyer (by the keeper, or the seller's own release) */
+            auto_release_at: string | null;
         };
         MoveInstructions: {
             /** @enum {boolean} */
@@ -4746,11 +5370,13 @@ export interface components {
                 seller_received_wei: string;
                 buyer_refunded_wei: string;
                 fee_wei: string;
+                note: string | null;
             };
         };
         ResolveRequest: {
             /** @description The seller's share, in basis points */
             seller_bps: number;
+            /** @description Why: kept with the ruling, shown to both parties and sent in their notification */
             note?: string;
         };
         ReviewRequest: {
@@ -4762,6 +5388,142 @@ export interface components {
              * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
              */
             agent_id?: string;
+        };
+        DisputeQueue: {
+            disputes: components["schemas"]["QueuedDispute"][];
+            next_cursor: string | null;
+        };
+        QueuedDispute: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            transaction_id: string;
+            amount_wei: string;
+            /**
+             * @description Two decimals, rounded down
+             * @example 1.50
+             */
+            amount_usdc: string;
+            buyer: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+            };
+            seller: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+            } | null;
+            /** @enum {string} */
+            raised_by: "buyer" | "seller";
+            /** @description The disputing party's reason, as it gave it; null when the words the API kept do not hash to the on-chain reasonHash (the dispute was opened without them) */
+            reason: string | null;
+            raised_at: string;
+            evidence_count: number;
+            /** @description Resolved: when the ruling was sent; null while open */
+            ruled_at: string | null;
+            /** @description Resolved: the seller's share, in basis points */
+            seller_bps: number | null;
+            /** @description Resolved: the arbiter's note */
+            note: string | null;
+        };
+        DisputeCase: {
+            transaction: components["schemas"]["Transaction"];
+            buyer: components["schemas"]["PublicAgent"] & {
+                reputation: {
+                    completed_transactions: number;
+                    refunded: number;
+                    disputed: number;
+                    total_volume_wei: string;
+                    success_rate: number;
+                    /** @enum {string} */
+                    reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+                };
+            };
+            seller: components["schemas"]["PublicAgent"] & ({
+                reputation: {
+                    completed_transactions: number;
+                    refunded: number;
+                    disputed: number;
+                    total_volume_wei: string;
+                    success_rate: number;
+                    /** @enum {string} */
+                    reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+                };
+            } | null);
+            /** @enum {string} */
+            raised_by: "buyer" | "seller";
+            /** @description The disputing party's reason, as it gave it; null when the words the API kept do not hash to the on-chain reasonHash (the dispute was opened without them) */
+            reason: string | null;
+            raised_at: string;
+            /** @description Every item of both sides, oldest first */
+            evidence: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                /** @enum {string} */
+                submitted_by: "buyer" | "seller";
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                agent_id: string;
+                content: string;
+                url: string | null;
+                created_at: string;
+            }[];
+            /** @description null when nothing was delivered through the API */
+            deliverable: {
+                content: string;
+                url: string | null;
+                /** @description keccak256 of the content (and url), as the API computes it */
+                hash: string;
+                /** @description Whether that hash is the escrow's on-chain deliverable_hash */
+                matches_chain: boolean;
+            } | null;
+            /** @description The direct messages between the two parties since the transaction was created, oldest first */
+            messages: {
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                id: string;
+                /** @enum {string} */
+                sent_by: "buyer" | "seller";
+                /**
+                 * Format: uuid
+                 * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                 */
+                agent_id: string;
+                content: string;
+                created_at: string;
+            }[];
+            /** @description On-chain and off-chain events, in order */
+            timeline: {
+                at: string;
+                /** @enum {string} */
+                source: "chain" | "api";
+                kind: string;
+                actor: string | null;
+                tx_hash: string | null;
+                block_number: string | null;
+                details: {
+                    [key: string]: string | number;
+                };
+            }[];
         };
         WalletBalance: {
             /**
@@ -4896,7 +5658,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received";
+            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal";
             payload: {
                 [key: string]: unknown;
             };
@@ -4967,6 +5729,81 @@ export interface components {
             /** @description The EIP-4361 message */
             message: string;
             signature: string;
+        };
+        OwnedAgent: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            name: string;
+            wallet_address: string;
+            transaction_count: number;
+            total_earned_wei: string;
+            reputation_tier: string;
+            bio: string | null;
+            skills: string[];
+            created_at: string;
+            hosted: boolean;
+            is_paused: boolean;
+            eth_wei: string;
+            usdc_wei: string;
+            /**
+             * @description ETH with two decimals, rounded down
+             * @example 0.01
+             */
+            eth_formatted: string;
+            /**
+             * @description USDC with two decimals, rounded down
+             * @example 1.50
+             */
+            usdc_formatted: string;
+            /** @description API keys not revoked */
+            live_keys: number;
+            unread_notifications: number;
+        };
+        OwnerRegisterAgent: components["schemas"]["RegisterAgent"] & {
+            /**
+             * @description Refused (400): the agents an owner registers here are hosted
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            wallet_address?: string;
+            /**
+             * @description Optional: the session's own address (any other → 400); the agent is the session's either way
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            owner_address?: string;
+        };
+        ApiKeyListed: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            /** @description The key's first 8 hex characters (null for older keys) */
+            prefix: string | null;
+            created_at: string;
+            /** @description To the minute */
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        IssuedApiKey: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            key_id: string;
+            /** @description Shown this once: only its hash is stored */
+            api_key: string;
+            prefix: string;
+            created_at: string;
+            /** @description How many live keys were revoked with it */
+            revoked: number;
+            warning: string;
+        };
+        IssueApiKey: {
+            /** @description Revoke every other live key of the agent with it (a lost or leaked key): default false */
+            revoke_others?: boolean;
         };
         Health: {
             /** @enum {string} */

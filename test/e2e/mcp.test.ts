@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -49,6 +50,9 @@ const TOOLS = [
   "update_profile",
   "withdraw",
 ];
+
+/** The tools a server started with the arbiter's key has on top. */
+const DESK_TOOLS = ["get_dispute", "list_disputes", "resolve_dispute"];
 
 const { env, apiUrl } = inject("sharedStack");
 let rpcUrl: string;
@@ -360,6 +364,60 @@ describe("the MCP server, one per agent, over stdio", () => {
     expect(await usdcOf(account.address)).toBe(usdcBefore - price - reward);
     const open = await hunter.call("browse_listings", { listing_type: "BOUNTY", keyword: "README" });
     expect(open.listings.map((listing: { id: string }) => listing.id)).toContain(bounty.id);
+  });
+
+  it("a server with the arbiter's key has the dispute desk: it reads the queue and the case, and rules", async () => {
+    const [posterAgent, hunterAgent] = agents;
+    if (!posterAgent || !hunterAgent) throw new Error("no agents");
+    // An agent's server is never offered the desk.
+    expect((await poster.client.listTools()).tools.map((tool) => tool.name)).not.toContain("list_disputes");
+    const arbiter = await startMcpServer("arbiter", {
+      MARKETPLACE_API_KEY: readFileSync(path.join(env.DATA_DIR, "arbiter.key"), "utf8").trim(),
+    });
+    const { tools } = await arbiter.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOLS, ...DESK_TOOLS].sort());
+
+    const price = 2_000_000n;
+    const listing = await hunter.call("create_listing", {
+      title: "Label a dataset",
+      description: "500 rows.",
+      price_usdc: "2",
+    });
+    const bought = await poster.call("buy_listing", { listing_id: listing.id });
+    expected.poster -= price;
+    const id = bought.transaction_id;
+    await hunter.call("deliver", { transaction_id: id, deliverable: "Labels for 250 rows." });
+    const reason = "Half of the rows are not labelled.";
+    expect(await poster.call("dispute", { transaction_id: id, reason })).toMatchObject({ state: "DISPUTED" });
+    await hunter.call("add_evidence", { transaction_id: id, content: "The other half had no text to label." });
+
+    const queue = await arbiter.call("list_disputes", {});
+    const queued = queue.disputes.find((item: { transaction_id: string }) => item.transaction_id === id);
+    expect(queued).toMatchObject({ raised_by: "buyer", reason, evidence_count: 1 });
+    const dispute = await arbiter.call("get_dispute", { transaction_id: id });
+    expect(dispute.reason).toBe(reason);
+    expect(dispute.deliverable).toMatchObject({ content: "Labels for 250 rows.", matches_chain: true });
+    expect(dispute.evidence.map((item: { content: string }) => item.content)).toEqual([
+      "The other half had no text to label.",
+    ]);
+
+    const note = "Half the work was done: half the pay.";
+    const ruled = await arbiter.call("resolve_dispute", { transaction_id: id, seller_bps: 5_000, note });
+    const sellerShare = price / 2n;
+    expect(ruled).toMatchObject({
+      state: "RELEASED",
+      resolution: {
+        seller_bps: 5_000,
+        seller_received_wei: (sellerShare - feeOf(sellerShare)).toString(),
+        buyer_refunded_wei: (price - sellerShare).toString(),
+        note,
+      },
+    });
+    expected.poster += price - sellerShare;
+    expected.hunter += sellerShare - feeOf(sellerShare);
+    expect((await poster.call("get_transaction", { transaction_id: id })).resolution.note).toBe(note);
+    const open = await arbiter.call("list_disputes", { status: "open" });
+    expect(open.disputes.map((item: { transaction_id: string }) => item.transaction_id)).not.toContain(id);
   });
 
   it("balances on chain: the hunter and seller got each amount less the fee, the buyer paid each amount", async () => {

@@ -1,22 +1,24 @@
 import type { MiddlewareHandler } from "hono";
-import type { Database } from "../db/client.ts";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyFromHeader } from "./api-keys.ts";
+import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
 import { findSession, sessionTokenFromHeader } from "./user-sessions.ts";
 
 /**
  * The owners' routes (/api/owner): a live Sign-In with Ethereum session, set as `c.var.session`.
- * An agent's key (or the arbiter's) is the wrong kind of credential for them: 403; no credential,
- * or a session that has ended: 401.
+ * A live agent's key (or the arbiter's) is the wrong kind of credential for them: 403; no
+ * credential, a key nobody holds (as on every other route) or a session that has ended: 401.
  */
-export function requireOwner(db: Database): MiddlewareHandler<AppEnv> {
+export function requireOwner(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
+  const { db } = check;
   return async (c, next) => {
     const header = c.req.header("authorization");
     const token = sessionTokenFromHeader(header);
     if (!token) {
-      if (apiKeyFromHeader(header))
+      if (apiKeyFromHeader(header) && (await arbiterStanding(c, check)) !== "none") {
         throw forbidden("Owner routes take a Sign-In with Ethereum session, not an API key");
+      }
       throw unauthorized("Sign in with Ethereum (POST /api/auth/login) and send the session token");
     }
     const session = await findSession(db, token);

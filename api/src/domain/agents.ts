@@ -45,6 +45,65 @@ export interface ProfileChanges {
   webhookUrl?: string | null;
 }
 
+/**
+ * Registers an agent and its first API key (answered once). Without a wallet address the agent
+ * is hosted: the service creates its custodial wallet. Its own use case, and the owner's
+ * registration of a hosted agent (domain/owners.ts).
+ */
+export async function registerAgent(
+  deps: Pick<Deps, "db" | "config">,
+  input: RegisterAgentInput,
+): Promise<{ agent: Agent; apiKey: string }> {
+  const { db, config } = deps;
+  const { name } = input;
+  if (!name) throw badRequest("agent_name is required");
+  const hosted = !input.walletAddress;
+  if (hosted && input.hosted === false) {
+    throw badRequest("An external agent (hosted: false) needs its wallet_address");
+  }
+  if (!hosted && input.hosted === true) throw badRequest("An agent with its own wallet_address cannot be hosted");
+  if (input.ownerAddress && !hosted) {
+    throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
+  }
+  const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
+  const walletAddress = input.walletAddress ?? (custodial?.address as string);
+  const [existing] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(sql`lower(${agents.walletAddress}) = ${walletAddress.toLowerCase()}`);
+  if (existing) throw conflict("An agent with this wallet already exists");
+  let apiKey = "";
+  const agent = await db
+    .transaction(async (tx) => {
+      const [created] = await tx
+        .insert(agents)
+        .values({
+          name,
+          walletAddress,
+          hosted,
+          encryptedPrivateKey: custodial?.encryptedPrivateKey ?? null,
+          ownerAddress: input.ownerAddress?.toLowerCase() ?? null,
+          bio: input.bio ?? null,
+          skills: input.skills ?? [],
+          referralSource: input.referralSource ?? null,
+        })
+        .returning();
+      if (!created) throw new Error("insert returned no row");
+      const key = newApiKey(created.id);
+      await tx.insert(apiKeys).values(key.row);
+      apiKey = key.apiKey;
+      return created;
+    })
+    .catch((error: unknown) => {
+      // Two registrations of one wallet at once: the unique index decides.
+      if ((error as { cause?: { code?: string } }).cause?.code === "23505") {
+        throw conflict("An agent with this wallet already exists");
+      }
+      throw error;
+    });
+  return { agent, apiKey };
+}
+
 export function agentUseCases(deps: Deps) {
   const { db, config, chain } = deps;
   const recentTransactions = prepareRecentTransactions(db, chain.chainId, RECENT_TRANSACTIONS);
@@ -126,60 +185,6 @@ export function agentUseCases(deps: Deps) {
   }
 
   /**
-   * Registers an agent and its first API key (answered once). Without a wallet address the agent
-   * is hosted: the service creates its custodial wallet.
-   */
-  async function register(input: RegisterAgentInput): Promise<{ agent: Agent; apiKey: string }> {
-    const { name } = input;
-    if (!name) throw badRequest("agent_name is required");
-    const hosted = !input.walletAddress;
-    if (hosted && input.hosted === false) {
-      throw badRequest("An external agent (hosted: false) needs its wallet_address");
-    }
-    if (!hosted && input.hosted === true) throw badRequest("An agent with its own wallet_address cannot be hosted");
-    if (input.ownerAddress && !hosted) {
-      throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
-    }
-    const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
-    const walletAddress = input.walletAddress ?? (custodial?.address as string);
-    const [existing] = await db
-      .select({ id: agents.id })
-      .from(agents)
-      .where(sql`lower(${agents.walletAddress}) = ${walletAddress.toLowerCase()}`);
-    if (existing) throw conflict("An agent with this wallet already exists");
-    let apiKey = "";
-    const agent = await db
-      .transaction(async (tx) => {
-        const [created] = await tx
-          .insert(agents)
-          .values({
-            name,
-            walletAddress,
-            hosted,
-            encryptedPrivateKey: custodial?.encryptedPrivateKey ?? null,
-            ownerAddress: input.ownerAddress?.toLowerCase() ?? null,
-            bio: input.bio ?? null,
-            skills: input.skills ?? [],
-            referralSource: input.referralSource ?? null,
-          })
-          .returning();
-        if (!created) throw new Error("insert returned no row");
-        const key = newApiKey(created.id);
-        await tx.insert(apiKeys).values(key.row);
-        apiKey = key.apiKey;
-        return created;
-      })
-      .catch((error: unknown) => {
-        // Two registrations of one wallet at once: the unique index decides.
-        if ((error as { cause?: { code?: string } }).cause?.code === "23505") {
-          throw conflict("An agent with this wallet already exists");
-        }
-        throw error;
-      });
-    return { agent, apiKey };
-  }
-
-  /**
    * Changes the caller's profile and answers it. A new webhook URL must be allowed; the first one
    * gets the signing secret, answered only this once.
    */
@@ -219,7 +224,7 @@ export function agentUseCases(deps: Deps) {
   }
 
   return {
-    register,
+    register: (input: RegisterAgentInput) => registerAgent(deps, input),
     ownProfile,
     updateProfile,
     activeAgent,

@@ -1,18 +1,68 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { evidence } from "../db/schema.ts";
+import { sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { disputes as disputeWords, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { disputeReasonHash } from "./dispute-reason.ts";
 import { conflict, EscrowRefusedError, TransactionRevertedError, unauthorized } from "./errors.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
 import type { TransactionState } from "./transaction-state.ts";
-import { findTransaction, findTransactionOfParty, queryTransactions, stateOfRow } from "./transactions.ts";
+import {
+  findTransaction,
+  findTransactionOfParty,
+  queryTransactions,
+  stateOfRow,
+  type TransactionRow,
+} from "./transactions.ts";
 
 /*
- * A dispute after it is opened (the opening is a move: escrow-moves.ts): the parties' evidence
- * while it is open, and the arbiter's ruling, sent on chain as `resolve(sellerBps)` by the
- * arbiter's own relayer. Who may rule is checked before this (the arbiter's key: http guards).
+ * A dispute's words and its course after it is opened (the opening is a move: escrow-moves.ts):
+ * the reason kept beside its on-chain hash, the parties' evidence while it is open, and the
+ * arbiter's ruling, sent on chain as `resolve(sellerBps)` by the arbiter's own relayer with its
+ * note kept in the same database transaction. Who may rule is checked before this (the arbiter's
+ * key or session: http guards).
  */
+
+export interface DisputeReason {
+  transactionId: string;
+  /** The party opening the dispute. */
+  agentId: string;
+  reason: string;
+}
+
+/**
+ * Keeps the reason of a dispute move (makeMove's `keep`: a hosted party's runs with the record of
+ * the send, an external party's when it is told what to send and again with its tx_hash). Several
+ * attempts may be kept before one reaches the chain, so the latest wins while the indexed escrow
+ * shows no dispute; once it shows one, only the reason whose hash the chain holds is written, and
+ * a later attempt with other words never replaces it.
+ */
+export function keepDisputeReason(chainId: number, input: DisputeReason) {
+  const hash = disputeReasonHash(input.reason);
+  return async (tx: Pick<Database, "insert">): Promise<void> => {
+    const disputedOtherwise = sql`EXISTS (
+      SELECT 1 FROM chain.escrow e
+      WHERE e.chain_id = ${chainId} AND e.id = ${escrowIdToBytes32(input.transactionId)}
+        AND e.dispute_reason_hash IS NOT NULL AND lower(e.dispute_reason_hash) <> ${hash})`;
+    await tx
+      .insert(disputeWords)
+      .values({ transactionId: input.transactionId, raisedByAgentId: input.agentId, reason: input.reason })
+      .onConflictDoUpdate({
+        target: disputeWords.transactionId,
+        set: { raisedByAgentId: input.agentId, reason: input.reason, createdAt: sql`now()` },
+        setWhere: sql`NOT ${disputedOtherwise}`,
+      });
+  };
+}
+
+/** The agent whose wallet opened the indexed dispute of `row` (the buyer unless it was the seller). */
+function disputingAgent(row: TransactionRow): string {
+  const { transaction, escrow } = row;
+  const bySeller = escrow?.disputedBy && escrow.disputedBy.toLowerCase() === escrow.seller.toLowerCase();
+  return (bySeller && transaction.sellerAgentId) || transaction.buyerAgentId;
+}
 
 export interface AddEvidenceInput {
   transactionId: string;
@@ -31,6 +81,8 @@ export interface ResolveInput {
   transactionId: string;
   /** The seller's share of the amount, in basis points; the rest goes back to the buyer. */
   sellerBps: number;
+  /** Why, for both parties: kept with the ruling. */
+  note?: string;
 }
 
 export interface ResolutionView {
@@ -42,6 +94,7 @@ export interface ResolutionView {
     seller_received_wei: string;
     buyer_refunded_wei: string;
     fee_wei: string;
+    note: string | null;
   };
 }
 
@@ -65,9 +118,14 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     return { evidence_id: created.id, transaction_id: id, created_at: created.createdAt.toISOString() };
   }
 
-  /** The arbiter's ruling on a DISPUTED transaction; answered once indexed, with the payouts. */
+  /**
+   * The arbiter's ruling on a DISPUTED transaction; answered once indexed, with the payouts. The
+   * note commits with the record of the send, so it is there before the Resolved event is indexed
+   * (and notified). A dispute opened on chain without the API gets its row here, reason empty.
+   */
   async function resolve(input: ResolveInput): Promise<ResolutionView> {
     const { transactionId: id, sellerBps } = input;
+    const note = input.note ?? null;
     const relayer = deps.arbiterRelayer;
     if (!relayer) throw unauthorized("Only the arbiter's key resolves disputes");
     const row = await findTransaction(db, chain.chainId, id);
@@ -79,6 +137,13 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     const sent = await settle(escrow.relayedRuling(escrowIdToBytes32(id), termsOfEscrow(e), sellerBps), {
       via: relayer,
       transactionId: id,
+      record: async (tx) => {
+        const ruling = { rulingNote: note, ruledAt: sql`now()` };
+        await tx
+          .insert(disputeWords)
+          .values({ transactionId: id, raisedByAgentId: disputingAgent(row), reason: "", ...ruling })
+          .onConflictDoUpdate({ target: disputeWords.transactionId, set: ruling });
+      },
       refused: (reason) => new EscrowRefusedError(`The escrow refused the ruling: ${reason}`),
       reverted: (txHash) => new TransactionRevertedError(`The ruling ${txHash} reverted`),
       indexed: transactionWrite("Resolved", id),
@@ -94,6 +159,7 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
         seller_received_wei: settled?.sellerPayout ?? "0",
         buyer_refunded_wei: settled?.buyerPayout ?? "0",
         fee_wei: settled?.feePaid ?? "0",
+        note,
       },
     };
   }

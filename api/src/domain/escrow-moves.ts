@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { getAddress, type Hex, keccak256, parseSignature, toBytes } from "viem";
+import { getAddress, type Hex, parseSignature } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { type ContractCall, type EscrowMove, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
 import type { Database } from "../db/client.ts";
@@ -8,19 +8,24 @@ import { type agents, deliverables } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
 import { deliverableHash } from "./deliverables.ts";
+import { disputeReasonHash } from "./dispute-reason.ts";
+import { keepDisputeReason } from "./disputes.ts";
 import { badRequest, conflict, EscrowRefusedError, forbidden, TransactionRevertedError } from "./errors.ts";
-import { termsOfEscrow } from "./escrow-terms.ts";
+import { type IndexedEscrowTerms, termsOfEscrow } from "./escrow-terms.ts";
 import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
+import { timeoutSettlement } from "./timeouts.ts";
 import type { TransactionState } from "./transaction-state.ts";
-import { findTransaction, stateOfRow, type TransactionRow } from "./transactions.ts";
+import { autoReleaseAt, findTransaction, stateOfRow, type TransactionRow } from "./transactions.ts";
 
 /*
- * The parties' moves on a funded escrow: deliver (seller), release (buyer), refund (buyer before
- * delivery, or the seller) and dispute (either). A hosted party's custodial key signs the move
- * (EIP-712) and the relayer submits it; an external party gets the exact call (and the typed data
- * of the gasless form) and completes with the `tx_hash` it sent, or its signature for the relayer.
- * Every completed move is answered once the indexer has its block, so the next read shows it.
+ * The parties' moves on a funded escrow: deliver (seller), release (buyer; the seller too once the
+ * dispute window has closed), refund (buyer before delivery, or the seller) and dispute (either). A
+ * hosted party's custodial key signs the move (EIP-712) and the relayer submits it; an external
+ * party gets the exact call (and the typed data of the gasless form) and completes with the
+ * `tx_hash` it sent, or its signature for the relayer. A move the escrow lets anyone make (release
+ * after the window) is sent by the service itself, as the keeper sends it. Every completed move is
+ * answered once the indexer has its block, so the next read shows it.
  */
 
 type Agent = typeof agents.$inferSelect;
@@ -28,8 +33,12 @@ type Party = "buyer" | "seller";
 export type MoveName = "deliver" | "release" | "refund" | "dispute";
 
 interface MoveRule<Input> {
-  /** Who may make it, and from which states. */
-  allowed: { party: Party; states: TransactionState[] }[];
+  /**
+   * Who may make it, from which states; `onceWindowClosed`: only once the dispute window has
+   * closed on the chain's clock (409 with `auto_release_at` before), when the escrow lets anyone
+   * release, so the service sends the release itself (for a hosted or an external party alike).
+   */
+  allowed: { party: Party; states: TransactionState[]; onceWindowClosed?: true }[];
   /** What it commits to on chain. */
   move(input: Input): EscrowMove;
 }
@@ -46,7 +55,11 @@ export const RULES: {
     move: (input) => ({ action: "deliver", deliverableHash: deliverableHash(input.deliverable, input.deliverableUrl) }),
   },
   release: {
-    allowed: [{ party: "buyer", states: ["DELIVERED", "DISPUTED"] }],
+    allowed: [
+      { party: "buyer", states: ["DELIVERED", "DISPUTED"] },
+      // A quiet buyer cannot hold the seller's pay: the keeper releases it then too.
+      { party: "seller", states: ["DELIVERED"], onceWindowClosed: true },
+    ],
     move: () => ({ action: "release" }),
   },
   refund: {
@@ -61,7 +74,7 @@ export const RULES: {
       { party: "buyer", states: ["FUNDED", "DELIVERED"] },
       { party: "seller", states: ["FUNDED", "DELIVERED"] },
     ],
-    move: (input) => ({ action: "dispute", reasonHash: keccak256(toBytes(input.reason)) }),
+    move: (input) => ({ action: "dispute", reasonHash: disputeReasonHash(input.reason) }),
   },
 };
 
@@ -98,6 +111,7 @@ type Keep = (tx: Pick<Database, "insert">) => Promise<void>;
 export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
   const { db, config, chain, escrow } = deps;
   const settle = createSettlement(deps);
+  const settleTimeout = timeoutSettlement(deps);
 
   /**
    * The transaction, its escrow terms and the caller's part in it; 403/404/409 as the rules say.
@@ -110,15 +124,39 @@ export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow
     const party: Party | undefined =
       transaction.buyerAgentId === callerId ? "buyer" : transaction.sellerAgentId === callerId ? "seller" : undefined;
     const rule = RULES[action];
-    if (!party || !rule.allowed.some((allowed) => allowed.party === party)) {
+    const permission = party && rule.allowed.find((allowed) => allowed.party === party);
+    if (!permission) {
       throw forbidden(`Only the ${rule.allowed.map((allowed) => allowed.party).join(" or ")} may ${action}`);
     }
     const state = stateOfRow(row);
-    const states = rule.allowed.find((allowed) => allowed.party === party)?.states ?? [];
-    if (!row.escrow || (!proven && !states.includes(state))) {
+    if (!row.escrow || (!proven && !permission.states.includes(state))) {
       throw conflict(`Cannot ${action} a ${state} transaction`, { state, transaction_id: id });
     }
-    return { row, terms: termsOfEscrow(row.escrow), escrowId: escrowIdToBytes32(id) };
+    if (permission.onceWindowClosed && !proven) {
+      const closesAt = autoReleaseAt(row.escrow);
+      if (!closesAt || (await escrow.now()) < Date.parse(closesAt) / 1000) {
+        throw conflict(
+          `Cannot ${action} yet: the dispute window closes at ${closesAt}; the ${party} may ${action} from then on, and the keeper releases the payment then`,
+          { state, transaction_id: id, auto_release_at: closesAt },
+        );
+      }
+    }
+    return { row, indexed: row.escrow, permission, terms: termsOfEscrow(row.escrow), escrowId: escrowIdToBytes32(id) };
+  }
+
+  /**
+   * The release once the dispute window has closed, which the escrow lets anyone send: the
+   * service sends it with the keeper's own send. If the keeper (or the buyer) settled it first, the
+   * answer is that settlement; anything else that ended the escrow is a 409 with its state.
+   */
+  async function releaseAfterWindow(id: string, escrowTerms: IndexedEscrowTerms): Promise<MoveResult> {
+    const outcome = await settleTimeout({ ...escrowTerms, id }, "release", "seller-release", { join: true });
+    const row = await findTransaction(db, chain.chainId, id);
+    const state = stateOfRow(row);
+    const txHash = row.escrow?.settledTxHash;
+    if (state === "RELEASED" && txHash) return { done: true, row, state, txHash };
+    const reason = outcome.settled ? "it was settled otherwise" : (outcome.refused ?? "a settlement is under way");
+    throw new EscrowRefusedError(`The escrow refused to release: ${reason}`, { state, transaction_id: id });
   }
 
   async function done(id: string, txHash: string): Promise<MoveResult> {
@@ -133,7 +171,12 @@ export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow
   async function makeMove(input: MoveInput, action: MoveName, move: EscrowMove, keep?: Keep): Promise<MoveResult> {
     const { caller, transactionId: id } = input;
     if (input.txHash && input.signed) throw badRequest("Send tx_hash or signed, not both");
-    const { row, terms, escrowId } = await load(id, caller.id, action, input.txHash !== undefined);
+    const loaded = await load(id, caller.id, action, input.txHash !== undefined);
+    const { row, permission, terms, escrowId } = loaded;
+    if (permission.onceWindowClosed && !input.txHash) {
+      if (input.signed) throw badRequest(`After the dispute window the service sends the ${action}: send no signature`);
+      return releaseAfterWindow(id, loaded.indexed);
+    }
 
     if (input.txHash) {
       const receipt = await escrow.verifyMove(input.txHash, escrowId, move);
@@ -217,12 +260,25 @@ export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow
       });
       return { ...result, deliverableHash: hash };
     },
-    /** The buyer releases the payment to the seller. */
+    /** The buyer releases the payment to the seller; the seller may once the dispute window has closed. */
     release: (input: MoveInput) => makeMove(input, "release", RULES.release.move(input)),
     /** The buyer (before delivery) or the seller refunds the buyer. */
     refund: (input: MoveInput) => makeMove(input, "refund", RULES.refund.move(input)),
-    /** Either party opens a dispute for the arbiter. */
-    dispute: (input: MoveInput & { reason: string }) => makeMove(input, "dispute", RULES.dispute.move(input)),
+    /**
+     * Either party opens a dispute for the arbiter; its reason is kept (the chain holds only its
+     * hash). Two parties' disputes may cross before either is mined and the loser's words be the
+     * last kept: once the winner's is indexed its reason is kept again, which now only it can be.
+     */
+    async dispute(input: MoveInput & { reason: string }): Promise<MoveResult> {
+      const keep = keepDisputeReason(chain.chainId, {
+        transactionId: input.transactionId,
+        agentId: input.caller.id,
+        reason: input.reason,
+      });
+      const result = await makeMove(input, "dispute", RULES.dispute.move(input), keep);
+      if (result.done) await keep(db);
+      return result;
+    },
   };
 }
 

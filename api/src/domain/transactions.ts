@@ -8,6 +8,7 @@ import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts"
 import { agents, disputes, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { TransactionView } from "../schemas/transaction.ts";
+import { reasonOnChain } from "./dispute-reason.ts";
 import { forbidden, notFound } from "./errors.ts";
 import { isUuid } from "./ids.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
@@ -217,7 +218,7 @@ export function toTransaction(
       escrow && disputedBy
         ? {
             raised_by: disputedBy.toLowerCase() === escrow.seller.toLowerCase() ? "seller" : "buyer",
-            reason: words ? row.disputeReason : null,
+            reason: words ? reasonOnChain(row.disputeReason, escrow.disputeReasonHash) : null,
             raised_at: isoOfSeconds(escrow.disputedAt ?? "0"),
           }
         : null,

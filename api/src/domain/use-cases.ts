@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.ts";
 import { reputationUseCases } from "./agent-reputation.ts";
 import { agentUseCases } from "./agents.ts";
+import { disputeDesk } from "./dispute-desk.ts";
 import { disputes } from "./disputes.ts";
 import { erc8004UseCases } from "./erc8004.ts";
 import { escrowMoves } from "./escrow-moves.ts";
@@ -8,6 +9,7 @@ import { feedUseCases } from "./feed.ts";
 import { listingUseCases } from "./listings.ts";
 import { messageUseCases } from "./messages.ts";
 import { notificationUseCases } from "./notifications.ts";
+import { ownerUseCases } from "./owners.ts";
 import { platformUseCases } from "./platform.ts";
 import { purchaseUseCases } from "./purchases.ts";
 import { reviewUseCases } from "./reviews.ts";
@@ -29,6 +31,7 @@ export function createUseCases(deps: Deps) {
     escrowMoves: escrowMoves(deps),
     transactionRecords: transactionRecords(deps),
     disputes: disputes(deps),
+    disputeDesk: disputeDesk(deps),
     wallet: walletUseCases(deps),
     messages: messageUseCases(deps),
     feed: feedUseCases(deps),
@@ -38,6 +41,7 @@ export function createUseCases(deps: Deps) {
     listings: listingUseCases(deps),
     purchases: purchaseUseCases(deps),
     agents: agentUseCases(deps),
+    owners: ownerUseCases(deps),
     erc8004: erc8004UseCases(deps),
     reputation: reputationUseCases(deps),
     reviews: reviewUseCases(deps),

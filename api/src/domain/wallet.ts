@@ -4,7 +4,9 @@ import { type Address, getAddress, type Hex } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { agents, relayedTransactions, withdrawals } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { notify } from "../notifications/notify.ts";
 import { badRequest, ConflictError, InsufficientBalanceError, notFound } from "./errors.ts";
+import { formatUsdc } from "./money.ts";
 import { createSettlement } from "./settlement.ts";
 
 /*
@@ -37,6 +39,8 @@ export interface WithdrawInput {
   agent: typeof agents.$inferSelect;
   destinationAddress: Address;
   amountWei: string;
+  /** Set when an owner's session sends it (lowercase), for the agent's log of withdrawals. */
+  ownerAddress?: string;
 }
 
 export interface FaucetInput {
@@ -69,8 +73,11 @@ export function walletUseCases(deps: Deps) {
   /**
    * Sends USDC out of a hosted agent's wallet and waits until mined. Refuses (400) an external
    * agent and a transfer to the wallet itself, 402 a short balance, 409 a transfer the token refuses.
+   * Every withdrawal is logged in the agent's notifications (`wallet.withdrawal`, saying whether
+   * the agent or its owner sent it), committed with the withdrawal's row: money that leaves by an
+   * owner's hand is never a surprise to the agent.
    */
-  async function withdraw({ agent, destinationAddress, amountWei }: WithdrawInput): Promise<Withdrawal> {
+  async function withdraw({ agent, destinationAddress, amountWei, ownerAddress }: WithdrawInput): Promise<Withdrawal> {
     if (!agent.hosted || !agent.encryptedPrivateKey) {
       throw badRequest("Only hosted agents withdraw through the API; an external agent sends from its own wallet");
     }
@@ -84,6 +91,22 @@ export function walletUseCases(deps: Deps) {
     const { txHash, receipt } = await settle(await usdc.relayedTransfer(account, destinationAddress, amount), {
       record: async (tx, { txHash }) => {
         await tx.insert(withdrawals).values({ id, agentId: agent.id, destinationAddress, amountWei, txHash });
+        await notify(tx, [
+          {
+            agentId: agent.id,
+            kind: "wallet.withdrawal",
+            payload: {
+              withdrawal_id: id,
+              destination_address: destinationAddress,
+              amount_wei: amountWei,
+              amount_usdc: formatUsdc(amountWei),
+              tx_hash: txHash,
+              by: ownerAddress ? "owner" : "agent",
+              ...(ownerAddress && { owner_address: getAddress(ownerAddress) }),
+            },
+            dedupeKey: `withdrawal:${id}`,
+          },
+        ]);
       },
       refused: (reason) =>
         new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),

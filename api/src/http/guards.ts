@@ -26,7 +26,7 @@ export function createGuards(deps: Pick<Deps, "db" | "config" | "chain" | "rateL
     /** As `agent`, but a session may name its agent with the body's `agent_id` (claim, as the spec has it). */
     agentOrOwner: requireAgent(db, { agentIdInBody: true }),
     /** An owner's session (Sign-In with Ethereum) for the owner's own routes; sets `c.get("session")`. */
-    owner: requireOwner(db),
+    owner: requireOwner(arbiterCheck),
     /** The arbiter's key or session: the dispute desk and rulings. */
     arbiter: requireArbiter(arbiterCheck),
     /** Public reads: notes a party or the arbiter among the callers, refuses nobody. */

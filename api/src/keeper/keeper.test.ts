@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import pino from "pino";
 import { type Address, getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -19,23 +19,26 @@ import { clientThatCannotBroadcast, harmlessCall } from "../../test/relayer-fixt
 import { decryptPrivateKey } from "../chain/custodial-wallet.ts";
 import { createHostedSender } from "../chain/hosted-sender.ts";
 import { agents } from "../db/schema.ts";
+import { createEscrowEventNotifier } from "../notifications/escrow-event-notifier.ts";
 import { createKeeper } from "./keeper.ts";
 
 /*
  * The keeper on the suite's real chain, with the chain's clock moved forward: auto-release of a
- * delivered bounty after its dispute window, refund of an expired escrow, re-opening of a lapsed
- * bounty claim, refund and delisting of an expired unclaimed bounty. Sends nothing from dev
- * accounts (the relayer pays the gas).
+ * delivered escrow (a bounty or a FIXED purchase) after its dispute window and never of a disputed
+ * one, refund of an expired escrow, re-opening of a lapsed bounty claim, refund and delisting of
+ * an expired unclaimed bounty. Sends nothing from dev accounts (the relayer pays the gas).
  */
 const REWARD = 2_000_000n;
 let t: TestApp;
 let market: Market;
 let keeper: ReturnType<typeof createKeeper>;
+let notifier: ReturnType<typeof createEscrowEventNotifier>;
 
 beforeAll(async () => {
   t = await testApp();
   market = testMarket();
   keeper = createKeeper({ db: t.db, config: t.config, ...t.services, logger: pino({ level: "silent" }) });
+  notifier = createEscrowEventNotifier({ db: t.db, chainId: t.config.chainId, logger: pino({ level: "silent" }) });
 });
 afterAll(() => t.close());
 
@@ -49,6 +52,50 @@ const usdcOf = usdcBalance;
 const stateOf = async (id: string) => (await json(await get(t.app, `/api/transactions/${id}`))).state;
 
 const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
+
+/**
+ * Runs the keeper until a run releases `id`, or a run settles nothing: escrows of the suite's
+ * other files may be due too, and a run takes the oldest first.
+ */
+async function keeperReleases(id: string): Promise<boolean> {
+  for (let run = 0; run < 20; run++) {
+    const { released, refunded } = await keeper.runOnce();
+    if (released.includes(id)) return true;
+    if (released.length === 0 && refunded.length === 0) return false;
+  }
+  return false;
+}
+
+/** The fee the escrow of transaction `id` keeps on release, from its own fee_bps. */
+async function feeOf(id: string, amount: bigint): Promise<bigint> {
+  const { rows } = await t.db.execute<{ fee_bps: number }>(
+    sql`SELECT fee_bps FROM chain.escrow WHERE chain_id = ${t.config.chainId} AND uuid = ${id}`,
+  );
+  if (rows[0] === undefined) throw new Error(`no escrow for ${id}`);
+  return (amount * BigInt(rows[0].fee_bps)) / 10_000n;
+}
+
+/** `agent`'s notifications of `kind` about transaction `id`, after the notifier has read every indexed event. */
+async function notified(agent: Agent, kind: string, id: string) {
+  while ((await notifier.tick()) > 0);
+  const body = await json(await get(t.app, "/api/notifications?limit=100", agent.key));
+  return (body.notifications as { kind: string; payload: Record<string, unknown> }[]).filter(
+    (n) => n.kind === kind && n.payload.transaction_id === id,
+  );
+}
+
+/** A hosted buyer's purchase of a hosted seller's FIXED listing, delivered by the seller. */
+async function deliveredPurchase() {
+  const seller = await hosted();
+  const buyer = await hosted(10n * USDC);
+  const listing = await createListing(t.app, seller, { price_wei: REWARD.toString() });
+  const bought = await json(await post(t.app, `/api/listings/${listing.id}/buy`, {}, buyer.key));
+  expect(bought.state, "bought").toBe("FUNDED");
+  const id = bought.transaction_id as string;
+  const delivered = await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "the work" }, seller.key);
+  expect(delivered.status, "delivered").toBe(200);
+  return { seller, buyer, id };
+}
 
 async function bounty(poster: Agent, fields: Record<string, unknown> = {}) {
   const response = await post(
@@ -82,11 +129,58 @@ describe("keeper", () => {
     expect(await stateOf(id)).toBe("DELIVERED");
 
     await market.increaseTime(t.config.disputeWindowSeconds + 60);
-    expect((await keeper.runOnce()).released).toContain(id);
+    expect(await keeperReleases(id)).toBe(true);
     expect(await stateOf(id)).toBe("RELEASED");
-    expect(await usdcOf(hunter.wallet)).toBeGreaterThan(0n);
+    expect(await usdcOf(hunter.wallet)).toBe(REWARD - (await feeOf(id, REWARD)));
     // Nothing left to do for it.
     expect((await keeper.runOnce()).released).not.toContain(id);
+  });
+
+  it("releases a delivered FIXED purchase its buyer left alone once the window has closed: the seller is paid amount − fee, both parties hear of it", async () => {
+    const { seller, buyer, id } = await deliveredPurchase();
+    const buyerBalance = await usdcOf(buyer.wallet);
+    expect((await keeper.runOnce()).released, "released before the window").not.toContain(id);
+    expect(await stateOf(id), "state before the window").toBe("DELIVERED");
+    expect(await usdcOf(seller.wallet), "seller before the window").toBe(0n);
+
+    await market.increaseTime(t.config.disputeWindowSeconds + 60);
+    expect(await keeperReleases(id), "released after the window").toBe(true);
+    const transaction = await json(await get(t.app, `/api/transactions/${id}`));
+    expect(transaction, "the transaction after the release").toMatchObject({
+      state: "RELEASED",
+      auto_release_at: null,
+      release_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(await usdcOf(seller.wallet), "seller paid").toBe(REWARD - (await feeOf(id, REWARD)));
+    expect(await usdcOf(buyer.wallet), "buyer's balance").toBe(buyerBalance);
+
+    const [toBuyer, ...moreToBuyer] = await notified(buyer, "payment.released", id);
+    expect(moreToBuyer, "one notification to the buyer").toEqual([]);
+    expect(toBuyer?.payload, "the buyer's notification").toMatchObject({
+      released_after_window: true,
+      message: expect.stringMatching(/released automatically after the dispute window/i),
+      tx_hash: transaction.release_tx_hash,
+    });
+    const [toSeller, ...moreToSeller] = await notified(seller, "payment.released", id);
+    expect(moreToSeller, "one notification to the seller").toEqual([]);
+    expect(toSeller?.payload, "the seller's notification").toMatchObject({
+      released_after_window: true,
+      message: expect.stringMatching(/^Paid/),
+      amount_wei: (REWARD - (await feeOf(id, REWARD))).toString(),
+    });
+    // Nothing left to do for it.
+    expect((await keeper.runOnce()).released, "released again").not.toContain(id);
+  });
+
+  it("never releases a disputed delivery, however long the window is past", async () => {
+    const { seller, buyer, id } = await deliveredPurchase();
+    const disputed = await post(t.app, `/api/transactions/${id}/dispute`, { reason: "Not the work asked" }, buyer.key);
+    expect(disputed.status, "disputed").toBe(200);
+    await market.increaseTime(t.config.disputeWindowSeconds + 60);
+    expect(await keeperReleases(id), "released").toBe(false);
+    expect(await stateOf(id), "state").toBe("DISPUTED");
+    expect(await usdcOf(seller.wallet), "seller's balance").toBe(0n);
+    expect(await usdcOf(buyer.wallet), "buyer's balance").toBe(10n * USDC - REWARD);
   });
 
   it("refunds an undelivered purchase past its deadline", async () => {

@@ -7,8 +7,10 @@ import { escrowTimeouts } from "../domain/timeouts.ts";
  * The keeper: what must happen when time passes, without anyone asking. Each run, in order:
  * - reconciliation: unfinished sends are resumed, and bounties funded without a confirm listed
  *   (domain/reconciliation.ts);
- * - timeouts: delivered bounties past their dispute window are released, expired escrows refunded
- *   (an expired bounty delisted), and lapsed bounty claims re-opened (domain/timeouts.ts).
+ * - timeouts: every delivered escrow past its dispute window (a FIXED purchase or a bounty) is
+ *   released to its seller, expired escrows refunded (an expired bounty delisted), and lapsed
+ *   bounty claims re-opened (domain/timeouts.ts). A release a seller asked for, or one already
+ *   under way, is not sent twice.
  */
 
 export interface KeeperReport {

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
+import { reasonOnChain } from "../domain/dispute-reason.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
 /*
@@ -16,10 +17,11 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.
  * - SELLER_ASSIGNED (a bounty claimed): the poster `listing.claimed`.
  * - DELIVERED: the buyer `transaction.delivered`, with the deliverable's hash and link.
- * - DISPUTED: the other party `transaction.disputed`.
+ * - DISPUTED: the other party `transaction.disputed`, with the reason (when it is the one hashed on chain).
  * - RELEASED, REFUNDED: both parties `payment.released` / `payment.refunded` (the keeper may have
- *   sent them, so neither party necessarily knows).
- * - RESOLVED: both parties `transaction.resolved`.
+ *   sent them, so neither party necessarily knows). A release the buyer did not make came after
+ *   the dispute window (the keeper's, or the seller's own): its `message` tells each party so.
+ * - RESOLVED: both parties `transaction.resolved`, with the seller's share and the arbiter's note.
  */
 
 /** An escrow event joined with our transaction, if the escrow is one of ours. */
@@ -33,6 +35,9 @@ interface EventRow {
   /** DELIVERED: the deliverable's hash, and the link the seller gave with it (if the API has it). */
   data_hash: string | null;
   deliverable_url: string | null;
+  /** The dispute's words the API keeps (app.disputes): the reason, and the ruling's note. */
+  dispute_reason: string | null;
+  ruling_note: string | null;
   tx_hash: string;
   block_number: string;
   transaction_id: string | null;
@@ -96,6 +101,23 @@ const FEED_EVENT_OF: Readonly<Record<string, (typeof FEED_EVENT_KINDS)[number]>>
   RELEASED: "payment.released",
 };
 
+/**
+ * What a release says to each party: whether it came after the dispute window without the buyer
+ * (the keeper's auto-release, or the seller's own), and a sentence for a person reading it.
+ */
+function releaseWords(event: EventRow, party: Party) {
+  const afterWindow = event.actor !== event.buyer_wallet;
+  const message =
+    party === "buyer"
+      ? afterWindow
+        ? "Released automatically after the dispute window: the seller was paid."
+        : "You released the payment: the seller was paid."
+      : afterWindow
+        ? "Paid: the payment was released to you after the dispute window."
+        : "Paid: the buyer released the payment to you.";
+  return { released_after_window: afterWindow, message };
+}
+
 function agentRef(id: string | null, name: string | null) {
   return id ? { id, name } : null;
 }
@@ -126,6 +148,9 @@ function notificationsOf(event: EventRow): NewNotification[] {
             deliverable_hash: event.data_hash,
             deliverable_url: event.deliverable_url,
           }),
+          ...(event.kind === "RELEASED" && releaseWords(event, party)),
+          ...(event.kind === "DISPUTED" && { reason: reasonOnChain(event.dispute_reason, event.data_hash) }),
+          ...(event.kind === "RESOLVED" && { note: event.ruling_note }),
           tx_hash: event.tx_hash,
           block_number: event.block_number,
         },
@@ -185,7 +210,7 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
       }
       const { rows: events } = await tx.execute<EventRow & Record<string, unknown>>(sql`
         SELECT ev.id, ev.kind, ev.escrow_id, ev.actor, ev.amount::text AS amount, ev.seller_bps, ev.data_hash,
-               d.url AS deliverable_url, ev.tx_hash,
+               d.url AS deliverable_url, dw.reason AS dispute_reason, dw.ruling_note, ev.tx_hash,
                ev.block_number::text AS block_number,
                t.id AS transaction_id, t.listing_id, l.title AS listing_title, l.listing_type,
                t.buyer_agent_id, b.name AS buyer_name, lower(b.wallet_address) AS buyer_wallet,
@@ -198,6 +223,7 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LEFT JOIN app.agents s ON s.id = t.seller_agent_id
         LEFT JOIN app.listings l ON l.id = t.listing_id
         LEFT JOIN app.deliverables d ON ev.kind = 'DELIVERED' AND d.transaction_id = t.id AND d.hash = ev.data_hash
+        LEFT JOIN app.disputes dw ON ev.kind IN ('DISPUTED', 'RESOLVED') AND dw.transaction_id = t.id
         WHERE ev.chain_id = ${chainId} AND ev.id > ${after}
         ORDER BY ev.id
         LIMIT ${batch}`);

@@ -14,6 +14,7 @@ export const NOTIFICATION_KINDS = [
   "listing.purchased",
   "review.received",
   "message.received",
+  "wallet.withdrawal",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

@@ -11,7 +11,11 @@ import type { AppEnv } from "../http/env.ts";
 
 type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>;
 
-export function mcpRoutes(dispatch: Dispatch) {
+/**
+ * `dispatch` answers the tools' requests; `isArbiterKey` says whether a Bearer key is the arbiter's
+ * (its server also gets the dispute desk's tools).
+ */
+export function mcpRoutes(dispatch: Dispatch, isArbiterKey: (key: string) => boolean) {
   const app = new Hono<AppEnv>();
   // Mounted at /mcp: "/" is /mcp itself.
   app.all("/", async function serveMcp(c) {
@@ -31,7 +35,7 @@ export function mcpRoutes(dispatch: Dispatch) {
       retries: 0,
       fetch: (input, init) => Promise.resolve(dispatch(new Request(input, init), c.env)),
     });
-    const server = createMarketplaceMcpServer(client);
+    const server = createMarketplaceMcpServer(client, undefined, { arbiter: apiKey ? isArbiterKey(apiKey) : false });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

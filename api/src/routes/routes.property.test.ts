@@ -40,7 +40,7 @@ afterAll(() => t.close());
 
 interface RouteUnderTest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
-  /** `{id}` is replaced by a random or real id. */
+  /** `{id}` (and `{key_id}`) is replaced by a random or real id. */
   path: string;
 }
 
@@ -74,6 +74,8 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/transactions/{id}/deliverable" },
   { method: "POST", path: "/api/transactions/{id}/evidence" },
   { method: "POST", path: "/api/transactions/{id}/resolve" },
+  { method: "GET", path: "/api/disputes" },
+  { method: "GET", path: "/api/disputes/{id}" },
   { method: "POST", path: "/api/transactions/{id}/release" },
   { method: "POST", path: "/api/transactions/{id}/refund" },
   { method: "POST", path: "/api/transactions/{id}/dispute" },
@@ -83,6 +85,12 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/agents/{id}/erc8004" },
   { method: "POST", path: "/api/agents/me/erc8004/register" },
   { method: "GET", path: "/api/reviews/{id}/feedback.json" },
+  { method: "POST", path: "/api/agents/me/owner" },
+  { method: "GET", path: "/api/owner/agents" },
+  { method: "POST", path: "/api/owner/agents" },
+  { method: "GET", path: "/api/owner/agents/{id}/keys" },
+  { method: "POST", path: "/api/owner/agents/{id}/keys" },
+  { method: "DELETE", path: "/api/owner/agents/{id}/keys/{key_id}" },
 ];
 
 const APP_TABLES = [
@@ -183,6 +191,8 @@ const body = fc.oneof(
       "url",
       "seller_bps",
       "note",
+      "revoke_others",
+      "owner_address",
       "__proto__",
       "constructor",
     ),
@@ -206,6 +216,7 @@ const query = fc.dictionary(
     "starter",
     "exclude_agent",
     "listing_type",
+    "status",
     "x",
   ),
   anyText,
@@ -227,7 +238,7 @@ describe("every route under random input", () => {
         ),
         auth,
         async (route, id, params, rawBody, who) => {
-          const path = route.path.replace("{id}", encodeURIComponent(id));
+          const path = route.path.replace(/\{(id|key_id)\}/g, encodeURIComponent(id));
           const search = new URLSearchParams(params).toString();
           const headers: Record<string, string> = { "content-type": "application/json" };
           if (who === "valid") headers.authorization = `Bearer ${caller.key}`;
@@ -256,6 +267,10 @@ describe("every route under random input", () => {
           if (response.status >= 400) {
             expect(await json(response)).toMatchObject({ error: expect.any(String), code: expect.any(String) });
             expect(await snapshot()).toBe(before);
+          } else if (route.path === "/api/owner/agents/{id}/keys" && route.method === "POST") {
+            // The owner issued the caller a key, maybe revoking the others: a legitimate change, so
+            // the next runs go on with the new key.
+            caller.key = (await json(response)).api_key;
           } else {
             // An answer left unread (the notification stream never ends) would keep its reads going.
             await response.body?.cancel();

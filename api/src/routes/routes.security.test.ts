@@ -68,6 +68,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The id of the owner's API key, for the owner's key routes. */
+let ownerKeyId: string;
+beforeAll(async () => {
+  const { rows } = await t.db.execute<{ id: string }>(
+    sql`SELECT id FROM app.api_keys WHERE agent_id = ${owner.id} AND revoked_at IS NULL LIMIT 1`,
+  );
+  ownerKeyId = rows[0]?.id ?? "";
+});
+
 interface KeyedRoute {
   /** A body the owner's key would be allowed to send. */
   body?: () => unknown;
@@ -120,6 +129,9 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: ownerTransaction }),
     intruder: "forbidden",
   },
+  // The desk's reads: the arbiter's key or session only; an agent's key is refused (403).
+  "GET /api/disputes": { intruder: "forbidden" },
+  "GET /api/disputes/{transaction_id}": { params: () => ({ transaction_id: ownerTransaction }), intruder: "forbidden" },
   "POST /api/transactions/{id}/deliver": {
     body: () => ({ deliverable: "work" }),
     params: () => ({ id: ownerTransaction }),
@@ -158,6 +170,21 @@ const KEYED: Record<string, KeyedRoute> = {
   "POST /api/transactions/{id}/review": {
     body: () => ({ rating: 5 }),
     params: () => ({ id: ownerTransaction }),
+    intruder: "forbidden",
+  },
+  // A hosted agent names its owner once; another key (an external intruder: 400) only tries its own.
+  "POST /api/agents/me/owner": { body: () => ({ owner_address: `0x${"34".repeat(20)}` }), intruder: "self" },
+  // The owner's own routes take a session itself: an agent's key is refused (403) and changes nothing.
+  "GET /api/owner/agents": { intruder: "forbidden" },
+  "POST /api/owner/agents": { body: () => ({ name: "registered by a key" }), intruder: "forbidden" },
+  "GET /api/owner/agents/{id}/keys": { params: () => ({ id: owner.id }), intruder: "forbidden" },
+  "POST /api/owner/agents/{id}/keys": {
+    body: () => ({ revoke_others: true }),
+    params: () => ({ id: owner.id }),
+    intruder: "forbidden",
+  },
+  "DELETE /api/owner/agents/{id}/keys/{key_id}": {
+    params: () => ({ id: owner.id, key_id: ownerKeyId }),
     intruder: "forbidden",
   },
   // An owner's session routes take a session token, not an agent's key.
@@ -359,7 +386,16 @@ async function intruderSession(): Promise<string> {
 describe("keyed routes with the other kinds of credential", () => {
   /** The session routes take the session itself (logout would end it); the arbiter's route takes its key. */
   const SESSION_ROUTES = ["POST /api/auth/logout", "GET /api/auth/session"];
-  const ARBITER_ROUTES = ["POST /api/transactions/{id}/resolve"];
+  const ARBITER_ROUTES = [
+    "POST /api/transactions/{id}/resolve",
+    "GET /api/disputes",
+    "GET /api/disputes/{transaction_id}",
+  ];
+  /**
+   * The owner's own routes (/api/owner) take a session itself: the intruder's session on the
+   * owner's agent is 403, and so is the arbiter's key (a credential, but not an owner's).
+   */
+  const OWNER_ROUTES = Object.keys(KEYED).filter((route) => route.includes(" /api/owner/"));
   /** The agent route whose session names its agent in the body (`{ agent_id }`, as the spec has it). */
   const BODY_AGENT_ROUTES = ["POST /api/listings/{id}/claim"];
   let session: string;
@@ -375,6 +411,19 @@ describe("keyed routes with the other kinds of credential", () => {
 
   for (const [route, spec] of Object.entries(KEYED)) {
     if (SESSION_ROUTES.includes(route)) continue;
+    if (OWNER_ROUTES.includes(route)) {
+      if (route.includes("{id}")) {
+        it(`${route} with another owner's session, on the owner's agent: 403, nothing changes`, async () => {
+          const before = await snapshot();
+          await expectRefused(await call(route, spec, `Bearer ${session}`), 403, "forbidden", before);
+        });
+      }
+      it(`${route} with the arbiter's key: 403, nothing changes`, async () => {
+        const before = await snapshot();
+        await expectRefused(await call(route, spec, `Bearer ${ARBITER_API_KEY}`), 403, "forbidden", before);
+      });
+      continue;
+    }
     if (ARBITER_ROUTES.includes(route)) {
       it(`${route} with a session that is not the arbiter's: 403, nothing changes`, async () => {
         const before = await snapshot();

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { Uuid } from "./common.ts";
+import type { agents } from "../db/schema.ts";
+import { Address, Uuid } from "./common.ts";
 import { Transaction } from "./transaction.ts";
 
 /** Shared pieces of the /api/agents answers: the views of an agent and the key warning. */
@@ -64,3 +65,51 @@ export type DirectoryAgentView = z.infer<typeof DirectoryAgent>;
 export const AgentName = z.string().trim().min(1).max(100);
 /** An agent's skills, in registration and profile changes. */
 export const Skills = z.array(z.string().trim().min(1).max(50)).max(30);
+
+/** POST /api/agents/register's body; the owner's registration (POST /api/owner/agents) takes it too. */
+export const RegisterAgentBody = z
+  .object({
+    agent_name: AgentName.optional(),
+    name: AgentName.optional().openapi({ description: "Alias of agent_name" }),
+    wallet_address: Address.optional().openapi({ description: "External (BYOB) agents: their own wallet" }),
+    hosted: z.boolean().optional().openapi({
+      description:
+        "Without wallet_address the agent is hosted (the default): the service creates its custodial wallet. `false` without a wallet_address is refused",
+    }),
+    bio: z.string().max(2_000).optional(),
+    skills: Skills.optional(),
+    referral_source: z.string().max(200).optional(),
+    owner_address: Address.optional().openapi({
+      description: "Hosted agents: the wallet whose Sign-In with Ethereum session may act for this agent",
+    }),
+  })
+  .openapi("RegisterAgent");
+
+export const RegisteredAgent = z
+  .object({
+    success: z.boolean(),
+    agent: z.object({
+      id: Uuid,
+      name: z.string(),
+      wallet_address: z.string(),
+      hosted: z.boolean(),
+      created_at: z.string(),
+    }),
+    api_key: z.string(),
+    warning: z.string(),
+  })
+  .openapi("RegisterAgentResponse");
+
+/** A registration's answer: the new agent and its first API key, shown this once. */
+export function registeredAgentAnswer(
+  agent: typeof agents.$inferSelect,
+  apiKey: string,
+): z.infer<typeof RegisteredAgent> {
+  const { id, name, walletAddress, hosted, createdAt } = agent;
+  return {
+    success: true,
+    agent: { id, name, wallet_address: walletAddress, hosted, created_at: createdAt.toISOString() },
+    api_key: apiKey,
+    warning: KEY_WARNING,
+  };
+}

@@ -3,6 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createMarketplaceClient } from "../client.ts";
 import { readMcpConfig } from "./config.ts";
 import { createMarketplaceMcpServer } from "./server.ts";
+import { isArbiterClient } from "./tools/disputes.ts";
 import { walletSignerFrom } from "./wallet-signer.ts";
 
 /*
@@ -19,9 +20,15 @@ async function main(): Promise<void> {
   const config = readMcpConfig(process.env);
   const client = createMarketplaceClient({ baseUrl: config.apiUrl, apiKey: config.apiKey });
   const signer = config.wallet ? await walletSignerFrom(config.wallet.privateKey, config.wallet.rpcUrl) : undefined;
-  const server = createMarketplaceMcpServer(client, signer);
+  // The arbiter's key gets the dispute desk's tools; the API says whose key it is.
+  const arbiter = await isArbiterClient(client);
+  const server = createMarketplaceMcpServer(client, signer, { arbiter });
   await server.connect(new StdioServerTransport());
-  const key = config.apiKey ? "with an API key" : "no API key yet (the register tool makes one)";
+  const key = arbiter
+    ? "with the arbiter's key (the dispute desk's tools)"
+    : config.apiKey
+      ? "with an API key"
+      : "no API key yet (the register tool makes one)";
   const wallet = signer ? `, wallet ${signer.wallet.account.address}` : "";
   console.error(`agent-marketplace MCP server on stdio: API ${config.apiUrl}, ${key}${wallet}`);
 }

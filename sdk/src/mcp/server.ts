@@ -3,6 +3,7 @@ import type { WalletSigner } from "../byob.ts";
 import type { MarketplaceClient } from "../client.ts";
 import { createSession } from "./session.ts";
 import { registerAgentTools } from "./tools/agents.ts";
+import { registerDisputeTools } from "./tools/disputes.ts";
 import { registerListingTools } from "./tools/listings.ts";
 import { registerMessageTools } from "./tools/messages.ts";
 import { registerNotificationTools } from "./tools/notifications.ts";
@@ -13,6 +14,7 @@ import { registerWalletTools } from "./tools/wallet.ts";
 /*
  * The marketplace as MCP tools, for one agent: every tool calls the API through `client` (whose
  * key `register` may set), and an external agent's on-chain steps go through `signer` if given.
+ * A server started with the arbiter's key also has the dispute desk's tools.
  */
 
 export const SERVER_NAME = "agent-marketplace";
@@ -28,8 +30,21 @@ const INSTRUCTIONS = [
   "Errors come back as isError results with status, code, message and a hint.",
 ].join("\n");
 
-export function createMarketplaceMcpServer(client: MarketplaceClient, signer?: WalletSigner): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
+const ARBITER_INSTRUCTIONS =
+  "You hold the arbiter's key: list_disputes is your queue, get_dispute the whole case (evidence, deliverable, messages), resolve_dispute the ruling with a note both parties read.";
+
+export interface McpServerOptions {
+  /** The client's key is the arbiter's (see isArbiterClient): add the dispute desk's tools. */
+  arbiter?: boolean;
+}
+
+export function createMarketplaceMcpServer(
+  client: MarketplaceClient,
+  signer?: WalletSigner,
+  options: McpServerOptions = {},
+): McpServer {
+  const instructions = options.arbiter ? `${INSTRUCTIONS}\n${ARBITER_INSTRUCTIONS}` : INSTRUCTIONS;
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions });
   const session = createSession(client, signer);
   registerAgentTools(server, session);
   registerListingTools(server, session);
@@ -38,5 +53,6 @@ export function createMarketplaceMcpServer(client: MarketplaceClient, signer?: W
   registerNotificationTools(server, session);
   registerMessageTools(server, session);
   registerReputationTools(server, session);
+  if (options.arbiter) registerDisputeTools(server, session);
   return server;
 }

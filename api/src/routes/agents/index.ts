@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { validationHook } from "../../http/errors.ts";
 import type { RouteDeps } from "../route-deps.ts";
+import { registerAdopt } from "./adopt.ts";
 import { registerBalance } from "./balance.ts";
 import { registerDirectory } from "./directory.ts";
 import { registerErc8004 } from "./erc8004.ts";
@@ -28,6 +29,7 @@ export function agentRoutes(deps: RouteDeps) {
   registerRegistration(app, deps);
   registerMe(app, deps);
   registerKeys(app, deps);
+  registerAdopt(app, deps);
   registerBalance(app, deps);
   registerDirectory(app, deps);
   registerProfile(app, deps);

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { autoReleaseAt } from "../../domain/transactions.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { ActingAgentId, HttpUrl } from "../../schemas/common.ts";
 import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
@@ -28,6 +29,10 @@ const Delivered = z
     deliverable_hash: z.string(),
     deliverable_url: z.string().nullable(),
     dispute_window_hours: z.number(),
+    auto_release_at: z.string().nullable().openapi({
+      description:
+        "When the dispute window closes: the payment is then released to the seller without the buyer (by the keeper, or the seller's own release)",
+    }),
   })
   .openapi("Delivered");
 
@@ -50,7 +55,8 @@ export function registerDeliver(app: OpenAPIHono<AppEnv>, { useCases }: RouteDep
     return c.json(
       {
         success: true as const,
-        message: "Delivered. The buyer may release, or dispute within the dispute window.",
+        message:
+          "Delivered. The buyer may release, or dispute within the dispute window; after it (auto_release_at) the payment is released to you.",
         transaction_id: id,
         state: result.state,
         tx_hash: result.txHash,
@@ -58,6 +64,7 @@ export function registerDeliver(app: OpenAPIHono<AppEnv>, { useCases }: RouteDep
         deliverable_hash: e?.deliverableHash ?? result.deliverableHash,
         deliverable_url: body.deliverable_url ?? null,
         dispute_window_hours: (e?.disputeWindow ?? 0) / 3600,
+        auto_release_at: autoReleaseAt(e ?? null),
       },
       200,
     );

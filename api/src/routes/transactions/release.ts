@@ -5,12 +5,21 @@ import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";
 import type { RouteDeps } from "../route-deps.ts";
 import { moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
 
-/* POST /api/transactions/{id}/release: the buyer pays the seller, less the platform fee. */
+/*
+ * POST /api/transactions/{id}/release: the buyer pays the seller, less the platform fee; the seller
+ * may release too once the dispute window has closed (the service sends it; 409 with
+ * auto_release_at before).
+ */
 
 const ReleaseBody = z.object({ ...ActingAgentId, ...MoveProofFields }).openapi("ReleaseRequest");
 const Released = z.object({ ...MoveDone, seller_received_wei: z.string(), fee_wei: z.string() }).openapi("Released");
 
-export const releaseRoute = moveRoute("release", "Release the payment to the seller (buyer)", ReleaseBody, Released);
+export const releaseRoute = moveRoute(
+  "release",
+  "Release the payment to the seller (buyer; the seller once the dispute window has closed)",
+  ReleaseBody,
+  Released,
+);
 
 /** POST /api/transactions/{id}/release: a party's key (and an optional Idempotency-Key). */
 export function registerRelease(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

@@ -4,12 +4,21 @@ import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-/* POST /api/transactions/{id}/resolve: the arbiter's ruling, with the arbiter's key only. */
+/*
+ * POST /api/transactions/{id}/resolve: the arbiter's ruling (the arbiter's key or session), sent
+ * by the arbiter's own key; its note is kept and shown to both parties in `resolution.note`.
+ */
+
+const MAX_NOTE_CHARS = 4_000;
 
 const ResolveBody = z
   .object({
     seller_bps: z.number().int().min(0).max(10_000).openapi({ description: "The seller's share, in basis points" }),
-    note: z.string().max(4_000).optional(),
+    note: z
+      .string()
+      .max(MAX_NOTE_CHARS)
+      .optional()
+      .openapi({ description: "Why: kept with the ruling, shown to both parties and sent in their notification" }),
   })
   .openapi("ResolveRequest");
 
@@ -23,6 +32,7 @@ const Resolved = z
       seller_received_wei: z.string(),
       buyer_refunded_wei: z.string(),
       fee_wei: z.string(),
+      note: z.string().nullable(),
     }),
   })
   .openapi("Resolved");
@@ -39,15 +49,15 @@ export const resolveRoute = createRoute({
   },
   responses: {
     200: { description: "Settled on chain and indexed", content: { "application/json": { schema: Resolved } } },
-    ...errorResponses(400, 401, 404, 409),
+    ...errorResponses(400, 401, 403, 404, 409),
   },
 });
 
-/** POST /api/transactions/{id}/resolve: the arbiter's key. */
+/** POST /api/transactions/{id}/resolve: the arbiter's key or session. */
 export function registerResolve(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(resolveRoute, async function resolveDispute(c) {
     const { id } = c.req.valid("param");
-    const { seller_bps } = c.req.valid("json");
-    return c.json(await useCases.disputes.resolve({ transactionId: id, sellerBps: seller_bps }), 200);
+    const { seller_bps, note } = c.req.valid("json");
+    return c.json(await useCases.disputes.resolve({ transactionId: id, sellerBps: seller_bps, note }), 200);
   });
 }

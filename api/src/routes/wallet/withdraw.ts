@@ -21,7 +21,10 @@ export const withdrawRoute = createRoute({
   },
 });
 
-/** POST /api/wallet/withdraw: the caller's key (and an optional Idempotency-Key). */
+/**
+ * POST /api/wallet/withdraw: the caller's key, or its owner's session with X-Agent-Id (the log in
+ * the agent's notifications says which), and an optional Idempotency-Key.
+ */
 export function registerWithdraw(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(withdrawRoute, async function withdraw(c) {
     const body = c.req.valid("json");
@@ -29,6 +32,7 @@ export function registerWithdraw(app: OpenAPIHono<AppEnv>, { useCases }: RouteDe
       agent: c.get("agent").row,
       destinationAddress: body.destination_address,
       amountWei: body.amount_wei,
+      ownerAddress: c.get("session")?.address,
     });
     return c.json(withdrawalAnswer(withdrawal), 200);
   });

@@ -1,0 +1,28 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../http/env.ts";
+import { validationHook } from "../../http/errors.ts";
+import type { RouteDeps } from "../route-deps.ts";
+import { registerCreateAgent } from "./create-agent.ts";
+import { registerIssueKey } from "./issue-key.ts";
+import { registerListAgents } from "./list-agents.ts";
+import { registerListKeys } from "./list-keys.ts";
+import { registerRevokeKey } from "./revoke-key.ts";
+
+/*
+ * /api/owner: the dashboard of the people who own agents, for a Sign-In with Ethereum session only
+ * (an API key is 403: an agent does not manage its owner's other agents, nor its own keys' list).
+ * Their agents, hosted agents registered in their name, and the API keys of the agents they own.
+ */
+export function ownerRoutes(deps: RouteDeps) {
+  const { guards } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", guards.owner);
+  // After the session: only a signed-in owner's registrations count against the IP's budget.
+  app.on("POST", "/agents", guards.registrationLimit);
+  registerListAgents(app, deps);
+  registerCreateAgent(app, deps);
+  registerListKeys(app, deps);
+  registerIssueKey(app, deps);
+  registerRevokeKey(app, deps);
+  return app;
+}

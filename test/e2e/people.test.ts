@@ -1,0 +1,188 @@
+/**
+ * The people around the agents, over real HTTP against `pnpm start`, through the SDK: an owner who
+ * runs a hosted agent from a Sign-In with Ethereum session alone (registers it, recovers it after
+ * losing its key, acts as it, withdraws its USDC to the owner's wallet), and the arbiter, who
+ * decides a dispute from the desk alone (the queue, the whole case, the ruling with a note). Money
+ * is checked on chain.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { readDeployment } from "@agent-marketplace/contracts";
+import { createMarketplaceClient, type MarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
+import { type Address, createPublicClient, erc20Abi, http, type LocalAccount, type PublicClient } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { eventually } from "./stack-process.ts";
+
+const MNEMONIC = "test test test test test test test test test test test junk";
+/** The arbiter of the local deployment (dev account #1). */
+const ARBITER_ACCOUNT = 1;
+/** A dev account no other file uses: the owner signs in with it and receives the agent's USDC. */
+const OWNER_ACCOUNT = 10;
+const USDC = 1_000_000n;
+
+const { env, apiUrl } = inject("sharedStack");
+let publicClient: PublicClient;
+let usdc: Address;
+let arbiterKey: string;
+
+beforeAll(async () => {
+  publicClient = createPublicClient({ transport: http(`http://127.0.0.1:${env.HARDHAT_PORT}`) });
+  const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
+  if (!deployment) throw new Error("no deployment");
+  usdc = deployment.contracts.USDC.address;
+  arbiterKey = readFileSync(path.join(env.DATA_DIR, "arbiter.key"), "utf8").trim();
+});
+
+const client = (apiKey?: string) => createMarketplaceClient({ baseUrl: apiUrl, apiKey });
+
+const usdcOf = (address: Address) =>
+  publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+
+/** A client signed in as `account` (Sign-In with Ethereum); it keeps the session token. */
+async function signedIn(account: LocalAccount): Promise<MarketplaceClient> {
+  const session = client();
+  const { nonce } = await session.siweNonce();
+  const message = createSiweMessage({
+    address: account.address,
+    chainId: 31337,
+    domain: new URL(apiUrl).host,
+    nonce,
+    uri: apiUrl,
+    version: "1",
+  });
+  await session.login({ message, signature: await account.signMessage({ message }) });
+  return session;
+}
+
+/** The status a call is refused with. */
+async function refusal(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof MarketplaceError) return error.status;
+    throw error;
+  }
+  throw new Error("the call was not refused");
+}
+
+/** A hosted agent with its own client, and USDC from the faucet. */
+async function hosted(name: string, usdcWei = 0n) {
+  const agent = client();
+  const { agent: profile } = await agent.registerAgent({ name, hosted: true });
+  if (usdcWei > 0n) await agent.faucet({ address: profile.wallet_address, usdc_wei: usdcWei.toString() });
+  return { client: agent, id: profile.id, wallet: profile.wallet_address as Address };
+}
+
+describe("an owner runs a hosted agent from a session alone", () => {
+  it("registers it, loses its key, issues a new one, acts as it and withdraws its USDC to the owner's wallet", async () => {
+    const owner = mnemonicToAccount(MNEMONIC, { addressIndex: OWNER_ACCOUNT });
+    const session = await signedIn(owner);
+
+    const created = await session.createOwnedAgent({ name: "owned by a person", bio: "runs from a dashboard" });
+    const agentId = created.agent.id;
+    const wallet = created.agent.wallet_address as Address;
+    expect(created.agent.hosted).toBe(true);
+    const lostKey = created.api_key;
+    await client().faucet({ address: wallet, usdc_wei: (5n * USDC).toString() });
+    expect((await client(lostKey).getMe()).id).toBe(agentId);
+
+    // The key is lost: the owner issues a new one and ends every other.
+    const issued = await session.issueAgentKey(agentId, { revoke_others: true });
+    expect(issued.api_key).toMatch(/^[0-9a-f]{64}$/);
+    expect(await refusal(client(lostKey).getMe())).toBe(401);
+    expect((await client(issued.api_key).getMe()).id).toBe(agentId);
+    const { keys } = await session.agentKeys(agentId);
+    expect(keys.filter((key) => key.revoked_at === null).map((key) => key.prefix)).toEqual([
+      issued.api_key.slice(0, 8),
+    ]);
+
+    const owned = await session.ownedAgents();
+    expect(owned.agents.find((agent) => agent.id === agentId)).toMatchObject({ hosted: true, live_keys: 1 });
+
+    // Acting as the agent: X-Agent-Id on every request of the session.
+    session.actAs(agentId);
+    expect((await session.getMe()).id).toBe(agentId);
+    const ownerBefore = await usdcOf(owner.address);
+    const withdrawal = await session.withdraw({
+      destination_address: owner.address,
+      amount_wei: (5n * USDC).toString(),
+    });
+    expect(withdrawal.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    await eventually(async () => {
+      expect(await usdcOf(owner.address)).toBe(ownerBefore + 5n * USDC);
+      expect(await usdcOf(wallet)).toBe(0n);
+    });
+    const { notifications } = await session.notifications();
+    expect(notifications.map((notification) => notification.kind)).toContain("wallet.withdrawal");
+
+    // Another person's session cannot act for the agent, even naming it.
+    const stranger = await signedIn(mnemonicToAccount(MNEMONIC, { addressIndex: OWNER_ACCOUNT + 1 }));
+    stranger.actAs(agentId);
+    expect(await refusal(stranger.getMe())).toBe(403);
+    expect(await refusal(stranger.agentKeys(agentId))).toBe(403);
+    // An agent's key is not an owner's credential.
+    expect(await refusal(client(issued.api_key).ownedAgents())).toBe(403);
+  });
+});
+
+describe("the arbiter decides a dispute from the desk alone", () => {
+  it("reads the queue and the case, rules 60/40 with a note; both parties read it, money moves on chain", async () => {
+    const price = 4n * USDC;
+    const buyer = await hosted("disputing buyer", price);
+    const seller = await hosted("disputed seller");
+    const listing = await seller.client.createListing({
+      agent_id: seller.id,
+      title: "Write release notes",
+      description: "For the last ten merged pull requests.",
+      price_wei: price.toString(),
+    });
+    const bought = await buyer.client.buyListing(listing.id);
+    const id = bought.transaction_id;
+    await seller.client.deliver(id, { deliverable: "Notes for five pull requests." });
+    await buyer.client.sendMessage({ to_agent_id: seller.id, content: "Where are the other five?" });
+    await seller.client.sendMessage({ to_agent_id: buyer.id, content: "They had no description." });
+    const reason = "Only half of the pull requests are covered.";
+    expect((await buyer.client.dispute(id, { reason })).state).toBe("DISPUTED");
+    await buyer.client.addEvidence(id, { content: "Five of ten pull requests are missing." });
+    await seller.client.addEvidence(id, { content: "Those five had empty descriptions." });
+
+    // The desk by the arbiter's session (its on-chain address signs in) and by its key.
+    const desk = await signedIn(mnemonicToAccount(MNEMONIC, { addressIndex: ARBITER_ACCOUNT }));
+    const queue = await desk.listDisputes();
+    const queued = queue.disputes.find((item) => item.transaction_id === id);
+    expect(queued).toMatchObject({ raised_by: "buyer", reason, evidence_count: 2 });
+    const dispute = await desk.getDispute(id);
+    expect(dispute.reason).toBe(reason);
+    expect(dispute.deliverable).toMatchObject({ content: "Notes for five pull requests.", matches_chain: true });
+    expect(dispute.evidence).toHaveLength(2);
+    expect(dispute.messages.map((message) => message.content)).toEqual([
+      "Where are the other five?",
+      "They had no description.",
+    ]);
+    expect(await refusal(buyer.client.listDisputes())).toBe(403);
+
+    const before = { buyer: await usdcOf(buyer.wallet), seller: await usdcOf(seller.wallet) };
+    const note = "Half the notes were written; the rest could have been asked for.";
+    const ruled = await client(arbiterKey).resolve(id, { seller_bps: 6_000, note });
+    expect(ruled.state).toBe("RELEASED");
+    const sellerShare = (price * 6_000n) / 10_000n;
+    const fee = BigInt(ruled.resolution.fee_wei);
+    expect(await usdcOf(seller.wallet)).toBe(before.seller + sellerShare - fee);
+    expect(await usdcOf(buyer.wallet)).toBe(before.buyer + price - sellerShare);
+
+    for (const party of [buyer, seller]) {
+      expect((await party.client.getTransaction(id)).resolution?.note).toBe(note);
+      await eventually(async () => {
+        const { notifications } = await party.client.notifications();
+        expect(notifications.map((notification) => notification.kind)).toContain("transaction.resolved");
+      });
+    }
+    expect((await client().getTransaction(id)).resolution?.note).toBeNull();
+    const open = await desk.listDisputes({ status: "open" });
+    expect(open.disputes.map((item) => item.transaction_id)).not.toContain(id);
+    const resolved = await desk.listDisputes({ status: "resolved" });
+    expect(resolved.disputes.map((item) => item.transaction_id)).toContain(id);
+  });
+});
