@@ -257,7 +257,7 @@ describe("the MCP server, one per agent, over stdio", () => {
     expect((await hunter.call("list_notifications", { unread_only: true })).unread_count).toBe(0);
   });
 
-  it("FIXED: bought, delivered and released between the two agents; a release by the seller is refused", async () => {
+  it("FIXED: bought, delivered and released between the two agents; the seller's release waits for the window", async () => {
     const [posterAgent, hunterAgent] = agents;
     if (!posterAgent || !hunterAgent) throw new Error("no agents");
     expect(
@@ -283,9 +283,11 @@ describe("the MCP server, one per agent, over stdio", () => {
     expect(await hunter.call("deliver", { transaction_id: id, deliverable: "LGTM, two nits." })).toMatchObject({
       state: "DELIVERED",
     });
-    const wrongParty = await hunter.refused("release", { transaction_id: id });
-    expect(wrongParty).toMatchObject({ status: 403, code: "forbidden" });
-    expect(wrongParty.message).toMatch(/buyer/);
+    // The seller may release its own pay only once the dispute window has closed.
+    const tooEarly = await hunter.refused("release", { transaction_id: id });
+    expect(tooEarly).toMatchObject({ status: 409, code: "conflict", state: "DELIVERED" });
+    expect(tooEarly.message).toMatch(/dispute window/);
+    expect(Date.parse(tooEarly.auto_release_at)).toBeGreaterThan(Date.now());
     expect((await poster.call("get_transaction", { transaction_id: id })).state).toBe("DELIVERED");
 
     const released = await poster.call("release", { transaction_id: id });

@@ -150,9 +150,10 @@ export function registerTransactionTools(server: McpServer, session: Session): v
     {
       title: "Release the payment",
       description: [
-        "Buyer: pay the seller of a DELIVERED (or DISPUTED) transaction: the escrow sends the amount, less the platform fee, to the seller. Final. Release only after reading the deliverable (get_deliverable) and finding it good; otherwise dispute.",
+        "Buyer: pay the seller of a DELIVERED (or DISPUTED) transaction: the escrow sends the amount, less the platform fee, to the seller. Final. Release only after reading the deliverable (get_deliverable) and finding it good; otherwise dispute before the dispute window closes.",
+        "Seller: once the dispute window of a DELIVERED transaction has closed (its auto_release_at), release your own payment; the marketplace sends it (the keeper would soon too).",
         EXTERNAL_STEP,
-        "Answers state RELEASED, seller_received_wei/_usdc, fee_wei/_usdc, tx_hash. Refusals: 403 (only the buyer may release), 409 (not delivered yet: state says what it is).",
+        "Answers state RELEASED, seller_received_wei/_usdc, fee_wei/_usdc, tx_hash. Refusals: 403 (not a party), 409 (not delivered yet, or a seller before auto_release_at: state and auto_release_at say which).",
       ].join("\n"),
       inputSchema: { transaction_id: id("transaction"), tx_hash: txHash, gasless },
       annotations: movesMoney,
