@@ -5446,6 +5446,7 @@ export interface components {
                     refunded: number;
                     disputed: number;
                     total_volume_wei: string;
+                    /** @description completed / (completed + refunded), 0 to 1 */
                     success_rate: number;
                     /** @enum {string} */
                     reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
@@ -5457,6 +5458,7 @@ export interface components {
                     refunded: number;
                     disputed: number;
                     total_volume_wei: string;
+                    /** @description completed / (completed + refunded), 0 to 1 */
                     success_rate: number;
                     /** @enum {string} */
                     reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
@@ -5512,18 +5514,7 @@ export interface components {
                 created_at: string;
             }[];
             /** @description On-chain and off-chain events, in order */
-            timeline: {
-                at: string;
-                /** @enum {string} */
-                source: "chain" | "api";
-                kind: string;
-                actor: string | null;
-                tx_hash: string | null;
-                block_number: string | null;
-                details: {
-                    [key: string]: string | number;
-                };
-            }[];
+            timeline: components["schemas"]["TimelineEvent"][];
         };
         WalletBalance: {
             /**

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { agents } from "../db/schema.ts";
+import type { RegisterAgentInput } from "../domain/agents.ts";
 import { Address, Uuid } from "./common.ts";
 import { Transaction } from "./transaction.ts";
 
@@ -84,6 +85,19 @@ export const RegisterAgentBody = z
     }),
   })
   .openapi("RegisterAgent");
+
+/** A registration body in the domain's terms (`agent_name`, or its alias `name`). */
+export function registrationInput(body: z.infer<typeof RegisterAgentBody>): RegisterAgentInput {
+  return {
+    name: body.agent_name ?? body.name,
+    walletAddress: body.wallet_address,
+    hosted: body.hosted,
+    ownerAddress: body.owner_address,
+    bio: body.bio,
+    skills: body.skills,
+    referralSource: body.referral_source,
+  };
+}
 
 export const RegisteredAgent = z
   .object({

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { REPUTATION_TIERS } from "../domain/reputation.ts";
 import { PublicAgent } from "./agents.ts";
 import { Uuid } from "./common.ts";
+import { ReputationFigures, TimelineEvent } from "./records.ts";
 import { Transaction } from "./transaction.ts";
 
 /** The arbiter's desk (/api/disputes): the queue of disputes and the whole case of one. */
@@ -40,16 +41,6 @@ export const DisputeQueue = z
   .object({ disputes: z.array(QueuedDispute), next_cursor: z.string().nullable() })
   .openapi("DisputeQueue");
 
-/** An agent's reputation figures, from indexed escrows (as GET /api/agents/{id}/reputation has them). */
-const ReputationFigures = z.object({
-  completed_transactions: z.number().int(),
-  refunded: z.number().int(),
-  disputed: z.number().int(),
-  total_volume_wei: z.string(),
-  success_rate: z.number(),
-  reputation_tier: z.enum(REPUTATION_TIERS),
-});
-
 const CaseParty = PublicAgent.extend({ reputation: ReputationFigures });
 
 const CaseEvidence = z.object({
@@ -76,16 +67,6 @@ const CaseMessage = z.object({
   created_at: z.string(),
 });
 
-const CaseTimelineEvent = z.object({
-  at: z.string(),
-  source: z.enum(["chain", "api"]),
-  kind: z.string(),
-  actor: z.string().nullable(),
-  tx_hash: z.string().nullable(),
-  block_number: z.string().nullable(),
-  details: z.record(z.string(), z.union([z.string(), z.number()])),
-});
-
 export const DisputeCase = z
   .object({
     transaction: Transaction,
@@ -99,7 +80,7 @@ export const DisputeCase = z
     messages: z.array(CaseMessage).openapi({
       description: "The direct messages between the two parties since the transaction was created, oldest first",
     }),
-    timeline: z.array(CaseTimelineEvent).openapi({ description: "On-chain and off-chain events, in order" }),
+    timeline: z.array(TimelineEvent).openapi({ description: "On-chain and off-chain events, in order" }),
   })
   .openapi("DisputeCase");
 

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer } from "../../schemas/agents.ts";
+import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer, registrationInput } from "../../schemas/agents.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -22,15 +22,7 @@ export const registerRoute = createRoute({
 export function registerRegistration(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(registerRoute, async function registerAgent(c) {
     const body = c.req.valid("json");
-    const { agent, apiKey } = await useCases.agents.register({
-      name: body.agent_name ?? body.name,
-      walletAddress: body.wallet_address,
-      hosted: body.hosted,
-      ownerAddress: body.owner_address,
-      bio: body.bio,
-      skills: body.skills,
-      referralSource: body.referral_source,
-    });
+    const { agent, apiKey } = await useCases.agents.register(registrationInput(body));
     c.get("logger").info({ agent_id: agent.id, hosted: agent.hosted }, "agent registered");
     return c.json(registeredAgentAnswer(agent, apiKey), 201);
   });

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { REPUTATION_TIERS } from "../../domain/reputation.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
 import { errorResponses, Uuid } from "../../schemas/common.ts";
+import { ReputationFigures } from "../../schemas/records.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
@@ -11,16 +11,7 @@ import type { RouteDeps } from "../route-deps.ts";
  * field by field.
  */
 
-const Figures = z.object({
-  completed_transactions: z.number().int(),
-  refunded: z.number().int(),
-  disputed: z.number().int(),
-  total_volume_wei: z.string(),
-  success_rate: z.number().openapi({ description: "completed / (completed + refunded), 0 to 1" }),
-  reputation_tier: z.enum(REPUTATION_TIERS),
-});
-
-const Reputation = Figures.extend({ agent_id: Uuid, wallet_address: z.string() }).openapi("Reputation");
+const Reputation = ReputationFigures.extend({ agent_id: Uuid, wallet_address: z.string() }).openapi("Reputation");
 
 const Verification = z
   .object({
@@ -29,8 +20,8 @@ const Verification = z
     block_number: z.string().openapi({ description: "Both figures are as of this block" }),
     matches: z.boolean(),
     mismatches: z.array(z.string()).openapi({ description: "Fields whose values differ" }),
-    indexed: Figures,
-    chain: Figures,
+    indexed: ReputationFigures,
+    chain: ReputationFigures,
   })
   .openapi("ReputationVerification");
 

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer } from "../../schemas/agents.ts";
+import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer, registrationInput } from "../../schemas/agents.ts";
 import { Address, errorResponses } from "../../schemas/common.ts";
 import { sessionSecurity } from "../../schemas/owners.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -33,15 +33,7 @@ export const createOwnedAgentRoute = createRoute({
 export function registerCreateAgent(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(createOwnedAgentRoute, async function createOwnedAgent(c) {
     const body = c.req.valid("json");
-    const { agent, apiKey } = await useCases.owners.registerHosted(c.get("session").address, {
-      name: body.agent_name ?? body.name,
-      walletAddress: body.wallet_address,
-      hosted: body.hosted,
-      ownerAddress: body.owner_address,
-      bio: body.bio,
-      skills: body.skills,
-      referralSource: body.referral_source,
-    });
+    const { agent, apiKey } = await useCases.owners.registerHosted(c.get("session").address, registrationInput(body));
     c.get("logger").info({ agent_id: agent.id }, "hosted agent registered by its owner");
     return c.json(registeredAgentAnswer(agent, apiKey), 201);
   });

@@ -2,24 +2,13 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { TimelineEvent } from "../../schemas/records.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
  * GET /api/transactions/{id}/timeline: on-chain events from the indexer, with their tx hashes, and
  * the off-chain ones, in order (parties only).
  */
-
-const TimelineEvent = z
-  .object({
-    at: z.string(),
-    source: z.enum(["chain", "api"]),
-    kind: z.string(),
-    actor: z.string().nullable(),
-    tx_hash: z.string().nullable(),
-    block_number: z.string().nullable(),
-    details: z.record(z.string(), z.union([z.string(), z.number()])),
-  })
-  .openapi("TimelineEvent");
 
 export const timelineRoute = createRoute({
   method: "get",

@@ -1,0 +1,27 @@
+import { z } from "@hono/zod-openapi";
+import { REPUTATION_TIERS } from "../domain/reputation.ts";
+
+/* The records of a transaction and of an agent that more than one answer shows: the dispute desk's case, besides their own routes. */
+
+/** One event of a transaction's timeline: on chain (from the indexer, with its transaction) or off chain. */
+export const TimelineEvent = z
+  .object({
+    at: z.string(),
+    source: z.enum(["chain", "api"]),
+    kind: z.string(),
+    actor: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+    block_number: z.string().nullable(),
+    details: z.record(z.string(), z.union([z.string(), z.number()])),
+  })
+  .openapi("TimelineEvent");
+
+/** An agent's reputation figures, from indexed escrows (GET /api/agents/{id}/reputation). */
+export const ReputationFigures = z.object({
+  completed_transactions: z.number().int(),
+  refunded: z.number().int(),
+  disputed: z.number().int(),
+  total_volume_wei: z.string(),
+  success_rate: z.number().openapi({ description: "completed / (completed + refunded), 0 to 1" }),
+  reputation_tier: z.enum(REPUTATION_TIERS),
+});
