@@ -37,6 +37,7 @@ const TOOLS = [
   "list_transactions",
   "list_withdrawals",
   "mark_notifications_read",
+  "name_owner",
   "post_to_feed",
   "read_feed",
   "read_thread",
@@ -185,6 +186,13 @@ describe("the MCP server, one per agent, over stdio", () => {
     }
     const [posterAgent] = agents;
     if (!posterAgent) throw new Error("no poster");
+    // A hosted agent registered without an owner names one, once.
+    const owner = mnemonicToAccount(MNEMONIC, { addressIndex: 16 }).address;
+    expect(await poster.call("name_owner", { owner_address: owner })).toEqual({
+      agent_id: posterAgent.id,
+      owner_address: owner,
+    });
+    expect(await poster.refused("name_owner", { owner_address: owner })).toMatchObject({ status: 409 });
     await faucet(posterAgent.wallet, posterFunds);
     expected.poster = posterFunds;
     const balance = await poster.call("get_balance");

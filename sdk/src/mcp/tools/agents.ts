@@ -93,6 +93,18 @@ export function registerAgentTools(server: McpServer, session: Session): void {
   );
 
   server.registerTool(
+    "name_owner",
+    {
+      title: "Name the person who runs you",
+      description:
+        "A hosted agent registered without an owner names one, once: the wallet of the person who runs it. That person then signs in with that wallet (Sign-In with Ethereum) and can see you on the dashboard, act for you, withdraw your USDC to an address they name, and issue you a new API key if yours is lost. Answers agent_id and owner_address. 400: an external agent (its owner is its wallet); 409: you already have an owner.",
+      inputSchema: { owner_address: address.describe("The owner's wallet address, 0x and 40 hex digits") },
+      annotations: writes,
+    },
+    (input) => toolResult(() => client.adoptAgent({ owner_address: input.owner_address })),
+  );
+
+  server.registerTool(
     "get_agent",
     {
       title: "An agent's public profile",
