@@ -64,6 +64,9 @@ export const escrow = onchainTable(
     buyerIdx: index().on(table.buyer),
     sellerIdx: index().on(table.seller),
     statusIdx: index().on(table.status, table.deadline),
+    // The API's figures by day and period (/api/stats/daily, /api/leaderboard) read a time range.
+    settledAtIdx: index().on(table.chainId, table.settledAt),
+    fundedAtIdx: index().on(table.chainId, table.fundedAt),
   }),
 );
 

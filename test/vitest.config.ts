@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["e2e/**/*.test.ts"],
+    include: ["e2e/**/*.test.ts", "browser/**/*.test.ts"],
     globalSetup: ["e2e/shared-stack.setup.ts"],
     // Each start brings up Postgres, a Hardhat node (with a deployment) and Ponder: tens of seconds.
     testTimeout: 300_000,

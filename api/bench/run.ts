@@ -10,7 +10,7 @@
  * (default 10000), BENCH_CPU_PROFILE (a folder for a CPU profile of the API). Targets: browse p99 under 25 ms, and at least a third of the bare route's throughput.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { freePort, startStack } from "@agent-marketplace/indexer/testing";
@@ -21,24 +21,15 @@ import { writeSection } from "../../bench/results.ts";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
+import { seedListings } from "./seed.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const AGENTS = 100;
-const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
-const WORDS = (
-  "summarize translate audit refactor benchmark scrape classify label render illustrate forecast index " +
-  "transcribe review optimize deploy migrate document test profile analyze visualize research draft edit " +
-  "solidity python rust typescript react postgres kubernetes pipeline model dataset report chart logo"
-).split(" ");
 const KEYWORD = "solidity";
 const apiDir = fileURLToPath(new URL("..", import.meta.url));
-
-function pick<T>(items: T[], i: number): T {
-  return items[i % items.length] as T;
-}
 
 /** BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the API process there (open it in Chrome DevTools). */
 function spawnServer(script: string, env: Record<string, string>, profile = false): ChildProcess {
@@ -88,32 +79,9 @@ try {
   const db = createDatabase(stack.postgres.url, { max: 4 });
   await migrateDatabase(db);
 
-  // Seed agents and listings with plain SQL: this measures reads, not the write path.
-  const agentIds: string[] = [];
-  for (let i = 0; i < AGENTS; i++) {
-    const id = randomUUID();
-    agentIds.push(id);
-    const wallet = `0x${randomBytes(20).toString("hex")}`;
-    await db.execute(
-      sql`INSERT INTO app.agents (id, name, wallet_address, hosted) VALUES (${id}, ${`bench agent ${i}`}, ${wallet}, false)`,
-    );
-  }
+  const agentIds = await seedListings(db, { agents: AGENTS, listings: LISTINGS });
   const apiKey = generateApiKey();
   await db.execute(sql`INSERT INTO app.api_keys (agent_id, key_hash) VALUES (${agentIds[0]}, ${hashApiKey(apiKey)})`);
-  for (let start = 0; start < LISTINGS; start += 1_000) {
-    const rows = Array.from({ length: Math.min(1_000, LISTINGS - start) }, (_, k) => {
-      const i = start + k;
-      const title = `${pick(WORDS, i * 7)} ${pick(WORDS, i * 13 + 1)} ${pick(WORDS, i * 3 + 2)}`;
-      const description = Array.from({ length: 12 }, (_, w) => pick(WORDS, i * 31 + w * 5)).join(" ");
-      return sql`(${pick(agentIds, i)}, ${title}, ${description}, ${pick(CATEGORIES, i)}, ${i % 5 === 0 ? "BOUNTY" : "FIXED"}, ${String(100_000 + ((i * 7_919) % 50_000_000))}, ${i % 97})`;
-    });
-    await db.execute(
-      sql`INSERT INTO app.listings (agent_id, title, description, category, listing_type, price_wei, times_purchased) VALUES ${sql.join(rows, sql`, `)}`,
-    );
-  }
-  // What autovacuum would have done by now: statistics, hint bits, the visibility map.
-  await db.execute(sql`VACUUM ANALYZE app.listings`);
-  await db.execute(sql`VACUUM ANALYZE app.agents`);
   await db.$client.end();
 
   /** The API as its own process; resolves once it answers /api/health. */

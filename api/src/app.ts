@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { hashApiKey } from "./auth/api-keys.ts";
+import { cookieSession } from "./auth/cookie-session.ts";
 import type { Deps } from "./deps.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
@@ -9,6 +10,8 @@ import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { createGuards } from "./http/guards.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
+import { webAppPolicy } from "./http/security-headers.ts";
+import { webAppRoutes } from "./http/web-app.ts";
 import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
 import { authRoutes } from "./routes/auth/index.ts";
@@ -58,6 +61,8 @@ export function createApp(given: Deps) {
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
+  // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
+  app.use("/api/*", cookieSession(deps.db, deps.config));
   app.use(
     "/api/*",
     requestBudget(deps.rateLimitStore, {
@@ -91,6 +96,9 @@ export function createApp(given: Deps) {
       (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
     ),
   );
+
+  // Last of all: the web app at / (its pages and assets), for every GET no API route answered.
+  app.route("/", webAppRoutes({ distDir: deps.config.webDistDir, policy: webAppPolicy(deps.config) }));
 
   app.notFound((c) =>
     c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { z } from "zod";
 
@@ -88,6 +90,11 @@ const EnvSchema = z.object({
     .optional(),
   /** How long a database query may wait for Postgres before the request answers 503. */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /**
+   * The web app's build (index.html and assets/), served at /. Default: the repository's web/dist,
+   * found from this package's own location.
+   */
+  WEB_DIST_DIR: z.string().min(1).optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -120,9 +127,14 @@ export interface Config {
   webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number; allowPrivateAddresses: boolean };
   /** Without a trailing slash; absent: each request's origin. */
   publicBaseUrl?: string;
+  /** The web app's build folder (absolute). */
+  webDistDir: string;
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
 }
+
+/** The repository's web/dist, from this file (api/src/config.ts). */
+const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** The Hardhat node's account #1: the local deployment's arbiter. */
 export const LOCAL_ARBITER_PRIVATE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -171,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateAddresses: (e.WEBHOOK_ALLOW_PRIVATE ?? String(e.CHAIN_ID === LOCAL_CHAIN_ID)) === "true",
     },
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : DEFAULT_WEB_DIST_DIR,
     arbiter: arbiterOf(e),
   };
 }

@@ -34,6 +34,15 @@ export function createMarketplaceClient(options: ClientOptions) {
     get actingAgentId() {
       return http.agentId;
     },
+    /**
+     * In a browser with a cookie session: its CSRF token, sent as `X-CSRF-Token` from now on
+     * (`login` and `session` keep the one they are answered).
+     */
+    useCsrfToken: http.setCsrfToken,
+    /** The CSRF token requests carry, if any. */
+    get csrfToken() {
+      return http.csrfToken;
+    },
     baseUrl: http.baseUrl,
 
     // Agents
@@ -153,6 +162,12 @@ export function createMarketplaceClient(options: ClientOptions) {
     /** Test USDC (local chain only). */
     faucet: (body: RequestBody<"/api/dev/faucet", "post">) =>
       send<Answer<"/api/dev/faucet", "post">>("post", "/api/dev/faucet", { body }),
+    /**
+     * One JSON-RPC request to the local chain's node, whose dev accounts sign (local chain only):
+     * the dev wallet. Answers the node's JSON-RPC answer, `result` or `error`, as it is.
+     */
+    devRpc: (body: RequestBody<"/api/dev/rpc", "post">) =>
+      send<Answer<"/api/dev/rpc", "post">>("post", "/api/dev/rpc", { body }),
 
     // Messages and the feed
     sendMessage: (body: RequestBody<"/api/messages/send", "post">) =>
@@ -229,14 +244,24 @@ export function createMarketplaceClient(options: ClientOptions) {
 
     // Owners (Sign-In with Ethereum)
     siweNonce: () => send<Answer<"/api/auth/nonce", "get">>("get", "/api/auth/nonce"),
-    /** Signs in; like registration, the client keeps the session token unless it was given a key. */
+    /**
+     * Signs in; like registration, the client keeps the session token unless it was given a key.
+     * With `cookie: true` (a browser) the session is an HttpOnly cookie the browser keeps: the
+     * answer has no token, and the client keeps its CSRF token instead.
+     */
     async login(body: RequestBody<"/api/auth/login", "post">) {
       const answer = await send<Answer<"/api/auth/login", "post">>("post", "/api/auth/login", { body });
-      if (!http.apiKey) http.setApiKey(answer.session_token);
+      if (answer.session_token && !http.apiKey) http.setApiKey(answer.session_token);
+      if (answer.csrf_token) http.setCsrfToken(answer.csrf_token);
       return answer;
     },
     logout: () => send<Answer<"/api/auth/logout", "post">>("post", "/api/auth/logout"),
-    session: () => send<Answer<"/api/auth/session", "get">>("get", "/api/auth/session"),
+    /** The session and its agents; by cookie, also its CSRF token, which the client keeps (a reloaded page). */
+    async session() {
+      const answer = await send<Answer<"/api/auth/session", "get">>("get", "/api/auth/session");
+      if (answer.csrf_token) http.setCsrfToken(answer.csrf_token);
+      return answer;
+    },
 
     // An owner's own routes (a session from `login`)
     /** The agents the session's address owns, with balances, live keys and unread notifications. */
@@ -276,6 +301,12 @@ export function createMarketplaceClient(options: ClientOptions) {
     // The platform
     health: () => send<Answer<"/api/health", "get">>("get", "/api/health"),
     stats: () => send<Answer<"/api/stats", "get">>("get", "/api/stats"),
+    /** Volume and transactions per UTC day (`days`, default 30), oldest first, today last. */
+    dailyStats: (query: QueryOf<"/api/stats/daily", "get"> = {}) =>
+      send<Answer<"/api/stats/daily", "get">>("get", "/api/stats/daily", { query }),
+    /** Agents ranked over a `period` (week, month, all) by `sort` (earned, completed, success_rate). */
+    leaderboard: (query: QueryOf<"/api/leaderboard", "get"> = {}) =>
+      send<Answer<"/api/leaderboard", "get">>("get", "/api/leaderboard", { query }),
     info: () => send<Answer<"/api/info", "get">>("get", "/api/info"),
   };
 }

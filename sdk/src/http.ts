@@ -69,6 +69,12 @@ export interface ClientOptions {
   retries?: number;
   /** Another fetch (a proxy, a test's). */
   fetch?: typeof fetch;
+  /**
+   * In a browser whose session is the API's HttpOnly cookie (login with `cookie: true`): the
+   * session's CSRF token, sent as `X-CSRF-Token` (the API refuses a cookie's writes without it).
+   * `login` and `session` keep the one they are answered; `useCsrfToken` changes it.
+   */
+  csrfToken?: string;
 }
 
 /** Writes the API stores by Idempotency-Key: a retry with the same key gets the first answer. */
@@ -103,12 +109,17 @@ export function createSender(options: ClientOptions) {
   const fetchImpl = options.fetch ?? fetch;
   let apiKey = options.apiKey;
   let agentId = options.agentId;
+  let csrfToken = options.csrfToken;
 
-  /** Who the request is from: the key or session, and the agent a session acts for. */
+  /**
+   * Who the request is from: the key or session, the agent a session acts for, and a cookie
+   * session's CSRF token (the browser sends the cookie itself).
+   */
   function credentials(key: string | undefined): Record<string, string> {
     return {
       ...(key && { authorization: `Bearer ${key}` }),
       ...(agentId && { "x-agent-id": agentId }),
+      ...(csrfToken && { "x-csrf-token": csrfToken }),
     };
   }
 
@@ -180,6 +191,13 @@ export function createSender(options: ClientOptions) {
     },
     get agentId() {
       return agentId;
+    },
+    /** A cookie session's CSRF token, sent as `X-CSRF-Token` from now on; undefined for none. */
+    setCsrfToken(token: string | undefined) {
+      csrfToken = token;
+    },
+    get csrfToken() {
+      return csrfToken;
     },
     /** The headers of the current credentials, for requests made outside `send` (the event stream). */
     credentials: () => credentials(apiKey),

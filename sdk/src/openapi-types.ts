@@ -3128,6 +3128,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/rpc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only)
+         * @description Forwards eth_chainId, eth_accounts, eth_requestAccounts, personal_sign, eth_signTypedData_v4, eth_sendTransaction, eth_call, eth_getBalance, eth_blockNumber, eth_getTransactionReceipt, eth_getTransactionByHash, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getTransactionCount, eth_getCode, eth_getBlockByNumber, net_version (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DevRpcRequest"];
+                };
+            };
+            responses: {
+                /** @description The node's JSON-RPC answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DevRpcAnswer"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/messages/send": {
         parameters: {
             query?: never;
@@ -3734,7 +3795,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in with a signed EIP-4361 message; answers a session token
+         * Sign in with a signed EIP-4361 message; answers a session token, or sets the session cookie
          * @description The message must name this host as its domain, this chain's id, and a nonce from GET /api/auth/nonce that has not been used.
          */
         post: {
@@ -3794,7 +3855,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session of the Bearer token */
+        /** End the session (Bearer token or cookie); clears the cookie */
         post: {
             parameters: {
                 query?: never;
@@ -3824,6 +3885,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this API key */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3839,7 +3909,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session of the Bearer token and the agents it may act for */
+        /**
+         * The session (Bearer token or cookie) and the agents it may act for
+         * @description By cookie, the answer carries the session's csrf_token (a page reloaded in the browser finds it here).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3856,6 +3929,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Only for a session in the am_session cookie (a browser): send it as the X-CSRF-Token header with every POST, PUT, PATCH or DELETE */
+                            csrf_token?: string;
                             address: string;
                             expires_at: string;
                             /** @description The agents this address owns */
@@ -4338,6 +4413,111 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["PlatformStats"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stats/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Volume and transactions per UTC day, oldest first, today last
+         * @description Every day of the range is present; a day without activity has zeros.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many days, today included (1..90, default 30) */
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The days */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DailyStats"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agents ranked by earnings, completed sales or success rate over a period
+         * @description From escrows settled in the period; an agent with none settled in it, in either role, is not listed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description week (last 7 days), month (last 30 days, default) or all (all time) */
+                    period?: "week" | "month" | "all";
+                    /** @description earned (default), completed or success_rate; ties go to the smaller agent id */
+                    sort?: "earned" | "completed" | "success_rate";
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The ranking */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Leaderboard"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -5566,6 +5746,26 @@ export interface components {
             /** @example 1500000 */
             usdc_wei: string;
         };
+        DevRpcAnswer: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            result?: unknown;
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
+        DevRpcRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            method: string;
+            params?: unknown[] | {
+                [key: string]: unknown;
+            };
+        };
         DirectMessage: {
             /**
              * Format: uuid
@@ -5702,8 +5902,10 @@ export interface components {
             };
         };
         UserSession: {
-            /** @description sess_ and 64 hex: send as Authorization: Bearer */
-            session_token: string;
+            /** @description sess_ and 64 hex: send as Authorization: Bearer. Absent when the session was put in a cookie (login with cookie: true) */
+            session_token?: string;
+            /** @description Only for a session in the am_session cookie (a browser): send it as the X-CSRF-Token header with every POST, PUT, PATCH or DELETE */
+            csrf_token?: string;
             address: string;
             expires_at: string;
             /** @description The agents this address owns */
@@ -5720,6 +5922,8 @@ export interface components {
             /** @description The EIP-4361 message */
             message: string;
             signature: string;
+            /** @description For browsers: true puts the session in an HttpOnly am_session cookie instead of the answer, which then carries csrf_token (default false: a Bearer session_token) */
+            cookie?: boolean;
         };
         OwnedAgent: {
             /**
@@ -5823,6 +6027,61 @@ export interface components {
                 FIXED: number;
                 BOUNTY: number;
             };
+        };
+        DailyStats: {
+            days: {
+                /**
+                 * @description The UTC day, YYYY-MM-DD
+                 * @example 2026-01-31
+                 */
+                date: string;
+                /** @description Settled to sellers that day (payouts and fees), as /api/stats */
+                volume_wei: string;
+                /**
+                 * @description volume_wei with two decimals
+                 * @example 12.50
+                 */
+                volume_usdc: string;
+                /** @description Escrows funded on chain that day */
+                transactions: number;
+            }[];
+        };
+        Leaderboard: {
+            /** @enum {string} */
+            period: "week" | "month" | "all";
+            /** @enum {string} */
+            sort: "earned" | "completed" | "success_rate";
+            agents: {
+                /** @description 1 for the first */
+                rank: number;
+                agent: {
+                    /**
+                     * Format: uuid
+                     * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                     */
+                    id: string;
+                    name: string;
+                    wallet_address: string;
+                    transaction_count: number;
+                    total_earned_wei: string;
+                    reputation_tier: string;
+                    bio: string | null;
+                    skills: string[];
+                    created_at: string;
+                    hosted: boolean;
+                };
+                /** @description Received as seller in the period: released payouts and its share of rulings, after the fee */
+                earned_wei: string;
+                /**
+                 * @description earned_wei with two decimals
+                 * @example 12.50
+                 */
+                earned_usdc: string;
+                /** @description Its sales released or ruled in the period */
+                completed: number;
+                /** @description As the reputation's success rate (released or ruled over those plus refunded, in either role), over the period: 0..1 */
+                success_rate: number;
+            }[];
         };
         PlatformInfo: {
             platform: string;

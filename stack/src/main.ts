@@ -4,7 +4,8 @@
  *   Postgres   embedded (data in <DATA_DIR>/postgres, port PG_PORT), unless DATABASE_URL is set
  *   chain      a Hardhat node on 127.0.0.1:HARDHAT_PORT with the contracts deployed, unless RPC_URL is set
  *   indexer    `ponder start` on INDEXER_PORT, into a schema named after the build and the chain
- *   API        in the runner's process, on API_PORT
+ *   web app    web/dist, built again first when web/ or the SDK changed since the last build
+ *   API        in the runner's process, on API_PORT, serving the web app at /
  *
  * It runs until Ctrl-C or SIGTERM, then stops the API, the indexer, the node and Postgres in that
  * order and exits 0. If a part dies, it stops the rest and exits 1, naming the part's log (Postgres
@@ -17,6 +18,7 @@ import { externalChain, hardhatNode } from "./parts/chain.ts";
 import { deployedContracts } from "./parts/contracts.ts";
 import { ponderIndexer } from "./parts/indexer.ts";
 import { embeddedPostgres, externalDatabase } from "./parts/postgres.ts";
+import { webApp } from "./parts/web-app.ts";
 import { readyMessage } from "./ready-message.ts";
 import { isRunner, runStack, superviseRunner } from "./runner.ts";
 
@@ -30,7 +32,7 @@ if (!isRunner()) {
     const indexer = ponderIndexer(settings, { database, contracts });
     const api = apiServer(settings, { database, contracts, indexer });
     return {
-      parts: [database, chain, contracts, indexer, api],
+      parts: [webApp(), database, chain, contracts, indexer, api],
       readyMessage: () => readyMessage(settings, { database, chain, contracts, indexer, api }),
     };
   });

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.ts";
+import { hasCredential } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
 
 /**
@@ -9,7 +10,7 @@ import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
  */
 export function optionalViewer(actingAgent: MiddlewareHandler<AppEnv>, check: ArbiterCheck): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.header("authorization")) return next();
+    if (!hasCredential(c)) return next();
     if ((await arbiterStanding(c, check)) === "arbiter") c.set("arbiter", true);
     else await actingAgent(c, async () => {}).catch(() => undefined);
     await next();

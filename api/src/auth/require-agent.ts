@@ -5,8 +5,9 @@ import { agents, apiKeys } from "../db/schema.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
-import { findSession, ownedAgent, sessionTokenFromHeader } from "./user-sessions.ts";
+import { hashApiKey } from "./api-keys.ts";
+import { apiKeyOf, sessionTokenOf } from "./credential.ts";
+import { findSession, ownedAgent } from "./user-sessions.ts";
 
 /** The header an owner's session names the agent it acts for with. */
 export const AGENT_ID_HEADER = "X-Agent-Id";
@@ -52,11 +53,10 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
   return async (c, next) => {
     // Already authenticated by an enclosing route group's check of the same header.
     if (c.get("agent")) return next();
-    const header = c.req.header("authorization");
-    const token = sessionTokenFromHeader(header);
+    const token = sessionTokenOf(c);
     if (token) return actAsOwnedAgent(c, next, token);
 
-    const key = apiKeyFromHeader(header);
+    const key = apiKeyOf(c);
     if (!key) throw unauthorized();
     const [found] = await authenticate.execute({ keyHash: hashApiKey(key) });
     if (!found) throw unauthorized();

@@ -6,8 +6,9 @@ import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
-import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
-import { findSession, sessionTokenFromHeader } from "./user-sessions.ts";
+import { hashApiKey } from "./api-keys.ts";
+import { apiKeyOf, sessionTokenOf } from "./credential.ts";
+import { findSession } from "./user-sessions.ts";
 
 /*
  * The arbiter is whoever holds the arbiter's key (`config.arbiter`), or a Sign-In with Ethereum
@@ -26,8 +27,7 @@ export async function arbiterStanding(
   c: Context<AppEnv>,
   { db, config, arbiterAddress }: ArbiterCheck,
 ): Promise<"arbiter" | "other" | "none"> {
-  const header = c.req.header("authorization");
-  const key = apiKeyFromHeader(header);
+  const key = apiKeyOf(c);
   if (key) {
     const keyHash = hashApiKey(key);
     if (config.arbiter && keyHash === config.arbiter.apiKeyHash) return "arbiter";
@@ -38,7 +38,7 @@ export async function arbiterStanding(
       .limit(1);
     return live ? "other" : "none";
   }
-  const token = sessionTokenFromHeader(header);
+  const token = sessionTokenOf(c);
   const session = token ? await findSession(db, token) : undefined;
   if (!session) return "none";
   if (!config.arbiter) return "other";

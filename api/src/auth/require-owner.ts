@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
-import { apiKeyFromHeader } from "./api-keys.ts";
+import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
-import { findSession, sessionTokenFromHeader } from "./user-sessions.ts";
+import { findSession } from "./user-sessions.ts";
 
 /**
  * The owners' routes (/api/owner): a live Sign-In with Ethereum session, set as `c.var.session`.
@@ -13,10 +13,9 @@ import { findSession, sessionTokenFromHeader } from "./user-sessions.ts";
 export function requireOwner(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
   const { db } = check;
   return async (c, next) => {
-    const header = c.req.header("authorization");
-    const token = sessionTokenFromHeader(header);
+    const token = sessionTokenOf(c);
     if (!token) {
-      if (apiKeyFromHeader(header) && (await arbiterStanding(c, check)) !== "none") {
+      if (apiKeyOf(c) && (await arbiterStanding(c, check)) !== "none") {
         throw forbidden("Owner routes take a Sign-In with Ethereum session, not an API key");
       }
       throw unauthorized("Sign in with Ethereum (POST /api/auth/login) and send the session token");

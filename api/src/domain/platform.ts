@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { Address } from "viem";
 import type { Database } from "../db/client.ts";
 import type { Deps } from "../deps.ts";
+import { DAY_SECONDS, marketNow, utcDay, utcDayStart } from "./market-clock.ts";
 import { formatUsdc } from "./money.ts";
 
 /*
@@ -23,6 +24,20 @@ export interface PlatformStats {
   total_transactions: number;
   listings: { FIXED: number; BOUNTY: number };
 }
+
+/** One UTC day of marketplace activity, counted as PlatformStats counts the whole. */
+export interface DailyFigures {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  /** Settled to sellers (payouts and fees) by releases and rulings mined that day. */
+  volume_wei: string;
+  volume_usdc: string;
+  /** Escrows funded that day. */
+  transactions: number;
+}
+
+/** The most days GET /api/stats/daily answers. */
+export const MAX_DAILY_DAYS = 90;
 
 export interface Health {
   status: "ok" | "degraded" | "down";
@@ -61,6 +76,40 @@ async function platformStats(db: Database, chainId: number): Promise<PlatformSta
     total_transactions: row?.escrows ?? 0,
     listings: { FIXED: row?.fixed ?? 0, BOUNTY: row?.bounty ?? 0 },
   };
+}
+
+/**
+ * The last `days` UTC days, oldest first and today last, every day present (zeros when nothing
+ * happened). Volume and transactions are /api/stats' own definitions (escrow_totals' settled volume
+ * and escrows), taken per day of the block that settled or funded each escrow.
+ */
+async function dailyFigures(db: Database, chainId: number, days: number): Promise<DailyFigures[]> {
+  const now = await marketNow(db, chainId);
+  const since = utcDayStart(now, days - 1);
+  // Both bounds are constants, so the planner can range-scan the indexes on settled_at and funded_at.
+  const { rows } = await db.execute<{ day: string; volume: string | null; transactions: number | null }>(sql`
+    SELECT day::text, sum(volume)::text AS volume, sum(transactions)::int AS transactions FROM (
+      SELECT floor(settled_at / ${DAY_SECONDS}) AS day, seller_payout + fee_paid AS volume, 0 AS transactions
+      FROM chain.escrow
+      WHERE chain_id = ${chainId} AND status IN ('RELEASED', 'RESOLVED') AND settled_at >= ${since}
+      UNION ALL
+      SELECT floor(funded_at / ${DAY_SECONDS}), 0, 1
+      FROM chain.escrow
+      WHERE chain_id = ${chainId} AND funded_at >= ${since}
+    ) activity
+    GROUP BY day`);
+  const byDay = new Map(rows.map((row) => [Number(row.day), row]));
+  const firstDay = since / DAY_SECONDS;
+  return Array.from({ length: days }, (_, offset) => {
+    const row = byDay.get(firstDay + offset);
+    const volume = row?.volume ?? "0";
+    return {
+      date: utcDay((firstDay + offset) * DAY_SECONDS),
+      volume_wei: volume,
+      volume_usdc: formatUsdc(volume),
+      transactions: row?.transactions ?? 0,
+    };
+  });
 }
 
 /**
@@ -113,6 +162,8 @@ export function platformUseCases(deps: Pick<Deps, "db" | "chain" | "config">) {
   return {
     health,
     stats: () => platformStats(db, chain.chainId),
+    /** The last `days` (1..MAX_DAILY_DAYS) UTC days of volume and transactions, today last. */
+    dailyStats: (days: number) => dailyFigures(db, chain.chainId, days),
     /** The figures and the deployment's facts the summary document (/api/info) states. */
     info: async () => ({ stats: await platformStats(db, chain.chainId), chain: facts }),
     chainFacts: (): ChainFacts => facts,

@@ -1,11 +1,13 @@
 import type { Deps } from "../deps.ts";
 import { reputationUseCases } from "./agent-reputation.ts";
 import { agentUseCases } from "./agents.ts";
+import { devWalletUseCases } from "./dev-wallet.ts";
 import { disputeDesk } from "./dispute-desk.ts";
 import { disputes } from "./disputes.ts";
 import { erc8004UseCases } from "./erc8004.ts";
 import { escrowMoves } from "./escrow-moves.ts";
 import { feedUseCases } from "./feed.ts";
+import { leaderboardUseCases } from "./leaderboard.ts";
 import { listingUseCases } from "./listings.ts";
 import { messageUseCases } from "./messages.ts";
 import { notificationUseCases } from "./notifications.ts";
@@ -33,11 +35,13 @@ export function createUseCases(deps: Deps) {
     disputes: disputes(deps),
     disputeDesk: disputeDesk(deps),
     wallet: walletUseCases(deps),
+    devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
     feed: feedUseCases(deps),
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),
     platform: platformUseCases(deps),
+    leaderboard: leaderboardUseCases(deps),
     listings: listingUseCases(deps),
     purchases: purchaseUseCases(deps),
     agents: agentUseCases(deps),

@@ -14,6 +14,11 @@ export interface AppEnv {
     arbiter: true;
     /** Set by the request budget on keyed requests: whose budget the request counts against. */
     rateLimitSubject: string;
+    /**
+     * The session token of the `am_session` cookie, set (by auth/cookie-session.ts) only when the
+     * request has no Authorization header and, for an unsafe method, passed the CSRF check.
+     */
+    cookieSession: string;
   };
 }
 

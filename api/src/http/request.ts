@@ -19,3 +19,27 @@ export function clientIp(c: Context, trustProxy: boolean): string {
     return "local";
   }
 }
+
+/**
+ * The origin the client addressed: this request's URL, or behind a trusted proxy the
+ * X-Forwarded-Proto and X-Forwarded-Host it passes on (a TLS-terminating proxy makes the URL http).
+ */
+export function requestOrigin(c: Context, trustProxy: boolean): string {
+  const url = new URL(c.req.url);
+  if (!trustProxy) return url.origin;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim();
+  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
+  return `${proto || url.protocol.replace(/:$/, "")}://${host || url.host}`;
+}
+
+/**
+ * Whether a browser's `Origin` (absent for same-origin GETs and for programs) is this service's
+ * own: the request's origin, or the configured public base URL's.
+ */
+export function isOwnOrigin(c: Context, config: { trustProxy: boolean; publicBaseUrl?: string }): boolean {
+  const origin = c.req.header("origin");
+  if (origin === undefined) return true;
+  const own = [requestOrigin(c, config.trustProxy)];
+  if (config.publicBaseUrl) own.push(new URL(config.publicBaseUrl).origin);
+  return own.includes(origin);
+}

@@ -1,7 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
-import { apiKeyFromHeader, hashApiKey } from "../auth/api-keys.ts";
-import { hashSessionToken, sessionTokenFromHeader } from "../auth/user-sessions.ts";
+import { hashApiKey } from "../auth/api-keys.ts";
+import { apiKeyOf, sessionTokenOf } from "../auth/credential.ts";
+import { hashSessionToken } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -97,14 +98,13 @@ export function requestBudget(
     keyOf: (c) => `ip:${options.ipOf(c)}`,
   });
   return async (c, next) => {
-    const header = c.req.header("authorization");
-    const session = sessionTokenFromHeader(header);
+    const session = sessionTokenOf(c);
     if (session) {
-      // An owner's session has its own budget, whichever agent it acts for.
+      // An owner's session (Bearer or cookie) has its own budget, whichever agent it acts for.
       c.set("rateLimitSubject", `session:${hashSessionToken(session)}`);
       return perKey(c, next);
     }
-    const key = apiKeyFromHeader(header);
+    const key = apiKeyOf(c);
     if (!key) return perIp(c, next);
     const keyHash = hashApiKey(key);
     const owner = await options.ownerOfKey(keyHash);

@@ -68,6 +68,9 @@ const ROUTES: RouteUnderTest[] = [
   { method: "POST", path: "/api/wallet/withdraw" },
   { method: "GET", path: "/api/wallet/withdrawals" },
   { method: "POST", path: "/api/dev/faucet" },
+  { method: "POST", path: "/api/dev/rpc" },
+  { method: "GET", path: "/api/stats/daily" },
+  { method: "GET", path: "/api/leaderboard" },
   { method: "POST", path: "/api/transactions/{id}/confirm" },
   { method: "POST", path: "/api/transactions/{id}/deliver" },
   { method: "GET", path: "/api/transactions/{id}/timeline" },
@@ -193,6 +196,11 @@ const body = fc.oneof(
       "note",
       "revoke_others",
       "owner_address",
+      "cookie",
+      "jsonrpc",
+      "id",
+      "method",
+      "params",
       "__proto__",
       "constructor",
     ),
@@ -217,13 +225,15 @@ const query = fc.dictionary(
     "exclude_agent",
     "listing_type",
     "status",
+    "days",
+    "period",
     "x",
   ),
   anyText,
   { maxKeys: 4 },
 );
 
-const auth = fc.constantFrom("none", "valid", "unknown", "garbage", "session", "arbiter");
+const auth = fc.constantFrom("none", "valid", "unknown", "garbage", "session", "cookie", "arbiter");
 
 describe("every route under random input", () => {
   it("answers below 500, in the one error shape, and changes nothing when it refuses", async () => {
@@ -248,6 +258,12 @@ describe("every route under random input", () => {
           // The owner's session, acting for the caller or for whatever the id names.
           if (who === "session") {
             headers.authorization = `Bearer ${session}`;
+            headers["x-agent-id"] = encodeURIComponent(id);
+          }
+          // The owner's session as a browser holds it, without the page's CSRF header: reads work,
+          // writes are refused (403) and change nothing.
+          if (who === "cookie") {
+            headers.cookie = `am_session=${session}`;
             headers["x-agent-id"] = encodeURIComponent(id);
           }
           if (who === "arbiter") headers.authorization = `Bearer ${ARBITER_API_KEY}`;

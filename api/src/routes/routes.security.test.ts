@@ -226,6 +226,10 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/feed": { path: () => "/api/feed?limit=5" },
   "GET /api/agents/{id}/reviews": { path: () => `/api/agents/${owner.id}/reviews` },
   "GET /api/stats": { path: () => "/api/stats" },
+  "GET /api/stats/daily": { path: () => "/api/stats/daily?days=7" },
+  "GET /api/leaderboard": { path: () => "/api/leaderboard?period=all" },
+  // The dev wallet (local chain): public; it refuses other sites' pages by their Origin instead.
+  "POST /api/dev/rpc": { path: () => "/api/dev/rpc" },
   "GET /api/auth/nonce": { path: () => "/api/auth/nonce" },
   "POST /api/auth/login": { path: () => "/api/auth/login" },
   "GET /api/info": { path: () => "/api/info" },

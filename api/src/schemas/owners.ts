@@ -6,8 +6,11 @@ import { BalanceFields, Uuid } from "./common.ts";
 
 /** Shapes of the owners' routes (/api/owner): an owner's agents and their API keys. */
 
-/** The owners' routes take a Sign-In with Ethereum session (`Authorization: Bearer sess_…`). */
-export const sessionSecurity = [{ Session: [] }];
+/**
+ * The owners' routes take a Sign-In with Ethereum session: its Bearer token (`sess_…`, programs) or
+ * its cookie (browsers, with the CSRF header on writes).
+ */
+export const sessionSecurity: Record<string, string[]>[] = [{ Session: [] }, { SessionCookie: [] }];
 
 export const OwnedAgent = DirectoryAgent.extend({
   hosted: z.boolean(),

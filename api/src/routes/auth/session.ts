@@ -1,16 +1,19 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { sessionTokenFromHeader } from "../../auth/user-sessions.ts";
+import { csrfTokenOf } from "../../auth/cookie-session.ts";
+import { sessionFromCookie, sessionTokenOf } from "../../auth/credential.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { Session, sessionAnswer } from "../../schemas/auth.ts";
 import { errorResponses } from "../../schemas/common.ts";
+import { sessionSecurity } from "../../schemas/owners.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 export const sessionRoute = createRoute({
   method: "get",
   path: "/session",
   tags: ["Auth"],
-  summary: "The session of the Bearer token and the agents it may act for",
-  security: [{ Session: [] }],
+  summary: "The session (Bearer token or cookie) and the agents it may act for",
+  description: "By cookie, the answer carries the session's csrf_token (a page reloaded in the browser finds it here).",
+  security: sessionSecurity,
   responses: {
     200: {
       description: "The session",
@@ -20,10 +23,12 @@ export const sessionRoute = createRoute({
   },
 });
 
-/** GET /api/auth/session: the session token. */
+/** GET /api/auth/session: the session token, or the session cookie. */
 export function registerSession(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(sessionRoute, async function currentSession(c) {
-    const session = await useCases.sessions.session(sessionTokenFromHeader(c.req.header("authorization")));
-    return c.json(sessionAnswer(session), 200);
+    const token = sessionTokenOf(c);
+    const session = await useCases.sessions.session(token);
+    const csrf = token && sessionFromCookie(c) ? { csrf_token: csrfTokenOf(token) } : {};
+    return c.json({ ...sessionAnswer(session), ...csrf }, 200);
   });
 }

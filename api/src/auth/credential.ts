@@ -1,0 +1,34 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../http/env.ts";
+import { apiKeyFromHeader } from "./api-keys.ts";
+import { sessionTokenFromHeader } from "./user-sessions.ts";
+
+/*
+ * The one place the request's credential is read. A program sends `Authorization: Bearer` (an
+ * agent's API key or an owner's session token); a browser sends the `am_session` cookie, which
+ * auth/cookie-session.ts admits (CSRF-checked) as `c.var.cookieSession`. The header always wins:
+ * the cookie is only admitted when there is none. Guards and the rate limiter ask here, so a
+ * cookie session is exactly a Bearer session to them.
+ */
+
+/** The API key the request carries, if any (keys travel only in the Authorization header). */
+export function apiKeyOf(c: Context<AppEnv>): string | undefined {
+  return apiKeyFromHeader(c.req.header("authorization"));
+}
+
+/** The owner's session token the request carries: in the Authorization header, else in the admitted cookie. */
+export function sessionTokenOf(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header("authorization");
+  if (header) return sessionTokenFromHeader(header);
+  return c.get("cookieSession");
+}
+
+/** Whether the request presents any credential (a well-formed one or not). */
+export function hasCredential(c: Context<AppEnv>): boolean {
+  return Boolean(c.req.header("authorization") || c.get("cookieSession"));
+}
+
+/** Whether the request's session came from the cookie (a browser): its answers may set or clear it. */
+export function sessionFromCookie(c: Context<AppEnv>): boolean {
+  return !c.req.header("authorization") && c.get("cookieSession") !== undefined;
+}

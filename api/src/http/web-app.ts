@@ -1,0 +1,132 @@
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { Hono } from "hono";
+import { html } from "hono/html";
+import type { AppEnv } from "./env.ts";
+import { setPageSecurityHeaders } from "./security-headers.ts";
+
+/*
+ * The web app (web/, built into web/dist by Vite) served at / on the API's own origin, so the
+ * browser's session cookie needs no CORS. A page URL the app routes itself (/marketplace,
+ * /agents/<id>) answers index.html when the browser asks for HTML; the hashed files under /assets/
+ * never change, so browsers keep them for a year. The API's own URLs are never answered here.
+ */
+
+/** URLs that belong to the API: unknown ones stay its 404 JSON, never the web app. */
+const API_URL = /^\/(api|docs|mcp)(\/|$)|^\/skill\.md$/;
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif",
+  ".ico": "image/x-icon",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
+  ".webmanifest": "application/manifest+json",
+  ".wasm": "application/wasm",
+};
+
+/** Hashed build output: its name changes with its content. */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+export interface WebAppOptions {
+  /** The build folder (absolute): index.html, assets/, and the files of web/public. */
+  distDir: string;
+  /** The Content-Security-Policy of its pages. */
+  policy: string;
+}
+
+/**
+ * The file of `distDir` that the URL path names, or undefined when it names none: a path that does
+ * not decode, holds a NUL, a backslash or a `..` segment (however encoded), or leads outside the folder.
+ */
+export function fileInDist(distDir: string, urlPath: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes("\0") || decoded.includes("\\") || decoded.split("/").includes("..")) return undefined;
+  const root = path.resolve(distDir);
+  const file = path.resolve(root, `.${path.posix.normalize(`/${decoded}`)}`);
+  return file.startsWith(root + path.sep) ? file : undefined;
+}
+
+async function readRegularFile(file: string | undefined): Promise<Buffer | undefined> {
+  if (!file) return undefined;
+  const info = await stat(file).catch(() => undefined);
+  return info?.isFile() ? readFile(file) : undefined;
+}
+
+/** Whether the request would take an HTML page: a browser's navigation, or a client that takes anything. */
+function acceptsHtml(accept: string | undefined): boolean {
+  return accept === undefined || accept.includes("text/html") || accept.includes("*/*");
+}
+
+const contentTypeOf = (file: string) => CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
+
+/** What / says while web/dist has not been built: how to build it (the API itself works). */
+const notBuiltPage = html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Agent marketplace: the web app is not built</title>
+  </head>
+  <body>
+    <h1>The web app is not built yet</h1>
+    <p>The API is running. To build the web app, run at the repository's root:</p>
+    <pre>pnpm --filter @agent-marketplace/web build</pre>
+    <p>(<code>pnpm install</code> and <code>pnpm start</code> build it too.) Then reload this page.</p>
+    <p>Meanwhile: <a href="/docs">the API reference</a>, <a href="/api/info">/api/info</a>, <a href="/skill.md">/skill.md</a>.</p>
+  </body>
+</html>`;
+
+/** The web app's routes: mount last, at "/", after every API route. */
+export function webAppRoutes({ distDir, policy }: WebAppOptions) {
+  const app = new Hono<AppEnv>();
+  app.get("*", async function serveWebApp(c) {
+    const urlPath = c.req.path;
+    if (API_URL.test(urlPath)) return c.notFound();
+
+    if (urlPath.startsWith("/assets/")) {
+      const file = fileInDist(distDir, urlPath);
+      const content = await readRegularFile(file);
+      if (!file || !content) return c.notFound();
+      c.header("Cache-Control", IMMUTABLE);
+      c.header("X-Content-Type-Options", "nosniff");
+      return c.body(new Uint8Array(content), 200, { "Content-Type": contentTypeOf(file) });
+    }
+
+    // A file of web/public at the top of the build (favicon.ico, robots.txt), never index.html itself.
+    if (urlPath !== "/" && urlPath !== "/index.html") {
+      const file = fileInDist(distDir, urlPath);
+      const content = await readRegularFile(file);
+      if (file && content) {
+        c.header("Cache-Control", "public, max-age=3600");
+        c.header("X-Content-Type-Options", "nosniff");
+        return c.body(new Uint8Array(content), 200, { "Content-Type": contentTypeOf(file) });
+      }
+    }
+
+    if (urlPath !== "/" && !acceptsHtml(c.req.header("accept"))) return c.notFound();
+    // Read at each request: a rebuild while the API runs is served at once.
+    const index = await readFile(path.join(distDir, "index.html"), "utf8").catch(() => undefined);
+    setPageSecurityHeaders(c, policy);
+    // The page names the current hashed bundle: always ask again.
+    c.header("Cache-Control", "no-cache");
+    return c.html(index ?? notBuiltPage, 200);
+  });
+  return app;
+}

@@ -1,0 +1,73 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from "../../domain/leaderboard.ts";
+import { formatUsdc } from "../../domain/money.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { DirectoryAgent } from "../../schemas/agents.ts";
+import { errorResponses } from "../../schemas/common.ts";
+import type { RouteDeps } from "../route-deps.ts";
+
+const LeaderboardQuery = z.object({
+  period: z
+    .enum(LEADERBOARD_PERIODS)
+    .default("month")
+    .openapi({ description: "week (last 7 days), month (last 30 days, default) or all (all time)" }),
+  sort: z
+    .enum(LEADERBOARD_SORTS)
+    .default("earned")
+    .openapi({ description: "earned (default), completed or success_rate; ties go to the smaller agent id" }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+});
+
+const Leaderboard = z
+  .object({
+    period: z.enum(LEADERBOARD_PERIODS),
+    sort: z.enum(LEADERBOARD_SORTS),
+    agents: z.array(
+      z.object({
+        rank: z.number().int().openapi({ description: "1 for the first" }),
+        agent: DirectoryAgent.extend({ hosted: z.boolean() }),
+        earned_wei: z.string().openapi({
+          description: "Received as seller in the period: released payouts and its share of rulings, after the fee",
+        }),
+        earned_usdc: z.string().openapi({ description: "earned_wei with two decimals", example: "12.50" }),
+        completed: z.number().int().openapi({ description: "Its sales released or ruled in the period" }),
+        success_rate: z.number().openapi({
+          description:
+            "As the reputation's success rate (released or ruled over those plus refunded, in either role), over the period: 0..1",
+        }),
+      }),
+    ),
+  })
+  .openapi("Leaderboard");
+
+export const leaderboardRoute = createRoute({
+  method: "get",
+  path: "/api/leaderboard",
+  tags: ["Platform"],
+  summary: "Agents ranked by earnings, completed sales or success rate over a period",
+  description: "From escrows settled in the period; an agent with none settled in it, in either role, is not listed.",
+  request: { query: LeaderboardQuery },
+  responses: {
+    200: { description: "The ranking", content: { "application/json": { schema: Leaderboard } } },
+    ...errorResponses(400),
+  },
+});
+
+/** GET /api/leaderboard: public, from indexed escrows. */
+export function registerLeaderboard(app: OpenAPIHono<AppEnv>, { useCases, readCache }: RouteDeps) {
+  app.openapi(leaderboardRoute, async function rankAgents(c) {
+    const query = c.req.valid("query");
+    const entries = await readCache.get(`leaderboard:${query.period}:${query.sort}:${query.limit}`, () =>
+      useCases.leaderboard.board(query),
+    );
+    const agents = entries.map((entry) => ({
+      rank: entry.rank,
+      agent: entry.agent,
+      earned_wei: entry.earnedWei.toString(),
+      earned_usdc: formatUsdc(entry.earnedWei),
+      completed: entry.completed,
+      success_rate: entry.successRate,
+    }));
+    return c.json({ period: query.period, sort: query.sort, agents }, 200);
+  });
+}

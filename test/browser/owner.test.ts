@@ -1,0 +1,114 @@
+/**
+ * An owner in a real Chromium, with an injected wallet (the node's dev account 12): signs in with
+ * Ethereum, creates a hosted agent and copies its key, posts a bounty from the agent's page; an agent
+ * over the API claims and delivers; the owner sees the notification arrive live and releases the
+ * payment; the balances the page shows are the chain's. And a new user without any browser wallet
+ * signs in with the dev wallet (the node's account 13).
+ */
+import { createMarketplaceClient } from "@agent-marketplace/sdk";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { checkPage, freshPage, launchBrowser, problemsOf } from "./browser.ts";
+import { devAddress, rpcUrlOf, signInWithBrowserWallet, usdcOnChain, weiShown } from "./people.ts";
+
+const { env, apiUrl } = inject("sharedStack");
+const api = createMarketplaceClient({ baseUrl: apiUrl });
+const OWNER = devAddress(12);
+const TITLE = "Label 300 wombat photos";
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("an owner in the browser", () => {
+  it("creates a hosted agent, posts a bounty, watches it delivered live and releases the payment", async () => {
+    const { page, context } = await freshPage(browser, apiUrl, { wallet: { rpcUrl: rpcUrlOf(env), account: OWNER } });
+    await page.goto("/owner");
+    await signInWithBrowserWallet(page);
+    await expect.poll(() => page.locator("main").textContent()).toContain("You have no agents yet");
+    await checkPage(page, "owner-empty");
+
+    // A hosted agent; its key is shown once and copied.
+    const create = page.getByRole("region", { name: "Create a hosted agent" });
+    await create.getByLabel("Name").fill("wombat-poster");
+    await create.getByLabel("Bio").fill("Posts labelling bounties");
+    await create.getByRole("button", { name: "Create hosted agent" }).click();
+    const key = (await page.getByTestId("new-api-key").textContent({ timeout: 20_000 })) ?? "";
+    expect(key).toMatch(/^\S{20,}$/);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => page.getByText("Copied to the clipboard.").count()).toBe(1);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    const agent = await createMarketplaceClient({ baseUrl: apiUrl, apiKey: key }).getMe();
+    expect(agent.name).toBe("wombat-poster");
+    await checkPage(page, "owner-new-key");
+
+    // Test USDC for the agent (local chain), then its page: the bounty, funded from its wallet.
+    await api.faucet({ address: agent.wallet_address, usdc_wei: "10000000" });
+    await page.goto(`/owner/agents/${agent.id}`);
+    await expect.poll(() => page.getByText("● Live").count(), { timeout: 20_000 }).toBe(1);
+    await page.getByLabel(/A bounty/).check();
+    await page.getByLabel("Title").fill(TITLE);
+    await page.getByLabel("Description").fill("Draw a box around every wombat");
+    await page.getByLabel("Reward (USDC)").fill("3");
+    await page.getByRole("button", { name: "Post bounty" }).click();
+    await expect.poll(() => page.getByText("the reward is in escrow").count(), { timeout: 30_000 }).toBe(1);
+    await checkPage(page, "owner-agent");
+
+    // Another agent, over the API, claims and delivers; the notification arrives without a reload.
+    const worker = createMarketplaceClient({ baseUrl: apiUrl });
+    const { agent: workerAgent } = await worker.registerAgent({ name: "wombat-worker" });
+    const { listings } = await api.browseListings({ keyword: "wombat", listing_type: "BOUNTY" });
+    const bounty = listings.find((listing) => listing.title === TITLE);
+    expect(bounty).toBeDefined();
+    const claimed = await worker.claimListing(bounty?.id as string, { agent_id: workerAgent.id });
+    const transactionId = claimed.transaction_id as string;
+    await worker.deliver(transactionId, { deliverable: "300 boxes drawn" });
+    await expect
+      .poll(() => page.getByTestId("notification").filter({ hasText: "Work delivered" }).count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+
+    // The owner releases the payment from the transaction's page.
+    await page.goto(`/owner/transactions/${transactionId}?agent=${agent.id}`);
+    await page.getByRole("button", { name: "Release payment" }).click();
+    await expect.poll(() => page.getByText("Released.").count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await api.getTransaction(transactionId)).state).toBe("RELEASED");
+    await checkPage(page, "owner-transaction");
+
+    // The balances shown are the chain's.
+    await page.goto("/owner");
+    await expect.poll(() => page.getByTestId("usdc-balance").count()).toBe(1);
+    const onChain = await usdcOnChain(env, agent.wallet_address);
+    expect(onChain).toBe(7_000_000n);
+    await expect.poll(() => weiShown(page, "usdc-balance")).toBe(onChain);
+    expect(await usdcOnChain(env, workerAgent.wallet_address)).toBeGreaterThan(0n);
+    expect(problemsOf(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("signs in without a browser wallet, with the dev wallet of the local chain", async () => {
+    const { page, context } = await freshPage(browser, apiUrl);
+    await page.goto("/owner");
+    await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
+    await expect.poll(() => page.getByText("No browser wallet was found").count()).toBe(1);
+    await page.getByLabel("Dev account").selectOption({ index: 13 });
+    await checkPage(page, "sign-in-dev-wallet");
+    await page.getByRole("button", { name: "Dev wallet", exact: true }).click();
+    await expect.poll(() => page.getByText("Signed in as").count(), { timeout: 20_000 }).toBe(1);
+    const session = await page.evaluate(() => fetch("/api/auth/session").then((response) => response.json()));
+    expect(session.address.toLowerCase()).toBe(devAddress(13).toLowerCase());
+    // The session is an HttpOnly cookie: the page's scripts cannot read it, nor find it stored.
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    expect(
+      await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })),
+    ).not.toMatch(/sess_/);
+    const [cookie] = (await context.cookies()).filter((c) => c.name === "am_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    expect(problemsOf(page)).toEqual([]);
+    await context.close();
+  });
+});

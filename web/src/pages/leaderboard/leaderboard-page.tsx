@@ -1,0 +1,87 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Link, useLocation, useSearch } from "wouter";
+import { ChoiceBar } from "../../components/choice-bar.tsx";
+import { usePageTitle } from "../../components/page-title.ts";
+import { Empty, Loaded } from "../../components/states.tsx";
+import { TierBadge } from "../../components/tier-badge.tsx";
+import { Usdc } from "../../components/usdc.tsx";
+import { client } from "../../lib/client.ts";
+import { platformKeys } from "../../lib/query-keys.ts";
+
+const PERIODS = [
+  { value: "week", label: "This week" },
+  { value: "month", label: "This month" },
+  { value: "all", label: "All time" },
+] as const;
+const SORTS = [
+  { value: "earned", label: "Earned" },
+  { value: "completed", label: "Completed" },
+  { value: "success_rate", label: "Success rate" },
+] as const;
+type Period = (typeof PERIODS)[number]["value"];
+type Sort = (typeof SORTS)[number]["value"];
+
+/** The agents who earned, completed or succeeded most, this week, this month or ever. */
+export function LeaderboardPage() {
+  usePageTitle("Leaderboard");
+  const [, navigate] = useLocation();
+  const query = new URLSearchParams(useSearch());
+  const period: Period = PERIODS.find((option) => option.value === query.get("period"))?.value ?? "month";
+  const sort: Sort = SORTS.find((option) => option.value === query.get("sort"))?.value ?? "earned";
+  const board = useQuery({
+    queryKey: platformKeys.leaderboard(period, sort),
+    queryFn: () => client.leaderboard({ period, sort }),
+    placeholderData: keepPreviousData,
+  });
+  const go = (next: { period: Period; sort: Sort }) => navigate(`/leaderboard?period=${next.period}&sort=${next.sort}`);
+  return (
+    <>
+      <h1>Leaderboard</h1>
+      <div className="grid">
+        <ChoiceBar label="Period" options={PERIODS} value={period} onChange={(value) => go({ period: value, sort })} />
+        <ChoiceBar label="Rank by" options={SORTS} value={sort} onChange={(value) => go({ period, sort: value })} />
+      </div>
+      <Loaded query={board} label="Loading the leaderboard…">
+        {({ agents }) =>
+          agents.length === 0 ? (
+            <Empty>No agent completed a transaction in this period.</Empty>
+          ) : (
+            <div className="table-scroll">
+              <table className="striped">
+                <caption className="visually-hidden">
+                  Agents ranked by {SORTS.find((option) => option.value === sort)?.label.toLowerCase()},{" "}
+                  {PERIODS.find((option) => option.value === period)?.label.toLowerCase()}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Rank</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Earned</th>
+                    <th scope="col">Completed</th>
+                    <th scope="col">Success rate</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {agents.map((row) => (
+                    <tr key={row.agent.id} data-testid="leaderboard-row">
+                      <td>{row.rank}</td>
+                      <th scope="row">
+                        <Link href={`/agents/${row.agent.id}`}>{row.agent.name}</Link>{" "}
+                        <TierBadge tier={row.agent.reputation_tier} />
+                      </th>
+                      <td>
+                        <Usdc wei={row.earned_wei} />
+                      </td>
+                      <td>{row.completed}</td>
+                      <td>{Math.round(row.success_rate * 100)} %</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+    </>
+  );
+}

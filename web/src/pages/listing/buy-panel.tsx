@@ -1,0 +1,142 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { lazy, Suspense, useState } from "react";
+import { Link } from "wouter";
+import { InsufficientBalance } from "../../components/insufficient-balance.tsx";
+import { OwnedAgentSelect } from "../../components/owned-agent-select.tsx";
+import { SignInButton } from "../../components/session-controls.tsx";
+import { ErrorNote, Loaded, Loading } from "../../components/states.tsx";
+import { agentClient, client } from "../../lib/client.ts";
+import { isStatus } from "../../lib/errors.ts";
+import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { useSession } from "../../lib/session.ts";
+
+const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
+
+type Listing = Awaited<ReturnType<typeof client.getListing>>;
+type Bought = Awaited<ReturnType<typeof client.buyListing>>;
+
+/** Buy (FIXED) or Claim (BOUNTY) with one of the signed-in owner's agents. */
+export function BuyPanel({ listing }: { listing: Listing }) {
+  const session = useSession();
+  const verb = listing.listing_type === "BOUNTY" ? "Claim" : "Buy";
+  return (
+    <article aria-labelledby="buy-heading">
+      <h2 id="buy-heading">{verb}</h2>
+      {session.status === "signed-in" ? (
+        <BuyForm listing={listing} verb={verb} />
+      ) : session.status === "loading" ? (
+        <Loading />
+      ) : (
+        <>
+          <p>Sign in with your wallet to {verb.toLowerCase()} this with one of your agents.</p>
+          <SignInButton />
+        </>
+      )}
+    </article>
+  );
+}
+
+function BuyForm({ listing, verb }: { listing: Listing; verb: "Buy" | "Claim" }) {
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  return (
+    <Loaded query={owned} label="Loading your agents…">
+      {({ agents }) => {
+        const eligible = agents.filter((agent) => agent.id !== listing.agents.id);
+        if (eligible.length === 0) {
+          return (
+            <p>
+              You have no agent that can {verb.toLowerCase()} this. <Link href="/owner">Create one</Link>.
+            </p>
+          );
+        }
+        return <BuyWith listing={listing} verb={verb} agents={eligible} />;
+      }}
+    </Loaded>
+  );
+}
+
+function BuyWith({
+  listing,
+  verb,
+  agents,
+}: {
+  listing: Listing;
+  verb: "Buy" | "Claim";
+  agents: Awaited<ReturnType<typeof client.ownedAgents>>["agents"];
+}) {
+  const queryClient = useQueryClient();
+  const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
+  const agent = agents.find((candidate) => candidate.id === agentId);
+  const buy = useMutation({
+    mutationFn: async (): Promise<Bought | Awaited<ReturnType<typeof client.claimListing>>> =>
+      verb === "Buy"
+        ? agentClient(agentId).buyListing(listing.id, {})
+        : client.claimListing(listing.id, { agent_id: agentId }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: listingKeys.all });
+      void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
+    },
+  });
+  const confirm = useMutation({
+    mutationFn: ({ transactionId, txHash }: { transactionId: string; txHash: string }) =>
+      agentClient(agentId).confirmFunding(transactionId, { tx_hash: txHash }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.all }),
+  });
+
+  const answer = buy.data;
+  const transactionLink = (transactionId: string) => (
+    <Link href={`/owner/transactions/${transactionId}?agent=${agentId}`}>Open the transaction</Link>
+  );
+  if (answer && (answer.state === "FUNDED" || confirm.isSuccess)) {
+    return (
+      <div role="status">
+        <p>
+          {verb === "Buy" ? "Bought" : "Claimed"}: the escrow is funded. {transactionLink(answer.transaction_id)}
+        </p>
+      </div>
+    );
+  }
+  if (answer && "instructions" in answer) {
+    return (
+      <div>
+        <p role="status">
+          Your agent pays from its own wallet ({agent?.wallet_address}): send these transactions, then the marketplace
+          checks them.
+        </p>
+        <ol>
+          {answer.instructions.calls.map((call) => (
+            <li key={call.data}>
+              <code>{call.function}</code> on <code>{call.to}</code>
+            </li>
+          ))}
+        </ol>
+        <Suspense fallback={<Loading label="Loading the wallet…" />}>
+          <WalletCalls
+            calls={answer.instructions.calls}
+            chainId={answer.instructions.chain_id}
+            expectedAddress={agent?.wallet_address}
+            onSent={(txHash) => confirm.mutate({ transactionId: answer.transaction_id, txHash })}
+          />
+        </Suspense>
+        {confirm.isPending && <Loading label="Checking the funding…" />}
+        {confirm.isError && <ErrorNote error={confirm.error} />}
+        <p>{transactionLink(answer.transaction_id)}</p>
+      </div>
+    );
+  }
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        buy.mutate();
+      }}
+    >
+      <OwnedAgentSelect agents={agents} value={agentId} onChange={setAgentId} />
+      <button type="submit" aria-busy={buy.isPending} disabled={buy.isPending || !agentId}>
+        {verb}
+      </button>
+      {buy.isError &&
+        (isStatus(buy.error, 402) ? <InsufficientBalance error={buy.error} /> : <ErrorNote error={buy.error} />)}
+    </form>
+  );
+}

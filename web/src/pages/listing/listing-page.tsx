@@ -1,0 +1,97 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "wouter";
+import { usePageTitle } from "../../components/page-title.ts";
+import { ReviewsList } from "../../components/reviews-list.tsx";
+import { Loaded } from "../../components/states.tsx";
+import { TierBadge } from "../../components/tier-badge.tsx";
+import { Time } from "../../components/time.tsx";
+import { Usdc } from "../../components/usdc.tsx";
+import { client } from "../../lib/client.ts";
+import { agentKeys, listingKeys } from "../../lib/query-keys.ts";
+import { BuyPanel } from "./buy-panel.tsx";
+
+/** One listing: what it is, who sells it, what others say, and Buy or Claim. */
+export function ListingPage({ params }: { params: { id: string } }) {
+  const listing = useQuery({ queryKey: listingKeys.detail(params.id), queryFn: () => client.getListing(params.id) });
+  usePageTitle(listing.data?.title ?? "Listing");
+  if (!listing.data) {
+    return (
+      <>
+        <h1>Listing</h1>
+        <Loaded query={listing} label="Loading the listing…">
+          {() => null}
+        </Loaded>
+      </>
+    );
+  }
+  const item = listing.data;
+  return (
+    <>
+      <hgroup>
+        <h1>{item.title}</h1>
+        <p>
+          {item.listing_type === "BOUNTY" ? "Bounty" : "Service"} · {item.category} ·{" "}
+          {item.is_active ? "active" : "inactive"}
+        </p>
+      </hgroup>
+      <div className="grid two">
+        <article>
+          <p className="price">
+            <Usdc wei={item.price_wei} />
+            {item.is_negotiable && <small> (negotiable)</small>}
+          </p>
+          <p className="description">{item.description}</p>
+          <p>
+            <small>
+              Listed <Time iso={item.created_at} /> · bought {item.times_purchased} times · rating {item.avg_rating}
+            </small>
+          </p>
+        </article>
+        <BuyPanel listing={item} />
+      </div>
+      <SellerSection sellerId={item.agents.id} sellerName={item.agents.name} />
+    </>
+  );
+}
+
+function SellerSection({ sellerId, sellerName }: { sellerId: string; sellerName: string }) {
+  const reputation = useQuery({ queryKey: agentKeys.reputation(sellerId), queryFn: () => client.reputation(sellerId) });
+  const reviews = useQuery({ queryKey: agentKeys.reviews(sellerId), queryFn: () => client.agentReviews(sellerId) });
+  return (
+    <section aria-labelledby="seller-heading">
+      <h2 id="seller-heading">
+        Seller: <Link href={`/agents/${sellerId}`}>{sellerName}</Link>
+      </h2>
+      <Loaded query={reputation} label="Loading the reputation…">
+        {(figures) => (
+          <dl className="stats">
+            <div>
+              <dt>Tier</dt>
+              <dd>
+                <TierBadge tier={figures.reputation_tier} />
+              </dd>
+            </div>
+            <div>
+              <dt>Completed</dt>
+              <dd>{figures.completed_transactions}</dd>
+            </div>
+            <div>
+              <dt>Success rate</dt>
+              <dd>{Math.round(figures.success_rate * 100)} %</dd>
+            </div>
+            <div>
+              <dt>Volume</dt>
+              <dd>
+                <Usdc wei={figures.total_volume_wei} />
+              </dd>
+            </div>
+          </dl>
+        )}
+      </Loaded>
+      <h3>Reviews</h3>
+      <Loaded query={reviews} label="Loading the reviews…">
+        {(page) => <ReviewsList reviews={page.reviews} />}
+      </Loaded>
+    </section>
+  );
+}

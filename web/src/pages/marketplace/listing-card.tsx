@@ -1,0 +1,27 @@
+import { Link } from "wouter";
+import { TierBadge } from "../../components/tier-badge.tsx";
+import { Usdc } from "../../components/usdc.tsx";
+import type { client } from "../../lib/client.ts";
+
+type BrowseListing = Awaited<ReturnType<typeof client.browseListings>>["listings"][number];
+
+/** One listing in the marketplace: title, type, category, price, seller. */
+export function ListingCard({ listing }: { listing: BrowseListing }) {
+  return (
+    <article data-testid="listing-card" className="listing-card">
+      <h3>
+        <Link href={`/listings/${listing.id}`}>{listing.title}</Link>
+      </h3>
+      <p className="listing-meta">
+        <span className="badge">{listing.listing_type}</span> <span className="badge">{listing.category}</span>
+      </p>
+      <p className="price">
+        <Usdc wei={listing.price_wei} />
+      </p>
+      <footer>
+        by <Link href={`/agents/${listing.agent.id}`}>{listing.agent.name}</Link>{" "}
+        <TierBadge tier={listing.agent.reputation_tier} />
+      </footer>
+    </article>
+  );
+}

@@ -1,0 +1,87 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useLocation, useSearch } from "wouter";
+import { ChoiceBar } from "../../components/choice-bar.tsx";
+import { usePageTitle } from "../../components/page-title.ts";
+import { Pager } from "../../components/pager.tsx";
+import { Empty, ErrorNote, Loading } from "../../components/states.tsx";
+import { client } from "../../lib/client.ts";
+import {
+  browseQueryOf,
+  filtersFromSearch,
+  type ListingType,
+  type MarketplaceFilters,
+  nextPage,
+  previousPage,
+  searchOfFilters,
+  withFilter,
+} from "../../lib/marketplace-query.ts";
+import { listingKeys } from "../../lib/query-keys.ts";
+import { FilterForm } from "./filter-form.tsx";
+import { ListingCard } from "./listing-card.tsx";
+
+export const PAGE_SIZE = 20;
+
+const TYPES = [
+  { value: "FIXED", label: "Services (FIXED)" },
+  { value: "BOUNTY", label: "Bounties (BOUNTY)" },
+] as const satisfies readonly { value: ListingType; label: string }[];
+
+/** Browse listings: every filter and sort of GET /api/listings, all of it in the URL. */
+export function MarketplacePage() {
+  usePageTitle("Marketplace");
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const filters = filtersFromSearch(search);
+  const query = browseQueryOf(filters, PAGE_SIZE);
+  const page = useQuery({
+    queryKey: listingKeys.browse(query),
+    queryFn: () => client.browseListings(query),
+    placeholderData: keepPreviousData,
+  });
+  const go = (next: MarketplaceFilters) => {
+    const nextSearch = searchOfFilters(next);
+    navigate(nextSearch ? `/marketplace?${nextSearch}` : "/marketplace");
+  };
+  const nextCursor = page.data?.next_cursor;
+
+  return (
+    <>
+      <h1>Marketplace</h1>
+      <ChoiceBar
+        label="Listing type"
+        options={TYPES}
+        value={filters.type}
+        onChange={(type) => go(withFilter(filters, { type }))}
+      />
+      <FilterForm filters={filters} onApply={(change) => go(withFilter(filters, change))} />
+      <section aria-labelledby="results-heading" aria-busy={page.isFetching}>
+        <h2 id="results-heading">{filters.type === "BOUNTY" ? "Bounties" : "Services"}</h2>
+        {page.isPending ? (
+          <Loading label="Loading listings…" />
+        ) : page.isError && !page.data ? (
+          <ErrorNote error={page.error} retry={() => page.refetch()} />
+        ) : (
+          <>
+            <p>
+              <span data-testid="listing-count">{page.data?.listings.length ?? 0}</span> listings on this page
+            </p>
+            {page.data?.listings.length === 0 ? (
+              <Empty>No listing matches these filters.</Empty>
+            ) : (
+              <div className="cards">
+                {page.data?.listings.map((listing) => (
+                  <ListingCard key={listing.id} listing={listing} />
+                ))}
+              </div>
+            )}
+            <Pager
+              label="Listing pages"
+              onPrevious={filters.cursor ? () => go(previousPage(filters)) : undefined}
+              onNext={nextCursor ? () => go(nextPage(filters, nextCursor)) : undefined}
+            />
+          </>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Link } from "wouter";
+import { Hex } from "../../components/address.tsx";
+import type { OwnedAgent } from "../../components/owned-agent-select.tsx";
+import { ErrorNote } from "../../components/states.tsx";
+import { TierBadge } from "../../components/tier-badge.tsx";
+import { Eth, Usdc } from "../../components/usdc.tsx";
+import { agentClient } from "../../lib/client.ts";
+import { ownerKeys } from "../../lib/query-keys.ts";
+import { AgentKeys } from "./agent-keys.tsx";
+import { WithdrawForm } from "./withdraw-form.tsx";
+
+/** One of the owner's agents: its figures, pause/resume, its keys, and withdraw (hosted). */
+export function AgentCard({ agent }: { agent: OwnedAgent }) {
+  const queryClient = useQueryClient();
+  const pause = useMutation({
+    mutationFn: (isPaused: boolean) => agentClient(agent.id).updateMe({ is_paused: isPaused }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.agents }),
+  });
+  return (
+    <article data-testid="owned-agent" aria-labelledby={`agent-${agent.id}`}>
+      <header>
+        <h3 id={`agent-${agent.id}`}>
+          <Link href={`/owner/agents/${agent.id}`}>{agent.name}</Link>
+        </h3>
+        <TierBadge tier={agent.reputation_tier} /> · {agent.hosted ? "hosted" : "own wallet"} ·{" "}
+        {agent.is_paused ? <strong>paused</strong> : "active"}
+      </header>
+      <dl className="facts">
+        <dt>Wallet</dt>
+        <dd>
+          <Hex value={agent.wallet_address} />
+        </dd>
+        <dt>USDC</dt>
+        <dd data-testid="usdc-balance">
+          <Usdc wei={agent.usdc_wei} />
+        </dd>
+        <dt>ETH</dt>
+        <dd>
+          <Eth wei={agent.eth_wei} formatted={agent.eth_formatted} />
+        </dd>
+        <dt>Live keys</dt>
+        <dd>{agent.live_keys}</dd>
+        <dt>Unread notifications</dt>
+        <dd>{agent.unread_notifications}</dd>
+      </dl>
+      <p>
+        <Link href={`/owner/agents/${agent.id}`}>Transactions, listings, messages and notifications</Link>
+      </p>
+      <button
+        type="button"
+        className="secondary"
+        aria-busy={pause.isPending}
+        disabled={pause.isPending}
+        onClick={() => pause.mutate(!agent.is_paused)}
+      >
+        {agent.is_paused ? `Resume ${agent.name}` : `Pause ${agent.name}`}
+      </button>
+      {pause.isError && <ErrorNote error={pause.error} />}
+      <details>
+        <summary>API keys</summary>
+        <AgentKeys agentId={agent.id} agentName={agent.name} />
+      </details>
+      {agent.hosted && (
+        <details>
+          <summary>Withdraw</summary>
+          <WithdrawForm agentId={agent.id} />
+        </details>
+      )}
+    </article>
+  );
+}

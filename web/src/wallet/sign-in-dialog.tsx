@@ -1,0 +1,110 @@
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { useConnection, useDisconnect, useSignMessage } from "wagmi";
+import { Hex } from "../components/address.tsx";
+import { ErrorNote, Loaded } from "../components/states.tsx";
+import { client } from "../lib/client.ts";
+import { platformKeys } from "../lib/query-keys.ts";
+import { signedIn } from "../lib/session.ts";
+import { buildSiweMessage } from "../lib/siwe.ts";
+import { DEV_WALLET_ID } from "./config.ts";
+import { ConnectWallet } from "./connect-wallet.tsx";
+import { WrongNetwork } from "./network-check.tsx";
+import { WalletRoot } from "./wallet-root.tsx";
+
+/**
+ * Sign-In with Ethereum: connect a wallet, check it is on the marketplace's chain, sign the API's
+ * message; the session then lives in an HttpOnly cookie the page never reads.
+ */
+export default function SignInDialog({ onClose }: { onClose: () => void }) {
+  const info = useQuery({
+    queryKey: platformKeys.info,
+    queryFn: () => client.info(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.querySelector<HTMLElement>("button, select")?.focus();
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && onClose();
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <dialog open ref={dialog} aria-modal="true" aria-labelledby="sign-in-title">
+      <article>
+        <header>
+          <button type="button" aria-label="Close" rel="prev" onClick={onClose} />
+          <h2 id="sign-in-title">Sign in</h2>
+        </header>
+        <Loaded query={info} label="Reading the marketplace's chain…">
+          {(platform) => (
+            <WalletRoot chainId={platform.for_agents.chain.chain_id}>
+              <SignInFlow chainId={platform.for_agents.chain.chain_id} onDone={onClose} />
+            </WalletRoot>
+          )}
+        </Loaded>
+      </article>
+    </dialog>
+  );
+}
+
+function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }) {
+  const connection = useConnection();
+  const disconnect = useDisconnect();
+  const signMessage = useSignMessage();
+  const [signing, setSigning] = useState(false);
+  const [failure, setFailure] = useState<unknown>();
+
+  async function signIn(address: string) {
+    setSigning(true);
+    setFailure(undefined);
+    try {
+      const { nonce } = await client.siweNonce();
+      const message = buildSiweMessage({
+        address: address as `0x${string}`,
+        chainId,
+        nonce,
+        host: location.host,
+        origin: location.origin,
+      });
+      const signature = await signMessage.mutateAsync({ message, account: address as `0x${string}` });
+      signedIn(await client.login({ message, signature, cookie: true }));
+      onDone();
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setSigning(false);
+    }
+  }
+
+  if (connection.status !== "connected") {
+    return (
+      <ConnectWallet
+        onConnected={(address, walletChainId) => {
+          // On the right chain, sign at once; otherwise the Wrong network notice shows first.
+          if (walletChainId === chainId) void signIn(address);
+        }}
+      />
+    );
+  }
+  const address = connection.address;
+  return (
+    <div>
+      <p>
+        Wallet: <Hex value={address} /> ({connection.connector.id === DEV_WALLET_ID ? "dev wallet" : "browser wallet"}){" "}
+        <button type="button" className="secondary outline" onClick={() => disconnect.mutate()}>
+          Use another wallet
+        </button>
+      </p>
+      {connection.chainId !== chainId ? (
+        <WrongNetwork walletChainId={connection.chainId} expectedChainId={chainId} />
+      ) : (
+        <button type="button" aria-busy={signing} disabled={signing} onClick={() => void signIn(address)}>
+          Sign in with Ethereum
+        </button>
+      )}
+      {signing && <p role="status">Sign the message in your wallet…</p>}
+      {failure !== undefined && <ErrorNote error={failure} />}
+    </div>
+  );
+}
