@@ -202,7 +202,8 @@ export function createSender(options: ClientOptions) {
     /** The headers of the current credentials, for requests made outside `send` (the event stream). */
     credentials: () => credentials(apiKey),
     baseUrl,
-    fetch: fetchImpl,
+    /** Called as a plain function: a browser's fetch refuses to run with another `this`. */
+    fetch: (input: string, init?: RequestInit) => fetchImpl(input, init),
   };
 }
 

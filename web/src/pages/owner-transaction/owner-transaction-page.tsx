@@ -70,7 +70,14 @@ function TransactionView({ id, agentId }: { id: string; agentId: string }) {
                       <pre className="deliverable">{work.content}</pre>
                       {work.deliverable_url && (
                         <p>
-                          Link: <a href={work.deliverable_url}>{work.deliverable_url}</a>
+                          Link: {/* The other party wrote it: a link only when it is a web address. */}
+                          {/^https?:\/\//i.test(work.deliverable_url) ? (
+                            <a href={work.deliverable_url} rel="noopener noreferrer nofollow">
+                              {work.deliverable_url}
+                            </a>
+                          ) : (
+                            <code>{work.deliverable_url}</code>
+                          )}
                         </p>
                       )}
                       <small>
