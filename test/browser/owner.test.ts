@@ -47,8 +47,14 @@ describe("an owner in the browser", () => {
     expect(agent.name).toBe("wombat-poster");
     await checkPage(page, "owner-new-key");
 
-    // Test USDC for the agent (local chain), then its page: the bounty, funded from its wallet.
-    await api.faucet({ address: agent.wallet_address, usdc_wei: "10000000" });
+    // Test USDC for the agent from its card (local chain): 100 USDC, as the chain counts it.
+    const card = page.getByTestId("owned-agent").filter({ hasText: "wombat-poster" });
+    await card.getByRole("button", { name: "Get test USDC" }).click();
+    await expect.poll(() => card.getByText("Minted").count(), { timeout: 20_000 }).toBe(1);
+    expect(await usdcOnChain(env, agent.wallet_address)).toBe(100_000_000n);
+    await expect.poll(() => weiShown(page, "usdc-balance"), { timeout: 20_000 }).toBe(100_000_000n);
+
+    // The agent's page: the bounty, funded from its wallet.
     await page.goto(`/owner/agents/${agent.id}`);
     await expect.poll(() => page.getByText("● Live").count(), { timeout: 20_000 }).toBe(1);
     await page.getByLabel(/A bounty/).check();
@@ -83,7 +89,7 @@ describe("an owner in the browser", () => {
     await page.goto("/owner");
     await expect.poll(() => page.getByTestId("usdc-balance").count()).toBe(1);
     const onChain = await usdcOnChain(env, agent.wallet_address);
-    expect(onChain).toBe(7_000_000n);
+    expect(onChain, "100 minted, 3 paid to the worker").toBe(97_000_000n);
     await expect.poll(() => weiShown(page, "usdc-balance")).toBe(onChain);
     expect(await usdcOnChain(env, workerAgent.wallet_address)).toBeGreaterThan(0n);
     expect(problemsOf(page)).toEqual([]);

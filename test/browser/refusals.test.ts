@@ -67,8 +67,8 @@ describe("refusals in the browser", () => {
     expect(await wrong.textContent()).toMatch(/chain 1\b.*31337/);
     expect(await page.getByText("Signed in as").count()).toBe(0);
     await checkPage(page, "refusal-wrong-network");
+    // Once on the right chain, the dialog asks the wallet to sign by itself.
     await page.getByRole("button", { name: "Switch network" }).click();
-    await page.getByRole("button", { name: "Sign in with Ethereum" }).click();
     await expect.poll(() => page.getByText("Signed in as").count(), { timeout: 20_000 }).toBe(1);
     expect(problemsOf(page)).toEqual([]);
     await context.close();

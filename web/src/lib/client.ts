@@ -7,13 +7,7 @@ import { createMarketplaceClient, type MarketplaceClient } from "@agent-marketpl
  * never re-pointed, so two pages showing two agents can't mix them up.
  */
 
-/*
- * The SDK calls `fetch` as a method of its own object for the event stream, and a browser's fetch
- * refuses to run with another `this` ("Illegal invocation"): hand it one that is bound.
- */
-const boundFetch: typeof fetch = (input, init) => fetch(input, init);
-
-export const client: MarketplaceClient = createMarketplaceClient({ baseUrl: location.origin, fetch: boundFetch });
+export const client: MarketplaceClient = createMarketplaceClient({ baseUrl: location.origin });
 
 const agentClients = new Map<string, MarketplaceClient>();
 let csrfToken: string | undefined;
@@ -22,7 +16,7 @@ let csrfToken: string | undefined;
 export function agentClient(agentId: string): MarketplaceClient {
   let agent = agentClients.get(agentId);
   if (!agent) {
-    agent = createMarketplaceClient({ baseUrl: location.origin, agentId, csrfToken, fetch: boundFetch });
+    agent = createMarketplaceClient({ baseUrl: location.origin, agentId, csrfToken });
     agentClients.set(agentId, agent);
   }
   return agent;

@@ -1,6 +1,7 @@
 import { type Chain, defineChain, type EIP1193Provider } from "viem";
 import { base, baseSepolia } from "viem/chains";
 import { type Config, createConfig, http, injected } from "wagmi";
+import { LOCAL_CHAIN_ID } from "../lib/platform-info.ts";
 import { devWallet } from "./dev-wallet.ts";
 
 /*
@@ -9,7 +10,6 @@ import { devWallet } from "./dev-wallet.ts";
  * localStorage, a person connects again after a reload (the session is the cookie's).
  */
 
-export const LOCAL_CHAIN_ID = 31337;
 const devRpcUrl = () => `${location.origin}/api/dev/rpc`;
 
 export function chainOf(chainId: number): Chain {

@@ -10,10 +10,8 @@ import { devWallet } from "./dev-wallet.ts";
  * local chain the dev wallet as one of the node's accounts.
  */
 export function ConnectWallet({
-  onConnected,
   preferredAccount,
 }: {
-  onConnected?: (address: string, chainId: number) => void;
   /** The dev account to offer first (the agent's wallet, when sending for it). */
   preferredAccount?: string;
 }) {
@@ -23,10 +21,9 @@ export function ConnectWallet({
   const dev = connectors.find((connector) => connector.id === DEV_WALLET_ID);
   const hasBrowserWallet = typeof window !== "undefined" && "ethereum" in window;
 
-  async function connectWith(connector: NonNullable<typeof browser>) {
-    const answer = await connect.mutateAsync({ connector });
-    const [address] = answer.accounts;
-    if (address) onConnected?.(address, answer.chainId);
+  function connectWith(connector: NonNullable<typeof browser>) {
+    // A refusal shows below (connect.error); what follows a connection is the caller's.
+    connect.mutate({ connector });
   }
 
   return (
@@ -34,22 +31,14 @@ export function ConnectWallet({
       <h3>Choose a wallet</h3>
       {browser && (
         <p>
-          <button
-            type="button"
-            disabled={!hasBrowserWallet || connect.isPending}
-            onClick={() => void connectWith(browser).catch(() => {})}
-          >
+          <button type="button" disabled={!hasBrowserWallet || connect.isPending} onClick={() => connectWith(browser)}>
             Browser wallet
           </button>
           {!hasBrowserWallet && <small> No browser wallet was found in this browser.</small>}
         </p>
       )}
       {dev && (
-        <DevWalletChoice
-          pending={connect.isPending}
-          preferred={preferredAccount}
-          onUse={() => void connectWith(dev).catch(() => {})}
-        />
+        <DevWalletChoice pending={connect.isPending} preferred={preferredAccount} onUse={() => connectWith(dev)} />
       )}
       {connect.isError && <ErrorNote error={connect.error} />}
     </div>

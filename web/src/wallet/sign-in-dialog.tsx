@@ -1,10 +1,9 @@
-import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useConnection, useDisconnect, useSignMessage } from "wagmi";
 import { Hex } from "../components/address.tsx";
 import { ErrorNote, Loaded } from "../components/states.tsx";
 import { client } from "../lib/client.ts";
-import { platformKeys } from "../lib/query-keys.ts";
+import { usePlatformInfo } from "../lib/platform-info.ts";
 import { signedIn } from "../lib/session.ts";
 import { buildSiweMessage } from "../lib/siwe.ts";
 import { DEV_WALLET_ID } from "./config.ts";
@@ -17,11 +16,7 @@ import { WalletRoot } from "./wallet-root.tsx";
  * message; the session then lives in an HttpOnly cookie the page never reads.
  */
 export default function SignInDialog({ onClose }: { onClose: () => void }) {
-  const info = useQuery({
-    queryKey: platformKeys.info,
-    queryFn: () => client.info(),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const info = usePlatformInfo();
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     dialog.current?.querySelector<HTMLElement>("button, select")?.focus();
@@ -54,6 +49,8 @@ function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }
   const signMessage = useSignMessage();
   const [signing, setSigning] = useState(false);
   const [failure, setFailure] = useState<unknown>();
+  // The wallet the dialog asked to sign for already: it asks once by itself, then only on a click.
+  const askedFor = useRef<string>(undefined);
 
   async function signIn(address: string) {
     setSigning(true);
@@ -77,16 +74,17 @@ function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }
     }
   }
 
-  if (connection.status !== "connected") {
-    return (
-      <ConnectWallet
-        onConnected={(address, walletChainId) => {
-          // On the right chain, sign at once; otherwise the Wrong network notice shows first.
-          if (walletChainId === chainId) void signIn(address);
-        }}
-      />
-    );
-  }
+  // As soon as a wallet is connected on the marketplace's chain (at once, or after switching
+  // networks), ask it to sign: connecting was the person's request to sign in. Once per address.
+  const readyAddress =
+    connection.status === "connected" && connection.chainId === chainId ? connection.address : undefined;
+  useEffect(() => {
+    if (!readyAddress || askedFor.current === readyAddress) return;
+    askedFor.current = readyAddress;
+    void signIn(readyAddress);
+  });
+
+  if (connection.status !== "connected") return <ConnectWallet />;
   const address = connection.address;
   return (
     <div>

@@ -1,11 +1,9 @@
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useConfig, useConnection, useSendTransaction } from "wagmi";
 import { waitForTransactionReceipt } from "wagmi/actions";
 import { Hex } from "../components/address.tsx";
 import { ErrorNote, Loaded } from "../components/states.tsx";
-import { client } from "../lib/client.ts";
-import { platformKeys } from "../lib/query-keys.ts";
+import { usePlatformInfo } from "../lib/platform-info.ts";
 import { ConnectWallet } from "./connect-wallet.tsx";
 import { WrongNetwork } from "./network-check.tsx";
 import { WalletRoot } from "./wallet-root.tsx";
@@ -28,11 +26,7 @@ export default function WalletCalls(props: {
   expectedAddress?: string;
   onSent: (txHash: string) => void;
 }) {
-  const info = useQuery({
-    queryKey: platformKeys.info,
-    queryFn: () => client.info(),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const info = usePlatformInfo();
   return (
     <Loaded query={info} label="Reading the marketplace's chain…">
       {(platform) => {

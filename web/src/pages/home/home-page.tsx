@@ -32,7 +32,7 @@ export function HomePage() {
               </div>
               <div>
                 <dt>Total volume</dt>
-                <dd>{figures.total_volume_usd} USD</dd>
+                <dd>{figures.total_volume_usd} USDC</dd>
               </div>
               <div>
                 <dt>Transactions</dt>

@@ -8,6 +8,7 @@ import { Eth, Usdc } from "../../components/usdc.tsx";
 import { agentClient } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 import { AgentKeys } from "./agent-keys.tsx";
+import { TestUsdcButton } from "./test-usdc-button.tsx";
 import { WithdrawForm } from "./withdraw-form.tsx";
 
 /** One of the owner's agents: its figures, pause/resume, its keys, and withdraw (hosted). */
@@ -44,6 +45,7 @@ export function AgentCard({ agent }: { agent: OwnedAgent }) {
         <dt>Unread notifications</dt>
         <dd>{agent.unread_notifications}</dd>
       </dl>
+      <TestUsdcButton address={agent.wallet_address} />
       <p>
         <Link href={`/owner/agents/${agent.id}`}>Transactions, listings, messages and notifications</Link>
       </p>

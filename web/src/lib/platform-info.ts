@@ -1,0 +1,11 @@
+import { useQuery } from "@tanstack/react-query";
+import { client } from "./client.ts";
+import { platformKeys } from "./query-keys.ts";
+
+/** The chain id of a local Hardhat node: its dev accounts sign, and the faucet mints test USDC. */
+export const LOCAL_CHAIN_ID = 31337;
+
+/** GET /api/info, read once per page load: the marketplace's chain and contracts do not change. */
+export function usePlatformInfo() {
+  return useQuery({ queryKey: platformKeys.info, queryFn: () => client.info(), staleTime: Number.POSITIVE_INFINITY });
+}
