@@ -14,13 +14,11 @@
  * BENCH_AGENTS (concurrent buyers, default 50), BENCH_THROUGHPUT_SECONDS (default 30),
  * BENCH_STEP_SECONDS (buys, then delivers, then the bare route, default 10).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
-import { freePort, startStack } from "@agent-marketplace/indexer/testing";
+import { startStack } from "@agent-marketplace/indexer/testing";
 import { sampleMemory } from "../../bench/memory.ts";
 import { type Cell, writeSection } from "../../bench/results.ts";
+import { type Server, startApi, startHello } from "./api-process.ts";
 import { concurrentLoad, type LoadFigures } from "./concurrent-load.ts";
 import { type LagFigures, monitorLag } from "./lag-monitor.ts";
 
@@ -29,7 +27,6 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 30);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 10);
 const PRICE_WEI = 1_000_000n; // 1 USDC
-const apiDir = fileURLToPath(new URL("..", import.meta.url));
 
 interface Agent {
   id: string;
@@ -45,15 +42,6 @@ interface Pair {
 
 type Step = "buy" | "deliver" | "release";
 
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if ((await fetch(url).catch(() => undefined))?.ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-}
-
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
@@ -62,38 +50,14 @@ function percentile(sorted: number[], p: number): number {
 const started = performance.now();
 const stack = await startStack({ name: "money-bench" });
 const memory = sampleMemory();
-let server: ChildProcess | undefined;
-let hello: ChildProcess | undefined;
+const servers: Server[] = [];
 try {
   await stack.startIndexer();
-  const port = await freePort();
-  server = spawn(process.execPath, ["src/main.ts"], {
-    cwd: apiDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.postgres.url,
-      RPC_URL: stack.node.rpcUrl,
-      CHAIN_ID: String(stack.deployment.chainId),
-      DEPLOYMENTS_DIR: stack.deploymentsDir,
-      MASTER_KEY: randomBytes(32).toString("hex"),
-      PORT: String(port),
-      LOG_LEVEL: "warn",
-      // Limits are not what is measured: the agents all come from one IP.
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      RATE_LIMIT_PER_IP_PER_MINUTE: "1000000000",
-      REGISTRATIONS_PER_HOUR: "1000000",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const api = `http://127.0.0.1:${port}`;
-  const helloPort = await freePort();
-  hello = spawn(process.execPath, ["bench/hello-server.ts"], {
-    cwd: apiDir,
-    env: { ...process.env, PORT: String(helloPort) },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  await waitFor(`${api}/api/health`);
-  await waitFor(`http://127.0.0.1:${helloPort}/hello`);
+  const server = await startApi(stack);
+  servers.push(server);
+  const api = server.url;
+  const hello = await startHello();
+  servers.push(hello);
 
   async function call(method: string, path: string, body?: unknown, key?: string) {
     const response = await fetch(`${api}${path}`, {
@@ -234,7 +198,7 @@ try {
   const buys = await concurrentBuys(pairs, STEP_SECONDS);
   const delivers = await concurrentDelivers(pairs, buys.bought, STEP_SECONDS);
   const bare = await concurrentLoad(pairs.length, STEP_SECONDS, async () => {
-    const response = await fetch(`http://127.0.0.1:${helloPort}/hello`);
+    const response = await fetch(`${hello.url}/hello`);
     await response.arrayBuffer();
     return response.ok;
   });
@@ -351,7 +315,6 @@ try {
     ],
   });
 } finally {
-  hello?.kill("SIGTERM");
-  server?.kill("SIGTERM");
+  await Promise.all(servers.map((server) => server.stop()));
   await stack.stop();
 }

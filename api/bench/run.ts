@@ -9,11 +9,8 @@
  * Env: BENCH_SECONDS per endpoint (default 10) after BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS (default 50), BENCH_LISTINGS
  * (default 10000), BENCH_CPU_PROFILE (a folder for a CPU profile of the API). Targets: browse p99 under 25 ms, and at least a third of the bare route's throughput.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
-import { freePort, startStack } from "@agent-marketplace/indexer/testing";
+import { startStack } from "@agent-marketplace/indexer/testing";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import { sampleMemory } from "../../bench/memory.ts";
@@ -21,6 +18,7 @@ import { writeSection } from "../../bench/results.ts";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
+import { type Server, startApi, startHello } from "./api-process.ts";
 import { seedListings } from "./seed.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,30 +27,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const AGENTS = 100;
 const KEYWORD = "solidity";
-const apiDir = fileURLToPath(new URL("..", import.meta.url));
-
-/** BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the API process there (open it in Chrome DevTools). */
-function spawnServer(script: string, env: Record<string, string>, profile = false): ChildProcess {
-  const flags =
-    profile && process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  return spawn(process.execPath, [...flags, script], {
-    cwd: apiDir,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-}
-
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let last = "no answer";
-  while (Date.now() < until) {
-    const response = await fetch(url).catch(() => undefined);
-    if (response?.ok) return;
-    if (response) last = `${response.status} ${await response.text()}`;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})`);
-}
 
 interface Figures {
   name: string;
@@ -73,7 +47,7 @@ async function measure(name: string, url: string, headers: Record<string, string
 const started = performance.now();
 const stack = await startStack({ name: "api-bench" });
 const memory = sampleMemory();
-const children: ChildProcess[] = [];
+const servers: Server[] = [];
 try {
   await stack.startIndexer();
   const db = createDatabase(stack.postgres.url, { max: 4 });
@@ -84,51 +58,24 @@ try {
   await db.execute(sql`INSERT INTO app.api_keys (agent_id, key_hash) VALUES (${agentIds[0]}, ${hashApiKey(apiKey)})`);
   await db.$client.end();
 
-  /** The API as its own process; resolves once it answers /api/health. */
-  async function startApi(env: Record<string, string> = {}) {
-    const port = await freePort();
-    const child = spawnServer(
-      "src/main.ts",
-      {
-        DATABASE_URL: stack.postgres.url,
-        RPC_URL: stack.node.rpcUrl,
-        CHAIN_ID: String(stack.deployment.chainId),
-        DEPLOYMENTS_DIR: stack.deploymentsDir,
-        MASTER_KEY: randomBytes(32).toString("hex"),
-        PORT: String(port),
-        LOG_LEVEL: "warn",
-        // The budget is not what is measured: every request of the run comes from one key or one IP.
-        RATE_LIMIT_PER_MINUTE: "1000000000",
-        RATE_LIMIT_PER_IP_PER_MINUTE: "1000000000",
-        ...env,
-      },
-      true,
-    );
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/api/health`);
-    return { url, child };
-  }
-
-  const helloPort = await freePort();
-  children.push(spawnServer("bench/hello-server.ts", { PORT: String(helloPort) }));
-  await waitFor(`http://127.0.0.1:${helloPort}/hello`);
+  const hello = await startHello();
+  servers.push(hello);
   const keywordBrowse = `/api/listings?keyword=${KEYWORD}&category=coding`;
   const categoryBrowse = "/api/listings?category=coding";
 
   // The default API: browse answers come from its read cache (BROWSE_CACHE_MS, 1 s).
-  const cached = await startApi();
+  const cached = await startApi(stack, {}, true);
+  servers.push(cached);
   const runs = [
-    await measure("bare Hono GET /hello", `http://127.0.0.1:${helloPort}/hello`),
+    await measure("bare Hono GET /hello", `${hello.url}/hello`),
     await measure(`GET ${keywordBrowse}`, `${cached.url}${keywordBrowse}`),
     await measure(`GET ${categoryBrowse}`, `${cached.url}${categoryBrowse}`),
     await measure("GET /api/agents/me", `${cached.url}/api/agents/me`, { authorization: `Bearer ${apiKey}` }),
   ];
-  const exited = new Promise((resolve) => cached.child.once("exit", resolve));
-  cached.child.kill("SIGTERM");
-  await exited;
+  await cached.stop();
   // The same browses with the cache off: every request runs its SQL.
-  const uncached = await startApi({ BROWSE_CACHE_MS: "0" });
+  const uncached = await startApi(stack, { BROWSE_CACHE_MS: "0" }, true);
+  servers.push(uncached);
   runs.push(
     await measure(`GET ${keywordBrowse} (cache off)`, `${uncached.url}${keywordBrowse}`),
     await measure(`GET ${categoryBrowse} (cache off)`, `${uncached.url}${categoryBrowse}`),
@@ -165,6 +112,6 @@ try {
     ],
   });
 } finally {
-  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(servers.map((server) => server.stop()));
   await stack.stop();
 }

@@ -8,8 +8,9 @@
 import { createMarketplaceClient } from "@agent-marketplace/sdk";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { devAddress, rpcUrlOf, sessionClient, usdcOnChain } from "../e2e/dev-accounts.ts";
 import { checkPage, freshPage, launchBrowser, problemsOf } from "./browser.ts";
-import { devAddress, rpcUrlOf, sessionClient, signInWithBrowserWallet, usdcOnChain } from "./people.ts";
+import { signInWithBrowserWallet } from "./people.ts";
 
 const { env, apiUrl } = inject("sharedStack");
 const api = createMarketplaceClient({ baseUrl: apiUrl });

@@ -7,8 +7,9 @@ import { createMarketplaceClient } from "@agent-marketplace/sdk";
 import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { devAddress, rpcUrlOf } from "../e2e/dev-accounts.ts";
 import { checkPage, freshPage, launchBrowser, problemsOf } from "./browser.ts";
-import { devAddress, rpcUrlOf, signInWithBrowserWallet } from "./people.ts";
+import { signInWithBrowserWallet } from "./people.ts";
 
 const { env, apiUrl } = inject("sharedStack");
 let browser: Browser;

@@ -8,14 +8,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { readDeployment } from "@agent-marketplace/contracts";
-import { createMarketplaceClient, type MarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
-import { type Address, createPublicClient, erc20Abi, http, type LocalAccount, type PublicClient } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
-import { createSiweMessage } from "viem/siwe";
+import { createMarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
+import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { devAccount, sessionClient } from "./dev-accounts.ts";
 import { eventually } from "./stack-process.ts";
 
-const MNEMONIC = "test test test test test test test test test test test junk";
 /** The arbiter of the local deployment (dev account #1). */
 const ARBITER_ACCOUNT = 1;
 /** A dev account no other file uses: the owner signs in with it and receives the agent's USDC. */
@@ -40,22 +38,6 @@ const client = (apiKey?: string) => createMarketplaceClient({ baseUrl: apiUrl, a
 const usdcOf = (address: Address) =>
   publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
-/** A client signed in as `account` (Sign-In with Ethereum); it keeps the session token. */
-async function signedIn(account: LocalAccount): Promise<MarketplaceClient> {
-  const session = client();
-  const { nonce } = await session.siweNonce();
-  const message = createSiweMessage({
-    address: account.address,
-    chainId: 31337,
-    domain: new URL(apiUrl).host,
-    nonce,
-    uri: apiUrl,
-    version: "1",
-  });
-  await session.login({ message, signature: await account.signMessage({ message }) });
-  return session;
-}
-
 /** The status a call is refused with. */
 async function refusal(call: Promise<unknown>): Promise<number> {
   try {
@@ -77,8 +59,8 @@ async function hosted(name: string, usdcWei = 0n) {
 
 describe("an owner runs a hosted agent from a session alone", () => {
   it("registers it, loses its key, issues a new one, acts as it and withdraws its USDC to the owner's wallet", async () => {
-    const owner = mnemonicToAccount(MNEMONIC, { addressIndex: OWNER_ACCOUNT });
-    const session = await signedIn(owner);
+    const owner = devAccount(OWNER_ACCOUNT);
+    const session = await sessionClient(apiUrl, OWNER_ACCOUNT);
 
     const created = await session.createOwnedAgent({ name: "owned by a person", bio: "runs from a dashboard" });
     const agentId = created.agent.id;
@@ -118,7 +100,7 @@ describe("an owner runs a hosted agent from a session alone", () => {
     expect(notifications.map((notification) => notification.kind)).toContain("wallet.withdrawal");
 
     // Another person's session cannot act for the agent, even naming it.
-    const stranger = await signedIn(mnemonicToAccount(MNEMONIC, { addressIndex: OWNER_ACCOUNT + 1 }));
+    const stranger = await sessionClient(apiUrl, OWNER_ACCOUNT + 1);
     stranger.actAs(agentId);
     expect(await refusal(stranger.getMe())).toBe(403);
     expect(await refusal(stranger.agentKeys(agentId))).toBe(403);
@@ -149,7 +131,7 @@ describe("the arbiter decides a dispute from the desk alone", () => {
     await seller.client.addEvidence(id, { content: "Those five had empty descriptions." });
 
     // The desk by the arbiter's session (its on-chain address signs in) and by its key.
-    const desk = await signedIn(mnemonicToAccount(MNEMONIC, { addressIndex: ARBITER_ACCOUNT }));
+    const desk = await sessionClient(apiUrl, ARBITER_ACCOUNT);
     const queue = await desk.listDisputes();
     const queued = queue.disputes.find((item) => item.transaction_id === id);
     expect(queued).toMatchObject({ raised_by: "buyer", reason, evidence_count: 2 });

@@ -8,26 +8,24 @@
  *
  * Env: BENCH_LISTINGS (default 10000), BENCH_VISITS per URL (default 8). Goal: initial JS ≤ 200 kB gzip.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import chromium from "@sparticuz/chromium";
 import { chromium as playwright } from "playwright-core";
+import { type Server, startApi } from "../../api/bench/api-process.ts";
 import { seedListings } from "../../api/bench/seed.ts";
 import { createDatabase } from "../../api/src/db/client.ts";
 import { migrateDatabase } from "../../api/src/db/migrate.ts";
 import { writeSection } from "../../bench/results.ts";
-import { freePort, startStack } from "../../indexer/test/stack.ts";
+import { startStack } from "../../indexer/test/stack.ts";
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 const VISITS = Number(process.env.BENCH_VISITS ?? 8);
 const JS_GOAL_KB = 200;
 const webDir = fileURLToPath(new URL("..", import.meta.url));
 const distDir = path.join(webDir, "dist");
-const apiDir = path.join(webDir, "..", "api");
 
 /** The files index.html loads before anything runs: module scripts, their preloads, stylesheets. */
 export function initialAssets(indexHtml: string): { js: string[]; css: string[] } {
@@ -56,15 +54,6 @@ function sizes(files: string[]) {
   return { raw, gzip };
 }
 
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if ((await fetch(url).catch(() => undefined))?.ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-}
-
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -80,7 +69,7 @@ console.log(
 );
 
 const stack = await startStack({ name: "web-bench" });
-let api: ChildProcess | undefined;
+let api: Server | undefined;
 const browser = await playwright.launch({
   executablePath: await chromium.executablePath(),
   args: chromium.args,
@@ -93,25 +82,8 @@ try {
   await seedListings(db, { agents: 100, listings: LISTINGS });
   await db.$client.end();
 
-  const port = await freePort();
-  api = spawn(process.execPath, ["src/main.ts"], {
-    cwd: apiDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.postgres.url,
-      RPC_URL: stack.node.rpcUrl,
-      CHAIN_ID: String(stack.deployment.chainId),
-      DEPLOYMENTS_DIR: stack.deploymentsDir,
-      MASTER_KEY: randomBytes(32).toString("hex"),
-      PORT: String(port),
-      LOG_LEVEL: "warn",
-      WEB_DIST_DIR: distDir,
-      RATE_LIMIT_PER_IP_PER_MINUTE: "1000000",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(`${baseUrl}/api/health`);
+  api = await startApi(stack, { WEB_DIST_DIR: distDir });
+  const baseUrl = api.url;
 
   const urls = [
     "/marketplace",
@@ -187,6 +159,6 @@ try {
   });
 } finally {
   await browser.close();
-  api?.kill("SIGTERM");
+  await api?.stop();
   await stack.stop();
 }

@@ -1,15 +1,9 @@
+import type { Answer } from "@agent-marketplace/sdk";
 import { Hex } from "./address.tsx";
 import { Empty } from "./states.tsx";
 import { Time } from "./time.tsx";
 
-export interface TimelineEvent {
-  at: string;
-  source: "chain" | "api";
-  kind: string;
-  actor: string | null;
-  tx_hash: string | null;
-  details: Record<string, string | number>;
-}
+type TimelineEvent = Answer<"/api/transactions/{id}/timeline", "get">["events"][number];
 
 /** A transaction's events, on chain and off, in order. */
 export function TxTimeline({ events }: { events: TimelineEvent[] }) {

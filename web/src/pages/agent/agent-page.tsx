@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { Hex } from "../../components/address.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { ReviewsList } from "../../components/reviews-list.tsx";
 import { Empty, Loaded } from "../../components/states.tsx";
@@ -72,50 +73,38 @@ export function AgentPage({ params }: { params: { id: string } }) {
         {profile.recent_transactions.length === 0 ? (
           <Empty>No transactions yet.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="striped">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Buyer</th>
-                  <th scope="col">Seller</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {profile.recent_transactions.map((transaction) => (
-                  <tr key={transaction.id}>
-                    <td>
-                      <Time iso={transaction.created_at} />
-                    </td>
-                    <td>
-                      {transaction.listing_id ? (
-                        <Link href={`/listings/${transaction.listing_id}`}>{transaction.description || "Listing"}</Link>
-                      ) : (
-                        transaction.description || "Direct escrow"
-                      )}
-                    </td>
-                    <td>
-                      <Link href={`/agents/${transaction.buyer.id}`}>{transaction.buyer.name}</Link>
-                    </td>
-                    <td>
-                      {transaction.seller ? (
-                        <Link href={`/agents/${transaction.seller.id}`}>{transaction.seller.name}</Link>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td>
-                      <Usdc wei={transaction.amount_wei} />
-                    </td>
-                    <td>{transaction.state}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={profile.recent_transactions}
+            rowKey={(transaction) => transaction.id}
+            columns={[
+              { header: "When", cell: (transaction) => <Time iso={transaction.created_at} /> },
+              {
+                header: "What",
+                rowHeader: true,
+                cell: (transaction) =>
+                  transaction.listing_id ? (
+                    <Link href={`/listings/${transaction.listing_id}`}>{transaction.description || "Listing"}</Link>
+                  ) : (
+                    transaction.description || "Direct escrow"
+                  ),
+              },
+              {
+                header: "Buyer",
+                cell: (transaction) => <Link href={`/agents/${transaction.buyer.id}`}>{transaction.buyer.name}</Link>,
+              },
+              {
+                header: "Seller",
+                cell: (transaction) =>
+                  transaction.seller ? (
+                    <Link href={`/agents/${transaction.seller.id}`}>{transaction.seller.name}</Link>
+                  ) : (
+                    "—"
+                  ),
+              },
+              { header: "Amount", cell: (transaction) => <Usdc wei={transaction.amount_wei} /> },
+              { header: "State", cell: (transaction) => transaction.state },
+            ]}
+          />
         )}
       </section>
       <ReviewsSection agentId={profile.id} />

@@ -1,7 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
+import { ReputationFigures } from "../../components/reputation-figures.tsx";
 import { ErrorNote, Loaded, Loading } from "../../components/states.tsx";
-import { TierBadge } from "../../components/tier-badge.tsx";
-import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { agentKeys } from "../../lib/query-keys.ts";
 
@@ -18,38 +17,7 @@ export function ReputationSection({ agentId }: { agentId: string }) {
     <section aria-labelledby="reputation-heading">
       <h2 id="reputation-heading">Reputation</h2>
       <Loaded query={reputation} label="Loading the reputation…">
-        {(figures) => (
-          <dl className="stats">
-            <div>
-              <dt>Tier</dt>
-              <dd>
-                <TierBadge tier={figures.reputation_tier} />
-              </dd>
-            </div>
-            <div>
-              <dt>Completed</dt>
-              <dd>{figures.completed_transactions}</dd>
-            </div>
-            <div>
-              <dt>Refunded</dt>
-              <dd>{figures.refunded}</dd>
-            </div>
-            <div>
-              <dt>Disputed</dt>
-              <dd>{figures.disputed}</dd>
-            </div>
-            <div>
-              <dt>Success rate</dt>
-              <dd>{Math.round(figures.success_rate * 100)} %</dd>
-            </div>
-            <div>
-              <dt>Volume</dt>
-              <dd>
-                <Usdc wei={figures.total_volume_wei} />
-              </dd>
-            </div>
-          </dl>
-        )}
+        {(figures) => <ReputationFigures figures={figures} />}
       </Loaded>
       <button type="button" className="secondary" onClick={() => verify.refetch()} aria-busy={verify.isFetching}>
         Verify on chain

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
+import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { Pager } from "../../components/pager.tsx";
 import { Empty, ErrorNote, Loading } from "../../components/states.tsx";
@@ -74,36 +75,22 @@ export function AgentsPage() {
         ) : page.data.agents.length === 0 ? (
           <Empty>No agent matches.</Empty>
         ) : (
-          <div className="table-scroll">
-            <table className="striped">
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Transactions</th>
-                  <th scope="col">Earned</th>
-                  <th scope="col">Skills</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.agents.map((agent) => (
-                  <tr key={agent.id} data-testid="agent-row">
-                    <th scope="row">
-                      <Link href={`/agents/${agent.id}`}>{agent.name}</Link>
-                    </th>
-                    <td>
-                      <TierBadge tier={agent.reputation_tier} />
-                    </td>
-                    <td>{agent.transaction_count}</td>
-                    <td>
-                      <Usdc wei={agent.total_earned_wei} />
-                    </td>
-                    <td>{agent.skills.join(", ") || "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={page.data.agents}
+            rowKey={(agent) => agent.id}
+            rowTestId="agent-row"
+            columns={[
+              {
+                header: "Agent",
+                rowHeader: true,
+                cell: (agent) => <Link href={`/agents/${agent.id}`}>{agent.name}</Link>,
+              },
+              { header: "Tier", cell: (agent) => <TierBadge tier={agent.reputation_tier} /> },
+              { header: "Transactions", cell: (agent) => agent.transaction_count },
+              { header: "Earned", cell: (agent) => <Usdc wei={agent.total_earned_wei} /> },
+              { header: "Skills", cell: (agent) => agent.skills.join(", ") || "—" },
+            ]}
+          />
         )}
         <Pager
           label="Agent pages"

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useLocation, useSearch } from "wouter";
 import { ChoiceBar } from "../../components/choice-bar.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { RequireSession } from "../../components/require-session.tsx";
 import { Empty, ErrorNote, Loading } from "../../components/states.tsx";
@@ -56,54 +57,53 @@ function Queue() {
       ) : queue.data.disputes.length === 0 ? (
         <Empty>{status === "open" ? "No open disputes." : "No resolved disputes yet."}</Empty>
       ) : (
-        <div className="table-scroll">
-          <table className="striped">
-            <thead>
-              <tr>
-                <th scope="col">Case</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Buyer</th>
-                <th scope="col">Seller</th>
-                <th scope="col">Raised</th>
-                <th scope="col">Evidence</th>
-                {status === "resolved" && <th scope="col">Seller's share</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {queue.data.disputes.map((dispute) => (
-                <tr key={dispute.transaction_id} data-testid="dispute-row">
-                  <th scope="row">
-                    <Link href={`/desk/${dispute.transaction_id}`}>
-                      {dispute.reason?.slice(0, 60) || "Open the case"}
-                    </Link>
-                  </th>
-                  <td>
-                    <Usdc wei={dispute.amount_wei} />
-                  </td>
-                  <td>
-                    {dispute.buyer.name} <TierBadge tier={dispute.buyer.reputation_tier} />
-                  </td>
-                  <td>
-                    {dispute.seller ? (
-                      <>
-                        {dispute.seller.name} <TierBadge tier={dispute.seller.reputation_tier} />
-                      </>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td>
-                    by the {dispute.raised_by}, <Time iso={dispute.raised_at} />
-                  </td>
-                  <td>{dispute.evidence_count}</td>
-                  {status === "resolved" && (
-                    <td>{dispute.seller_bps === null ? "—" : `${dispute.seller_bps / 100} %`}</td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={queue.data.disputes}
+          rowKey={(dispute) => dispute.transaction_id}
+          rowTestId="dispute-row"
+          columns={[
+            {
+              header: "Case",
+              rowHeader: true,
+              cell: (dispute) => (
+                <Link href={`/desk/${dispute.transaction_id}`}>{dispute.reason?.slice(0, 60) || "Open the case"}</Link>
+              ),
+            },
+            { header: "Amount", cell: (dispute) => <Usdc wei={dispute.amount_wei} /> },
+            {
+              header: "Buyer",
+              cell: (dispute) => (
+                <>
+                  {dispute.buyer.name} <TierBadge tier={dispute.buyer.reputation_tier} />
+                </>
+              ),
+            },
+            {
+              header: "Seller",
+              cell: (dispute) =>
+                dispute.seller ? (
+                  <>
+                    {dispute.seller.name} <TierBadge tier={dispute.seller.reputation_tier} />
+                  </>
+                ) : (
+                  "—"
+                ),
+            },
+            {
+              header: "Raised",
+              cell: (dispute) => (
+                <>
+                  by the {dispute.raised_by}, <Time iso={dispute.raised_at} />
+                </>
+              ),
+            },
+            { header: "Evidence", cell: (dispute) => dispute.evidence_count },
+            status === "resolved" && {
+              header: "Seller's share",
+              cell: (dispute) => (dispute.seller_bps === null ? "—" : `${dispute.seller_bps / 100} %`),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useLocation, useSearch } from "wouter";
 import { ChoiceBar } from "../../components/choice-bar.tsx";
+import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { Empty, Loaded } from "../../components/states.tsx";
 import { TierBadge } from "../../components/tier-badge.tsx";
@@ -46,39 +47,28 @@ export function LeaderboardPage() {
           agents.length === 0 ? (
             <Empty>No agent completed a transaction in this period.</Empty>
           ) : (
-            <div className="table-scroll">
-              <table className="striped">
-                <caption className="visually-hidden">
-                  Agents ranked by {SORTS.find((option) => option.value === sort)?.label.toLowerCase()},{" "}
-                  {PERIODS.find((option) => option.value === period)?.label.toLowerCase()}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Rank</th>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Earned</th>
-                    <th scope="col">Completed</th>
-                    <th scope="col">Success rate</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {agents.map((row) => (
-                    <tr key={row.agent.id} data-testid="leaderboard-row">
-                      <td>{row.rank}</td>
-                      <th scope="row">
-                        <Link href={`/agents/${row.agent.id}`}>{row.agent.name}</Link>{" "}
-                        <TierBadge tier={row.agent.reputation_tier} />
-                      </th>
-                      <td>
-                        <Usdc wei={row.earned_wei} />
-                      </td>
-                      <td>{row.completed}</td>
-                      <td>{Math.round(row.success_rate * 100)} %</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={agents}
+              rowKey={(row) => row.agent.id}
+              rowTestId="leaderboard-row"
+              caption={`Agents ranked by ${SORTS.find((option) => option.value === sort)?.label.toLowerCase()}, ${PERIODS.find((option) => option.value === period)?.label.toLowerCase()}`}
+              columns={[
+                { header: "Rank", cell: (row) => row.rank },
+                {
+                  header: "Agent",
+                  rowHeader: true,
+                  cell: (row) => (
+                    <>
+                      <Link href={`/agents/${row.agent.id}`}>{row.agent.name}</Link>{" "}
+                      <TierBadge tier={row.agent.reputation_tier} />
+                    </>
+                  ),
+                },
+                { header: "Earned", cell: (row) => <Usdc wei={row.earned_wei} /> },
+                { header: "Completed", cell: (row) => row.completed },
+                { header: "Success rate", cell: (row) => `${Math.round(row.success_rate * 100)} %` },
+              ]}
+            />
           )
         }
       </Loaded>

@@ -1,9 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { usePageTitle } from "../../components/page-title.ts";
+import { ReputationFigures } from "../../components/reputation-figures.tsx";
 import { ReviewsList } from "../../components/reviews-list.tsx";
 import { Loaded } from "../../components/states.tsx";
-import { TierBadge } from "../../components/tier-badge.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
@@ -63,30 +63,7 @@ function SellerSection({ sellerId, sellerName }: { sellerId: string; sellerName:
         Seller: <Link href={`/agents/${sellerId}`}>{sellerName}</Link>
       </h2>
       <Loaded query={reputation} label="Loading the reputation…">
-        {(figures) => (
-          <dl className="stats">
-            <div>
-              <dt>Tier</dt>
-              <dd>
-                <TierBadge tier={figures.reputation_tier} />
-              </dd>
-            </div>
-            <div>
-              <dt>Completed</dt>
-              <dd>{figures.completed_transactions}</dd>
-            </div>
-            <div>
-              <dt>Success rate</dt>
-              <dd>{Math.round(figures.success_rate * 100)} %</dd>
-            </div>
-            <div>
-              <dt>Volume</dt>
-              <dd>
-                <Usdc wei={figures.total_volume_wei} />
-              </dd>
-            </div>
-          </dl>
-        )}
+        {(figures) => <ReputationFigures figures={figures} />}
       </Loaded>
       <h3>Reviews</h3>
       <Loaded query={reviews} label="Loading the reviews…">

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
+import { DataTable } from "../../components/data-table.tsx";
 import { Empty, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
@@ -20,44 +21,33 @@ export function AgentTransactions({ agentId }: { agentId: string }) {
           page.transactions.length === 0 ? (
             <Empty>No transactions yet.</Empty>
           ) : (
-            <div className="table-scroll">
-              <table className="striped">
-                <thead>
-                  <tr>
-                    <th scope="col">Transaction</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">With</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.transactions.map((transaction) => {
-                    const buyer = transaction.buyer.id === agentId;
-                    const other = buyer ? transaction.seller : transaction.buyer;
-                    return (
-                      <tr key={transaction.id} data-testid="transaction-row">
-                        <th scope="row">
-                          <Link href={`/owner/transactions/${transaction.id}?agent=${agentId}`}>
-                            {transaction.description || transaction.id.slice(0, 8)}
-                          </Link>
-                        </th>
-                        <td>{buyer ? "buyer" : "seller"}</td>
-                        <td>{other ? <Link href={`/agents/${other.id}`}>{other.name}</Link> : "—"}</td>
-                        <td>
-                          <Usdc wei={transaction.amount_wei} />
-                        </td>
-                        <td>{transaction.state}</td>
-                        <td>
-                          <Time iso={transaction.created_at} />
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={page.transactions}
+              rowKey={(transaction) => transaction.id}
+              rowTestId="transaction-row"
+              columns={[
+                {
+                  header: "Transaction",
+                  rowHeader: true,
+                  cell: (transaction) => (
+                    <Link href={`/owner/transactions/${transaction.id}?agent=${agentId}`}>
+                      {transaction.description || transaction.id.slice(0, 8)}
+                    </Link>
+                  ),
+                },
+                { header: "Role", cell: (transaction) => (transaction.buyer.id === agentId ? "buyer" : "seller") },
+                {
+                  header: "With",
+                  cell: (transaction) => {
+                    const other = transaction.buyer.id === agentId ? transaction.seller : transaction.buyer;
+                    return other ? <Link href={`/agents/${other.id}`}>{other.name}</Link> : "—";
+                  },
+                },
+                { header: "Amount", cell: (transaction) => <Usdc wei={transaction.amount_wei} /> },
+                { header: "State", cell: (transaction) => transaction.state },
+                { header: "Created", cell: (transaction) => <Time iso={transaction.created_at} /> },
+              ]}
+            />
           )
         }
       </Loaded>

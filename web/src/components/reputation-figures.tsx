@@ -1,0 +1,41 @@
+import type { Answer } from "@agent-marketplace/sdk";
+import { TierBadge } from "./tier-badge.tsx";
+import { Usdc } from "./usdc.tsx";
+
+type Reputation = Answer<"/api/agents/{id}/reputation", "get">;
+
+/** An agent's reputation as the indexer counts it: tier, outcomes, success rate and volume. */
+export function ReputationFigures({ figures }: { figures: Reputation }) {
+  return (
+    <dl className="stats">
+      <div>
+        <dt>Tier</dt>
+        <dd>
+          <TierBadge tier={figures.reputation_tier} />
+        </dd>
+      </div>
+      <div>
+        <dt>Completed</dt>
+        <dd>{figures.completed_transactions}</dd>
+      </div>
+      <div>
+        <dt>Refunded</dt>
+        <dd>{figures.refunded}</dd>
+      </div>
+      <div>
+        <dt>Disputed</dt>
+        <dd>{figures.disputed}</dd>
+      </div>
+      <div>
+        <dt>Success rate</dt>
+        <dd>{Math.round(figures.success_rate * 100)} %</dd>
+      </div>
+      <div>
+        <dt>Volume</dt>
+        <dd>
+          <Usdc wei={figures.total_volume_wei} />
+        </dd>
+      </div>
+    </dl>
+  );
+}
