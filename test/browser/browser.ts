@@ -51,6 +51,8 @@ export async function freshPage(
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
       problems.push(`CSP: ${message.text()}`);
     }
+    // Only React's development build says this: people must get the production build.
+    if (/React DevTools/.test(message.text())) problems.push("React's development build is served");
   });
   (page as Page & { problems?: string[] }).problems = problems;
   if (options.wallet) await installWallet(context, options.wallet);
