@@ -5649,6 +5649,8 @@ export interface components {
             /** @description The disputing party's reason, as it gave it; null when the words the API kept do not hash to the on-chain reasonHash (the dispute was opened without them) */
             reason: string | null;
             raised_at: string;
+            /** @description The platform fee of this escrow, in basis points of the seller's share: fixed when it was funded, it is what a ruling takes from the seller's share */
+            fee_bps: number;
             /** @description Every item of both sides, oldest first */
             evidence: {
                 /**

@@ -10,7 +10,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { devAddress, rpcUrlOf, sessionClient, usdcOnChain } from "../e2e/dev-accounts.ts";
 import { checkPage, freshPage, launchBrowser, problemsOf } from "./browser.ts";
-import { signInWithBrowserWallet } from "./people.ts";
+import { signInWithBrowserWallet, weiShown } from "./people.ts";
 
 const { env, apiUrl } = inject("sharedStack");
 const api = createMarketplaceClient({ baseUrl: apiUrl });
@@ -84,7 +84,9 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     await expect.poll(() => desk.locator("main").textContent()).toContain("Chapters 1 to 7");
     await desk.getByLabel("Seller's share").fill("7000");
     const preview = desk.getByTestId("payout-preview");
-    await expect.poll(() => preview.textContent()).toMatch(/7\.00 USDC.*3\.00 USDC/);
+    await expect.poll(() => preview.textContent()).toContain("its share 7.00 USDC");
+    const previewedSeller = await weiShown(desk, "preview-seller");
+    expect(await weiShown(desk, "preview-buyer")).toBe(3_000_000n);
     await desk.getByLabel("Note to both parties").fill(NOTE);
     await checkPage(desk, "desk-case");
     await desk.getByRole("button", { name: "Resolve" }).click();
@@ -97,6 +99,9 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     expect(resolved.resolution).toMatchObject({ seller_bps: 7000, buyer_refunded_wei: "3000000" });
     expect(await usdcOnChain(env, buyer.wallet_address)).toBe(13_000_000n);
     expect(await usdcOnChain(env, seller.wallet_address)).toBe(BigInt(resolved.resolution?.seller_received_wei ?? -1));
+    expect(BigInt(resolved.resolution?.seller_received_wei ?? -1), "what the desk previewed, fee included").toBe(
+      previewedSeller,
+    );
 
     // Both owners read the ruling and its note.
     await page.reload();

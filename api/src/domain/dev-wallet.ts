@@ -38,6 +38,8 @@ const ALLOWED = new Set<string>(DEV_RPC_METHODS);
 
 /** JSON-RPC 2.0: the method does not exist (here: is not offered). */
 export const METHOD_NOT_FOUND = -32601;
+/** JSON-RPC 2.0: invalid method parameters. */
+export const INVALID_PARAMS = -32602;
 /** EIP-1193: the method or account has not been authorized. */
 export const UNAUTHORIZED = 4100;
 
@@ -74,7 +76,9 @@ export function devWalletUseCases(deps: Pick<Deps, "chain" | "config">) {
     if (!ALLOWED.has(method)) return refusal(id, METHOD_NOT_FOUND, `The dev wallet does not offer ${method}`);
     if (method === "eth_sendTransaction") {
       const from = Array.isArray(params) ? (params[0] as { from?: unknown } | undefined)?.from : undefined;
-      if (typeof from === "string" && serviceSenders.has(from.toLowerCase())) {
+      // Without a from, the node would pick a sender itself: a wallet always names one.
+      if (typeof from !== "string") return refusal(id, INVALID_PARAMS, "eth_sendTransaction needs the from address");
+      if (serviceSenders.has(from.toLowerCase())) {
         return refusal(id, UNAUTHORIZED, "This account sends the service's own transactions: use another dev account");
       }
     }

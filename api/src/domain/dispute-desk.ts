@@ -224,6 +224,7 @@ export function disputeDesk(deps: Deps) {
       raised_by: raisedBy(escrow),
       reason: reasonOnChain(row.disputeReason, escrow.disputeReasonHash),
       raised_at: isoOfSeconds(escrow.disputedAt),
+      fee_bps: escrow.feeBps,
       evidence: submitted.map((item) => ({
         id: item.id,
         submitted_by: (item.agentId === buyerAgentId ? "buyer" : "seller") as Side,

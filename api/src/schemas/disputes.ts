@@ -75,6 +75,10 @@ export const DisputeCase = z
     raised_by: Side,
     reason: Reason,
     raised_at: z.string(),
+    fee_bps: z.number().int().openapi({
+      description:
+        "The platform fee of this escrow, in basis points of the seller's share: fixed when it was funded, it is what a ruling takes from the seller's share",
+    }),
     evidence: z.array(CaseEvidence).openapi({ description: "Every item of both sides, oldest first" }),
     deliverable: CaseDeliverable.nullable().openapi({ description: "null when nothing was delivered through the API" }),
     messages: z.array(CaseMessage).openapi({

@@ -94,13 +94,20 @@ describe("POST /api/dev/rpc", () => {
     expect(hexToBigInt((await call("eth_getBalance", [account19, "latest"])).result)).toBe(before);
   });
 
-  it("will not send from the service's own senders (the relayer, the arbiter)", async () => {
+  it("will not send from the service's own senders (the relayer, the arbiter), nor without a sender", async () => {
     const relayer = privateKeyToAccount(t.config.relayerPrivateKey).address;
     const arbiter = privateKeyToAccount(t.config.arbiter?.privateKey as Hex).address;
     for (const from of [relayer, arbiter.toLowerCase()]) {
       const answer = await call("eth_sendTransaction", [{ from, to: account19, value: "0x1" }]);
       expect(answer.error?.code, from).toBe(4100);
     }
+    // Without a from the node would choose the sender: refused, nothing sent.
+    const before = await call("eth_getBalance", [account19, "latest"]);
+    for (const params of [[{ to: account19, value: "0x1" }], [{ from: 19, to: account19, value: "0x1" }], []]) {
+      const answer = await call("eth_sendTransaction", params);
+      expect(answer.error?.code, JSON.stringify(params)).toBe(-32602);
+    }
+    expect((await call("eth_getBalance", [account19, "latest"])).result).toBe(before.result);
   });
 
   it("refuses another site's page (403) and takes this site's, or a request with no Origin", async () => {

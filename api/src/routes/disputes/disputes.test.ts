@@ -175,6 +175,7 @@ describe("a dispute at the arbiter's desk", () => {
       dispute: { raised_by: "buyer", reason, raised_at: item.raised_at },
     });
     expect(found).toMatchObject({ raised_by: "buyer", reason, raised_at: item.raised_at });
+    expect(found.fee_bps, "the escrow's fee, as it was funded, for the payout preview").toBe(Number(feeBps));
     expect(found.deliverable, "the content the chain committed to").toEqual({
       content: deliverable,
       url: null,

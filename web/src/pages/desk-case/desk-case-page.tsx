@@ -97,7 +97,7 @@ function CaseView({ transactionId }: { transactionId: string }) {
         <TxTimeline events={file.timeline} />
       </section>
       {file.transaction.state === "DISPUTED" ? (
-        <ResolveForm transactionId={transactionId} amountWei={file.transaction.amount_wei} />
+        <ResolveForm transactionId={transactionId} amountWei={file.transaction.amount_wei} feeBps={file.fee_bps} />
       ) : file.transaction.resolution ? (
         <p role="status">
           Resolved: {file.transaction.state}. The seller received{" "}

@@ -7,11 +7,20 @@ import { BPS, formatBps, payoutPreview } from "../../lib/payout.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
 
 /** The ruling: a split of the escrow (seller's share in basis points) and a note both sides read. */
-export function ResolveForm({ transactionId, amountWei }: { transactionId: string; amountWei: string }) {
+export function ResolveForm({
+  transactionId,
+  amountWei,
+  feeBps,
+}: {
+  transactionId: string;
+  amountWei: string;
+  /** The escrow's platform fee on the seller's share. */
+  feeBps: number;
+}) {
   const queryClient = useQueryClient();
   const [sellerBps, setSellerBps] = useState(5_000);
   const [note, setNote] = useState("");
-  const preview = payoutPreview(amountWei, sellerBps);
+  const preview = payoutPreview(amountWei, sellerBps, feeBps);
   const resolve = useMutation({
     mutationFn: () => client.resolve(transactionId, { seller_bps: sellerBps, note }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: deskKeys.all }),
@@ -48,8 +57,17 @@ export function ResolveForm({ transactionId, amountWei }: { transactionId: strin
           />
         </label>
         <output data-testid="payout-preview" aria-live="polite">
-          {formatBps(sellerBps)} to the seller: the seller gets <Usdc wei={preview.sellerWei} /> (before the platform
-          fee), the buyer gets <Usdc wei={preview.buyerWei} />.
+          {formatBps(sellerBps)} to the seller: the seller receives{" "}
+          <span data-testid="preview-seller">
+            <Usdc wei={preview.sellerWei} />
+          </span>{" "}
+          (its share <Usdc wei={preview.sellerShareWei} /> less the platform fee of {formatBps(feeBps)},{" "}
+          <Usdc wei={preview.feeWei} />
+          ), the buyer gets back{" "}
+          <span data-testid="preview-buyer">
+            <Usdc wei={preview.buyerWei} />
+          </span>
+          .
         </output>
         <label>
           Note to both parties
