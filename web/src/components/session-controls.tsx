@@ -14,7 +14,8 @@ export function SessionControls() {
   if (session.status === "signed-out") return <SignInButton />;
   return (
     <span className="session">
-      Signed in as <Hex value={session.address} />{" "}
+      <span className="visually-hidden">Signed in as </span>
+      <Hex value={session.address} />{" "}
       <button
         type="button"
         className="secondary"
