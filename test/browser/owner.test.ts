@@ -108,13 +108,20 @@ describe("an owner in the browser", () => {
     await expect.poll(() => page.getByText("Signed in as").count(), { timeout: 20_000 }).toBe(1);
     const session = await page.evaluate(() => fetch("/api/auth/session").then((response) => response.json()));
     expect(session.address.toLowerCase()).toBe(devAddress(13).toLowerCase());
-    // The session is an HttpOnly cookie: the page's scripts cannot read it, nor find it stored.
-    expect(await page.evaluate(() => document.cookie)).toBe("");
+    // The session is an HttpOnly cookie: the page's scripts cannot read it, nor find it stored; they
+    // see only the hint that there is a session to ask about.
+    expect(await page.evaluate(() => document.cookie)).toBe("am_signed_in=1");
     expect(
       await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })),
     ).not.toMatch(/sess_/);
     const [cookie] = (await context.cookies()).filter((c) => c.name === "am_session");
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    // A reload finds the session again; signing out takes both cookies away.
+    await page.reload();
+    await expect.poll(() => page.getByText("Signed in as").count(), { timeout: 20_000 }).toBe(1);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Sign in", exact: true }).count()).toBeGreaterThan(0);
+    expect(await context.cookies()).toEqual([]);
     expect(problemsOf(page)).toEqual([]);
     await context.close();
   });

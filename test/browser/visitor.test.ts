@@ -71,6 +71,10 @@ async function expectListingsLike(page: Page, query: Parameters<MarketplaceClien
 describe("a visitor", () => {
   it("sees the home page: stats as the API counts them, the 30-day chart and the live feed", async () => {
     const { page, context } = await freshPage(browser, apiUrl);
+    const sessionAsks: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/api/auth/session") sessionAsks.push(request.url());
+    });
     await page.goto("/");
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBeTruthy();
     const stats = await api.stats();
@@ -83,6 +87,7 @@ describe("a visitor", () => {
       .toEqual(daily.days.map((day) => String(day.transactions)));
     await expect.poll(() => page.getByRole("heading", { name: /feed/i }).count()).toBeGreaterThan(0);
     await checkPage(page, "home");
+    expect(sessionAsks, "a visitor who never signed in is not asked for a session (no 401 per page)").toEqual([]);
     expect(problemsOf(page)).toEqual([]);
     await context.close();
   });

@@ -18,6 +18,12 @@ import { findSession, SESSION_HOURS } from "./user-sessions.ts";
  */
 
 export const SESSION_COOKIE = "am_session";
+/**
+ * Set and cleared with the session cookie, readable by the page, secret of nothing: it only tells
+ * the page there may be a session to ask about, so a visitor who never signed in is not sent to
+ * GET /api/auth/session (and its 401) on every page load.
+ */
+export const SIGNED_IN_HINT_COOKIE = "am_signed_in";
 export const CSRF_HEADER = "X-CSRF-Token";
 
 const SESSION_TOKEN = /^sess_[0-9a-f]{64}$/;
@@ -73,18 +79,21 @@ export function cookieSession(db: Database, config: CookieConfig): MiddlewareHan
   };
 }
 
-/** Sets the session cookie on the answer (login with `cookie: true`). */
+/** Sets the session cookie, and its hint, on the answer (login with `cookie: true`). */
 export function setSessionCookie(c: Context<AppEnv>, token: string, config: CookieConfig): void {
-  setCookie(c, SESSION_COOKIE, token, {
-    httpOnly: true,
+  const options = {
     sameSite: "Strict",
     path: "/",
     maxAge: SESSION_HOURS * 3600,
     secure: requestOrigin(c, config.trustProxy).startsWith("https:"),
-  });
+  } as const;
+  setCookie(c, SESSION_COOKIE, token, { ...options, httpOnly: true });
+  setCookie(c, SIGNED_IN_HINT_COOKIE, "1", options);
 }
 
-/** Clears the session cookie if the request carried one (logout). */
+/** Clears the session cookie and its hint if the request carried them (logout). */
 export function clearSessionCookie(c: Context<AppEnv>): void {
-  if (getCookie(c, SESSION_COOKIE) !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  for (const name of [SESSION_COOKIE, SIGNED_IN_HINT_COOKIE]) {
+    if (getCookie(c, name) !== undefined) deleteCookie(c, name, { path: "/" });
+  }
 }

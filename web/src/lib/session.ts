@@ -5,7 +5,8 @@ import { isStatus } from "./errors.ts";
 /*
  * Who is signed in. The session itself lives only in the HttpOnly cookie (JS never sees it); this
  * page keeps what the API answers about it (address, agents) and the CSRF token, in memory only.
- * On load `client.session()` tells whether a cookie session exists.
+ * On load `client.session()` tells whether a cookie session exists (asked only when the API's
+ * readable am_signed_in cookie says there may be one).
  */
 
 export interface SessionAgent {
@@ -51,12 +52,29 @@ export function useSession(): SessionState {
   return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
 }
 
-/** Asks the API whether this browser has a session cookie. */
+/** Set with the session cookie by the API, readable here, secret of nothing: "there may be a session". */
+const HINT_COOKIE = "am_signed_in";
+const hasHint = () => document.cookie.split("; ").some((cookie) => cookie.startsWith(`${HINT_COOKIE}=`));
+/** A session that ended early (revoked, or expired in the database): the hint goes with it. */
+const dropHint = () => {
+  // biome-ignore lint/suspicious/noDocumentCookie: one fixed cookie, removed; the Cookie Store API is not in every browser
+  document.cookie = `${HINT_COOKIE}=; Max-Age=0; Path=/; SameSite=Strict`;
+};
+
+/**
+ * Asks the API whether this browser has a session cookie: only when the hint says there may be one,
+ * so a visitor who never signed in is not sent to GET /api/auth/session (a 401) on every page.
+ */
 export async function loadSession(): Promise<void> {
+  if (!hasHint()) {
+    set({ status: "signed-out", expired: false });
+    return;
+  }
   try {
     signedIn(await client.session());
   } catch (error) {
-    if (!isStatus(error, 401)) console.warn("GET /api/auth/session failed", error);
+    if (isStatus(error, 401)) dropHint();
+    else console.warn("GET /api/auth/session failed", error);
     set({ status: "signed-out", expired: false });
   }
 }
@@ -68,6 +86,7 @@ export function signedIn(answer: SessionAnswer) {
 }
 
 function drop(expired: boolean) {
+  dropHint();
   setSessionCsrfToken(undefined);
   set({ status: "signed-out", expired });
   for (const listener of dropListeners) listener();

@@ -87,6 +87,32 @@ describe("login with cookie: true", () => {
     expect(session.csrf).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("sets with it a readable am_signed_in hint (no secret) of the same lifetime; logout clears both", async () => {
+    const body = { ...(await signIn(t.app, newWallet(), t.config.chainId)), cookie: true };
+    const login = await post(t.app, "/api/auth/login", body);
+    const [session, hint, ...more] = login.headers.getSetCookie();
+    expect(more).toEqual([]);
+    expect(session).toMatch(/^am_session=sess_[0-9a-f]{64}; .*HttpOnly/);
+    expect(hint).toBe("am_signed_in=1; Max-Age=86400; Path=/; SameSite=Strict");
+    const token = /^am_session=([^;]+)/.exec(session ?? "")?.[1] ?? "";
+    const { csrf_token: csrf } = await json(login);
+    const out = await t.app.request("/api/auth/logout", {
+      method: "POST",
+      headers: {
+        cookie: `am_session=${token}; am_signed_in=1`,
+        origin: "http://localhost",
+        "x-csrf-token": csrf,
+        "content-type": "application/json",
+      },
+      body: "{}",
+    });
+    expect(out.status).toBe(200);
+    expect(out.headers.getSetCookie().map((cookie) => cookie.split(";").slice(0, 2).join(";"))).toEqual([
+      "am_session=; Max-Age=0",
+      "am_signed_in=; Max-Age=0",
+    ]);
+  });
+
   it("marks the cookie Secure when the request came over https", async () => {
     const session = await cookieLogin(t.app, newWallet(), "https://localhost");
     expect(session.setCookie).toMatch(/; Secure/);
