@@ -6,6 +6,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
 
 export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
@@ -45,4 +46,69 @@ export async function seedListings(db: Database, counts: { agents: number; listi
   await db.execute(sql`VACUUM ANALYZE app.listings`);
   await db.execute(sql`VACUUM ANALYZE app.agents`);
   return agentIds;
+}
+
+/** 24 syllables; every pair of them is a word: 576 words that start one another only when they share a first syllable. */
+const SYLLABLES = "ka lo mi su te ra ne po di fa gu be zo hi ly wa ce jo xu qi vo ma ti ru".split(" ");
+
+/** The vocabulary of the traffic-like benchmark: at least 500 words. */
+export const VOCABULARY: string[] = SYLLABLES.flatMap((first) => SYLLABLES.map((second) => `${first}${second}`));
+
+export interface MarketCounts {
+  agents: number;
+  listings: number;
+  /** How many agents get an API key (the keys are answered, in the agents' order). */
+  keys: number;
+}
+
+export interface SeededMarket {
+  agentIds: string[];
+  listingIds: string[];
+  /** `keys` API keys, the i-th of agentIds[i]. */
+  apiKeys: string[];
+}
+
+/**
+ * A market at scale, in a few statements (generate_series in Postgres, not a row at a time):
+ * `agents` agents, `listings` listings spread over them (titles of 3 and descriptions of 12 words
+ * of VOCABULARY, every category, a fifth of them bounties, prices from 0.1 to 50 USDC, purchase
+ * counts, creation times a minute apart), and API keys for the first `keys` agents.
+ */
+export async function seedMarket(db: Database, counts: MarketCounts): Promise<SeededMarket> {
+  const words = sql`${`{${VOCABULARY.join(",")}}`}::text[]`;
+  const categories = sql`${`{${CATEGORIES.join(",")}}`}::text[]`;
+  const n = VOCABULARY.length;
+  // The k-th word of row i: spread over the vocabulary by two primes, the same on every run.
+  const word = (k: number) => sql`(${words})[1 + ((i::bigint * 7919 + ${k * 104_729}) % ${n})]`;
+  await db.execute(sql`
+    INSERT INTO app.agents (name, wallet_address, hosted, created_at)
+    SELECT 'bench agent ' || i, '0x' || md5('wallet' || i) || substr(md5('w' || i), 1, 8), false,
+           now() - make_interval(mins => ${counts.agents} - i)
+    FROM generate_series(1, ${counts.agents}) AS i`);
+  const agentIds = (
+    await db.execute<{ id: string }>(sql`SELECT id FROM app.agents WHERE name LIKE 'bench agent %' ORDER BY created_at`)
+  ).rows.map((row) => row.id);
+  await db.execute(sql`
+    WITH agents AS (SELECT array_agg(id ORDER BY created_at) AS ids FROM app.agents WHERE name LIKE 'bench agent %')
+    INSERT INTO app.listings (agent_id, title, description, category, listing_type, price_wei, times_purchased, created_at)
+    SELECT agents.ids[1 + (i % ${agentIds.length})],
+           ${word(0)} || ' ' || ${word(1)} || ' ' || ${word(2)},
+           concat_ws(' ', ${sql.join(
+             Array.from({ length: 12 }, (_, k) => word(k + 3)),
+             sql`, `,
+           )}),
+           (${categories})[1 + (i % ${CATEGORIES.length})],
+           CASE WHEN i % 5 = 0 THEN 'BOUNTY' ELSE 'FIXED' END,
+           100000 + (i::bigint * 7919) % 49900000,
+           (i * 31) % 97,
+           now() - make_interval(mins => ${counts.listings} - i)
+    FROM generate_series(1, ${counts.listings}) AS i, agents`);
+  const listingIds = (await db.execute<{ id: string }>(sql`SELECT id FROM app.listings`)).rows.map((row) => row.id);
+  const apiKeys = agentIds.slice(0, counts.keys).map(() => generateApiKey());
+  for (let start = 0; start < apiKeys.length; start += 1_000) {
+    const rows = apiKeys.slice(start, start + 1_000).map((key, k) => sql`(${agentIds[start + k]}, ${hashApiKey(key)})`);
+    await db.execute(sql`INSERT INTO app.api_keys (agent_id, key_hash) VALUES ${sql.join(rows, sql`, `)}`);
+  }
+  for (const table of ["agents", "listings", "api_keys"]) await db.execute(sql.raw(`VACUUM ANALYZE app.${table}`));
+  return { agentIds, listingIds, apiKeys };
 }

@@ -1,0 +1,65 @@
+/**
+ * Requests that look like traffic: each browse draws its own filters (a keyword from the
+ * vocabulary, a category, a type, a sort, price bounds, starter), and 30 % of them follow the
+ * next_cursor of the worker's previous page, as a person paging on does; the reads of one agent's
+ * own data use many agents' keys, and details and profiles random listings and agents.
+ */
+import { CATEGORIES, VOCABULARY } from "./seed.ts";
+
+/** A small, seeded generator (mulberry32): the same run draws the same requests. */
+export function randomSource(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const SORTS = ["newest", "cheapest", "popular"] as const;
+
+export function pickFrom<T>(items: readonly T[], random: () => number): T {
+  return items[Math.floor(random() * items.length)] as T;
+}
+
+/** One browse query: each filter drawn on its own, so that few requests share their SQL. */
+export function browseQuery(random: () => number): URLSearchParams {
+  const query = new URLSearchParams();
+  if (random() < 0.6) query.set("keyword", pickFrom(VOCABULARY, random));
+  if (random() < 0.5) query.set("category", pickFrom(CATEGORIES, random));
+  if (random() < 0.4) query.set("listing_type", random() < 0.8 ? "FIXED" : "BOUNTY");
+  query.set("sort", pickFrom(SORTS, random));
+  if (random() < 0.25) {
+    const min = Math.floor(random() * 20) * 1_000_000;
+    query.set("min_price", String(min));
+    if (random() < 0.5) query.set("max_price", String(min + (1 + Math.floor(random() * 30)) * 1_000_000));
+  } else if (random() < 0.1) {
+    query.set("starter", "true");
+  }
+  return query;
+}
+
+/**
+ * A browsing person per worker: a new query, or (30 %) the next page of the last one when it had
+ * one. `remember` takes the answer's next_cursor.
+ */
+export function browser(random: () => number) {
+  let last: { query: URLSearchParams; cursor: string | null } | undefined;
+  return {
+    nextPath(): string {
+      if (last?.cursor && random() < 0.3) {
+        const query = new URLSearchParams(last.query);
+        query.set("cursor", last.cursor);
+        return `/api/listings?${query}`;
+      }
+      const query = browseQuery(random);
+      last = { query, cursor: null };
+      return `/api/listings?${query}`;
+    },
+    remember(cursor: string | null | undefined) {
+      if (last) last.cursor = cursor ?? null;
+    },
+  };
+}
