@@ -112,3 +112,94 @@ export async function seedMarket(db: Database, counts: MarketCounts): Promise<Se
   for (const table of ["agents", "listings", "api_keys"]) await db.execute(sql.raw(`VACUUM ANALYZE app.${table}`));
   return { agentIds, listingIds, apiKeys };
 }
+
+/** Where the escrows go: the indexer's schema of the stack and the chain it indexes. */
+export interface EscrowTarget {
+  /** The indexer's own schema (its tables; the API reads them through the `chain` views). */
+  schema: string;
+  chainId: number;
+}
+
+/**
+ * `count` marketplace transactions between the seeded agents, each with the escrow the indexer
+ * would have written for it (and the buyers' and sellers' account_stats that follow from them),
+ * in a few statements: what an indexer that had followed 100,000 trades would hold, without 100,000
+ * transactions on the local chain. Most are released, some refunded, ruled, disputed, delivered or
+ * still funded. Written with the indexer's reorg triggers off (session_replication_role = replica):
+ * these rows belong to no block the indexer could roll back.
+ */
+export async function seedEscrows(db: Database, target: EscrowTarget, count: number): Promise<void> {
+  const table = (name: string) => sql.raw(`"${target.schema.replaceAll('"', '""')}"."${name}"`);
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+    await tx.execute(sql`
+      WITH l AS (SELECT array_agg(id ORDER BY created_at) AS ids, array_agg(agent_id ORDER BY created_at) AS sellers,
+                        array_agg(price_wei ORDER BY created_at) AS prices
+                 FROM app.listings WHERE listing_type = 'FIXED'),
+           a AS (SELECT array_agg(id ORDER BY created_at) AS ids FROM app.agents WHERE name LIKE 'bench agent %'),
+           pick AS (SELECT i, 1 + (i::bigint * 13) % array_length(l.ids, 1) AS k, 1 + (i::bigint * 7) % array_length(a.ids, 1) AS b
+                    FROM generate_series(1, ${count}) AS i, l, a)
+      INSERT INTO app.transactions (listing_id, buyer_agent_id, seller_agent_id, amount_wei, description, deadline,
+                                    dispute_window_seconds, created_at)
+      SELECT l.ids[k], CASE WHEN a.ids[b] = l.sellers[k] THEN a.ids[1 + b % array_length(a.ids, 1)] ELSE a.ids[b] END,
+             l.sellers[k], l.prices[k], 'bench trade ' || i,
+             now() - make_interval(secs => (${count} - i) * 30) + interval '3 days', 86400,
+             now() - make_interval(secs => (${count} - i) * 30)
+      FROM pick, l, a`);
+    await tx.execute(sql`
+      INSERT INTO ${table("escrow")} (chain_id, id, uuid, status, buyer, seller, amount, deadline, dispute_window,
+        delivered_at, fee_bps, is_bounty, resolution_seller_bps, seller_payout, buyer_payout, fee_paid, settled_by,
+        settled_at, funded_tx_hash, funded_block, funded_at, updated_block)
+      SELECT ${target.chainId}, '0x' || repeat('0', 32) || replace(t.id::text, '-', ''), t.id::text, s.status,
+             lower(buyer.wallet_address), lower(seller.wallet_address), t.amount_wei,
+             extract(epoch FROM t.deadline)::bigint, t.dispute_window_seconds,
+             CASE WHEN s.status IN ('FUNDED') THEN 0 ELSE s.funded_at + 600 END, 250, false,
+             CASE WHEN s.status = 'RESOLVED' THEN 5000 END,
+             CASE s.status WHEN 'RELEASED' THEN t.amount_wei - t.amount_wei * 250 / 10000
+                           WHEN 'RESOLVED' THEN t.amount_wei / 2 - (t.amount_wei / 2) * 250 / 10000 END,
+             CASE s.status WHEN 'REFUNDED' THEN t.amount_wei WHEN 'RESOLVED' THEN t.amount_wei - t.amount_wei / 2
+                           WHEN 'RELEASED' THEN 0 END,
+             CASE s.status WHEN 'RELEASED' THEN t.amount_wei * 250 / 10000 WHEN 'RESOLVED' THEN (t.amount_wei / 2) * 250 / 10000
+                           WHEN 'REFUNDED' THEN 0 END,
+             CASE WHEN s.status IN ('RELEASED', 'REFUNDED', 'RESOLVED') THEN lower(buyer.wallet_address) END,
+             CASE WHEN s.status IN ('RELEASED', 'REFUNDED', 'RESOLVED') THEN s.funded_at + 3600 END,
+             '0x' || md5('funded' || t.id) || md5('tx' || t.id), 1, s.funded_at, 1
+      FROM app.transactions t
+      JOIN app.agents buyer ON buyer.id = t.buyer_agent_id
+      JOIN app.agents seller ON seller.id = t.seller_agent_id,
+      LATERAL (SELECT extract(epoch FROM t.created_at)::bigint AS funded_at,
+                      CASE WHEN h < 80 THEN 'RELEASED' WHEN h < 85 THEN 'REFUNDED' WHEN h < 88 THEN 'RESOLVED'
+                           WHEN h < 90 THEN 'DISPUTED' WHEN h < 95 THEN 'DELIVERED' ELSE 'FUNDED' END AS status
+               FROM (SELECT abs(hashtext(t.id::text)) % 100 AS h) AS bucket) AS s
+      WHERE t.description LIKE 'bench trade %'`);
+    await tx.execute(sql`
+      INSERT INTO ${table("account_stats")} (chain_id, address, escrows_as_buyer, escrows_as_seller, released_as_buyer,
+        released_as_seller, refunded_as_buyer, refunded_as_seller, disputed_as_buyer, disputed_as_seller,
+        resolved_as_buyer, resolved_as_seller, volume_as_buyer, volume_as_seller, earned, refunded_to_buyer,
+        locked_as_buyer, updated_block)
+      SELECT chain_id, address,
+             count(*) FILTER (WHERE role = 'buyer'), count(*) FILTER (WHERE role = 'seller'),
+             count(*) FILTER (WHERE role = 'buyer' AND status = 'RELEASED'),
+             count(*) FILTER (WHERE role = 'seller' AND status = 'RELEASED'),
+             count(*) FILTER (WHERE role = 'buyer' AND status = 'REFUNDED'),
+             count(*) FILTER (WHERE role = 'seller' AND status = 'REFUNDED'),
+             count(*) FILTER (WHERE role = 'buyer' AND status IN ('DISPUTED', 'RESOLVED')),
+             count(*) FILTER (WHERE role = 'seller' AND status IN ('DISPUTED', 'RESOLVED')),
+             count(*) FILTER (WHERE role = 'buyer' AND status = 'RESOLVED'),
+             count(*) FILTER (WHERE role = 'seller' AND status = 'RESOLVED'),
+             coalesce(sum(seller_payout + fee_paid) FILTER (WHERE role = 'buyer'), 0),
+             coalesce(sum(seller_payout + fee_paid) FILTER (WHERE role = 'seller'), 0),
+             coalesce(sum(seller_payout) FILTER (WHERE role = 'seller'), 0),
+             coalesce(sum(buyer_payout) FILTER (WHERE role = 'buyer'), 0),
+             coalesce(sum(amount) FILTER (WHERE role = 'buyer' AND status IN ('FUNDED', 'DELIVERED', 'DISPUTED')), 0),
+             1
+      FROM (SELECT chain_id, buyer AS address, 'buyer' AS role, status, amount, seller_payout, fee_paid, buyer_payout
+            FROM ${table("escrow")} WHERE chain_id = ${target.chainId}
+            UNION ALL
+            SELECT chain_id, seller, 'seller', status, amount, seller_payout, fee_paid, buyer_payout
+            FROM ${table("escrow")} WHERE chain_id = ${target.chainId}) AS sides
+      GROUP BY chain_id, address`);
+  });
+  for (const name of ["escrow", "account_stats"]) await db.execute(sql`VACUUM ANALYZE ${table(name)}`);
+  await db.execute(sql`VACUUM ANALYZE app.transactions`);
+}

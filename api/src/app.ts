@@ -42,6 +42,14 @@ export function createApp(given: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));
+  const { instance } = deps.config;
+  if (instance) {
+    // Which of the cluster's processes answered (errors included): set on the finished answer.
+    app.use(async (c, next) => {
+      await next();
+      c.res.headers.set("X-Api-Instance", instance);
+    });
+  }
   app.use(async (c, next) => {
     const started = performance.now();
     const logger = deps.logger.child({ request_id: c.get("requestId") });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
@@ -91,10 +92,23 @@ const EnvSchema = z.object({
   /** How long a database query may wait for Postgres before the request answers 503. */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /**
+   * Connections of this process's pool to Postgres. Default: a few per CPU (see
+   * defaultPoolSize): more would only queue inside Postgres and switch between backends.
+   */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).optional(),
+  /**
    * The web app's build (index.html and assets/), served at /. Default: the repository's web/dist,
    * found from this package's own location.
    */
   WEB_DIST_DIR: z.string().min(1).optional(),
+  /**
+   * Names this process in an `X-Api-Instance` header on every answer. The cluster (API_PROCESSES,
+   * src/cluster.ts) numbers its processes 1..N this way, so a client can tell which one answered.
+   */
+  API_INSTANCE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, "API_INSTANCE must be 1 to 64 letters, digits, dots, dashes or underscores")
+    .optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -105,6 +119,7 @@ const EnvSchema = z.object({
 export interface Config {
   databaseUrl: string;
   databaseQueryTimeoutMs: number;
+  databasePoolSize: number;
   chainId: number;
   rpcUrl: string;
   masterKey: Buffer;
@@ -131,6 +146,27 @@ export interface Config {
   webDistDir: string;
   /** Absent: disputes cannot be resolved through the API. */
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
+  /** API_INSTANCE: this process's name in the `X-Api-Instance` header; absent: no header. */
+  instance?: string;
+}
+
+/** The most processes API_PROCESSES may ask for. */
+export const MAX_API_PROCESSES = 64;
+
+/**
+ * API_PROCESSES: how many processes serve the API's port (src/cluster.ts). 1, the default, is
+ * the one process that reads it.
+ */
+export function apiProcessesOf(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.API_PROCESSES?.trim();
+  if (!raw) return 1;
+  const processes = Number(raw);
+  if (!/^\d+$/.test(raw) || processes < 1 || processes > MAX_API_PROCESSES) {
+    throw new Error(
+      `Invalid configuration:\n  API_PROCESSES: must be a whole number from 1 to ${MAX_API_PROCESSES}, not "${env.API_PROCESSES}"`,
+    );
+  }
+  return processes;
 }
 
 /** The repository's web/dist, from this file (api/src/config.ts). */
@@ -141,6 +177,14 @@ export const LOCAL_ARBITER_PRIVATE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e
 
 /** The Hardhat node's account #2 (mnemonic "test test … junk"): the local deployment's operator. */
 export const LOCAL_RELAYER_PRIVATE_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+
+/**
+ * The pool size when DATABASE_POOL_SIZE is not set: four connections per CPU of this machine, at
+ * least 8 (a send that waits for the chain holds one; reads must still find others).
+ */
+export function defaultPoolSize(): number {
+  return Math.max(8, 4 * availableParallelism());
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -157,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     databaseUrl: e.DATABASE_URL,
     databaseQueryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    databasePoolSize: e.DATABASE_POOL_SIZE ?? defaultPoolSize(),
     chainId: e.CHAIN_ID,
     rpcUrl: e.RPC_URL,
     masterKey: Buffer.from(e.MASTER_KEY.replace(/^0x/, ""), "hex"),
@@ -185,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : DEFAULT_WEB_DIST_DIR,
     arbiter: arbiterOf(e),
+    instance: e.API_INSTANCE,
   };
 }
 

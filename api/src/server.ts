@@ -22,8 +22,14 @@ export interface RunningServer {
 
 /** Connects, migrates and listens. The rate limits live in Postgres, shared by every instance. */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const logger = pino({ level: config.logLevel, base: { service: "api" } });
-  const db = createDatabase(config.databaseUrl, { queryTimeoutMs: config.databaseQueryTimeoutMs });
+  const logger = pino({
+    level: config.logLevel,
+    base: { service: "api", ...(config.instance && { instance: config.instance }) },
+  });
+  const db = createDatabase(config.databaseUrl, {
+    max: config.databasePoolSize,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  });
   await migrateDatabase(db);
   const rateLimitStore = new SharedRateLimitStore(new PostgresRateLimitStore(db));
   const services = await createChainServices(config, db);

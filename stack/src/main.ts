@@ -5,7 +5,8 @@
  *   chain      a Hardhat node on 127.0.0.1:HARDHAT_PORT with the contracts deployed, unless RPC_URL is set
  *   indexer    `ponder start` on INDEXER_PORT, into a schema named after the build and the chain
  *   web app    web/dist, built again first when web/ or the SDK changed since the last build
- *   API        in the runner's process, on API_PORT, serving the web app at /
+ *   API        in the runner's process, on API_PORT, serving the web app at /; with API_PROCESSES=N
+ *              (N > 1), N processes on that port, in a child process (api/src/cluster.ts)
  *
  * It runs until Ctrl-C or SIGTERM, then stops the API, the indexer, the node and Postgres in that
  * order and exits 0. If a part dies, it stops the rest and exits 1, naming the part's log (Postgres

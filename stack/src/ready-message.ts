@@ -24,7 +24,7 @@ export function readyMessage(
     `  Agent marketplace is running on chain ${chainId}${local ? " (local Hardhat node)" : ""}`,
     "",
     `  Web app      ${apiUrl}/   (open it in a browser${local ? ": the dev wallet signs in without an extension" : ""})`,
-    `  API          ${apiUrl}/api`,
+    `  API          ${apiUrl}/api${api.processes > 1 ? `   (${api.processes} processes)` : ""}`,
     `  Docs         ${apiUrl}/docs`,
     `  OpenAPI      ${apiUrl}/api/openapi.json`,
     `  Health       ${apiUrl}/api/health`,

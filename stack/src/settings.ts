@@ -31,12 +31,27 @@ export interface Settings {
   arbiterApiKey?: string;
   /** RESTARTS_PER_MINUTE: how often a minute Postgres or the indexer may be started again (0: never). */
   restartsPerMinute: number;
+  /**
+   * API_PROCESSES: how many API processes serve API_PORT (1..64). 1 runs the API in the runner's
+   * own process; more run @agent-marketplace/api's cluster as a child process.
+   */
+  apiProcesses: number;
 }
+
+/** As @agent-marketplace/api's cluster allows. */
+const MAX_API_PROCESSES = 64;
 
 export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
   const restartsPerMinute = Number(env.RESTARTS_PER_MINUTE || 3);
   if (!Number.isInteger(restartsPerMinute) || restartsPerMinute < 0) {
     throw new StartError(`RESTARTS_PER_MINUTE=${env.RESTARTS_PER_MINUTE} is not a whole number of 0 or more`);
+  }
+  const rawProcesses = env.API_PROCESSES?.trim() || "1";
+  const apiProcesses = Number(rawProcesses);
+  if (!/^\d+$/.test(rawProcesses) || apiProcesses < 1 || apiProcesses > MAX_API_PROCESSES) {
+    throw new StartError(
+      `API_PROCESSES=${env.API_PROCESSES} is not a whole number from 1 to ${MAX_API_PROCESSES} (the API processes behind API_PORT)`,
+    );
   }
   // A relative DATA_DIR is read from where `pnpm start` was typed (pnpm runs the stack in stack/).
   const dataDir = env.DATA_DIR
@@ -64,6 +79,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     masterKey: env.MASTER_KEY || undefined,
     arbiterApiKey: env.ARBITER_API_KEY || undefined,
     restartsPerMinute,
+    apiProcesses,
   };
 }
 

@@ -94,4 +94,21 @@ describe("hosted sender", () => {
     expect(rows.map((row) => row.status)).toEqual(["mined", "mined"]);
     expect(await restarted.outboxStatus(`0x${"00".repeat(32)}`)).toBeUndefined();
   });
+
+  it("two API processes sending from one wallet at once: each tops up what it needs, every transaction lands", async () => {
+    const instance = chainInstance();
+    // Two processes: each its own sender (its own in-process turns), one database, one chain.
+    const processes = [await newSender(publicClient, instance), await newSender(publicClient, instance)];
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const sends = Array.from({ length: 6 }, (_, i) =>
+      (processes[i % 2] as Awaited<ReturnType<typeof newSender>>).submit(wallet, harmlessCall(10 + i)),
+    );
+    const sent = await Promise.all(sends);
+    const receipts = await Promise.all(
+      sent.map((one) => (processes[0] as Awaited<ReturnType<typeof newSender>>).confirm(wallet, one.txHash)),
+    );
+    expect(receipts.map((receipt) => receipt.status)).toEqual(sent.map(() => "success"));
+    expect(sent.map((one) => one.nonce).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await publicClient.getTransactionCount({ address: wallet.address })).toBe(6);
+  });
 });

@@ -11,6 +11,7 @@ import {
   type RelayerOptions,
   type RelayRequest,
 } from "./relayer.ts";
+import { createWalletLocks } from "./wallet-locks.ts";
 
 /**
  * Transactions a hosted agent's custodial wallet sends itself, where the contract looks at
@@ -18,7 +19,9 @@ import {
  * reviewer gives feedback). The wallet holds no ETH: the platform relayer first tops it up with
  * exactly what the transaction may cost (gas limit with headroom × fee cap, less what the wallet
  * already holds), then the wallet's own relayer (its outbox rows keyed by its address) signs and
- * sends the transaction with that very quote.
+ * sends the transaction with that very quote. A wallet sends one transaction at a time, across
+ * every API process (a Postgres lock per wallet, chain/wallet-locks.ts): a top-up is sized on the
+ * balance, which another send in between would spend.
  */
 
 export interface HostedSubmission extends RelayedTransaction {
@@ -68,11 +71,13 @@ export function createHostedSender(options: {
   }
 
   // A wallet's top-up and submission run one at a time: the next one sees what the last spent.
+  // Queued in this process first, so that a process waits for another's lock once per wallet.
   const turns = new KeyedQueue();
+  const locks = createWalletLocks(db.$client.options.connectionString as string, chainInstance);
 
   return {
     submit(account, request) {
-      return turns.run(account.address, () => topUpAndSubmit(account, request));
+      return turns.run(account.address, () => locks.run(account.address, () => topUpAndSubmit(account, request)));
     },
 
     confirm(account, txHash) {

@@ -16,6 +16,9 @@ export function createDatabase(
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
     // A query Postgres does not answer (stopped, cut off) fails after this (503), not never.
     query_timeout: options.queryTimeoutMs ?? 15_000,
+    // Every statement of the API reads or writes a page of rows: a parallel plan would start worker
+    // processes for each (tens of ms, taken from the other requests), so none is ever planned.
+    options: "-c max_parallel_workers_per_gather=0",
   });
   // An idle connection that Postgres drops (a restart, a failover) must not crash the process: the
   // pool discards it and the next query opens a new one.

@@ -104,6 +104,12 @@ export const listings = app.table(
     priceWei: wei("price_wei").notNull(),
     isNegotiable: boolean("is_negotiable").notNull().default(true),
     isActive: boolean("is_active").notNull().default(true),
+    /**
+     * Whether its seller is active and not paused: a copy of the agent's two flags, kept by a trigger
+     * on app.agents (migration 0019), so that browsing filters and sorts listings without joining
+     * every candidate row to its agent.
+     */
+    sellerListed: boolean("seller_listed").notNull().default(true),
     timesPurchased: integer("times_purchased").notNull().default(0),
     /** BOUNTY only: hours a claimant has to deliver, counted from the claim. */
     bountyDeliveryHours: integer("bounty_delivery_hours"),
@@ -126,9 +132,10 @@ export const listings = app.table(
   (t) => [
     // fastupdate off: no pending list that makes the planner prefer a scan right after many inserts.
     index("listings_search_idx").using("gin", t.search).with({ fastupdate: false }),
-    index("listings_active_created_idx").on(t.isActive, t.createdAt, t.id),
-    index("listings_active_price_idx").on(t.isActive, t.priceWei, t.id),
-    index("listings_active_popular_idx").on(t.isActive, t.timesPurchased, t.id),
+    // Browse's three sorts, over the listings it can show: a page is the first rows of one of them.
+    index("listings_listed_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),
+    index("listings_listed_price_idx").on(t.priceWei, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),
+    index("listings_listed_popular_idx").on(t.timesPurchased, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),
     index("listings_agent_id_idx").on(t.agentId),
     // The keeper looks for funded bounties still hidden: few rows, looked up every run.
     index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),

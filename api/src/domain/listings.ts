@@ -1,23 +1,16 @@
-import { and, asc, desc, eq, gte, lte, ne, type SQL, sql } from "drizzle-orm";
+import { and, eq, getViewSelectedFields, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
-import { decodeCursor, encodeCursor } from "../db/cursor.ts";
+import { chainAccountStats } from "../db/chain-views.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import {
-  KEYWORD_MAX_WORDS,
-  type ListingCategory,
-  type ListingPageView,
-  type ListingSort,
-  type ListingType,
-  type ListingView,
-  STARTER_MAX_WEI,
-} from "../schemas/listing.ts";
+import type { ListingCategory, ListingType, ListingView } from "../schemas/listing.ts";
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
+import { listingBrowse } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
 import { formatRating } from "./ratings.ts";
-import { type AgentRecord, recordsOf } from "./track-record.ts";
+import { recordOf } from "./track-record.ts";
 
 /*
  * Listings: the browse query, a listing's details, and an agent's own listings created (a BOUNTY
@@ -30,21 +23,7 @@ type Agent = typeof agents.$inferSelect;
 /** A BOUNTY's defaults: hours to deliver after the claim, and hours it stays open. */
 const DEFAULT_BOUNTY_DELIVERY_HOURS = 72;
 const DEFAULT_BOUNTY_EXPIRY_HOURS = 720;
-const INT32_MAX = 2_147_483_647;
-
-/** The browse filters, as the API names them (validated by the route). */
-export interface BrowseListingsQuery {
-  category?: ListingCategory;
-  listing_type?: ListingType;
-  min_price?: string;
-  max_price?: string;
-  starter?: boolean;
-  keyword?: string;
-  sort: ListingSort;
-  limit: number;
-  exclude_agent?: string;
-  cursor?: string;
-}
+const _INT32_MAX = 2_147_483_647;
 
 /** A new listing, as the API names its fields (validated by the route). */
 export interface CreateListingInput {
@@ -79,84 +58,6 @@ export type BountyFundingView =
 
 export type CreatedListingView = ListingView & { funding?: BountyFundingView };
 
-/**
- * A keyword as a prefix tsquery: every word (letters, their accents, digits) as `word:*`, joined by
- * `&`. Everything else only separates words, so no tsquery operator ever gets through.
- */
-export function prefixTsQuery(keyword: string): string | undefined {
-  const words = (keyword.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).slice(0, KEYWORD_MAX_WORDS);
-  return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ");
-}
-
-/** created_at in cursors: UTC with microseconds, as Postgres keeps it (a JS Date has milliseconds only). */
-const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-/** A real instant (no 31 February), so that Postgres' cast cannot fail on it. */
-function isCursorTimestamp(value: string | undefined): value is string {
-  if (!value || !CURSOR_TIMESTAMP.test(value)) return false;
-  const milliseconds = `${value.slice(0, 23)}Z`;
-  const date = new Date(milliseconds);
-  return !Number.isNaN(date.getTime()) && date.toISOString() === milliseconds;
-}
-
-/** The keyset condition after a cursor of `sort` (400 when the cursor is not one of this sort's). */
-function afterCursor(sort: ListingSort, cursor: string): SQL {
-  const position = decodeCursor(cursor);
-  const { id } = position;
-  if (!isUuid(id) || position.sort !== sort) throw badRequest("Invalid cursor");
-  switch (sort) {
-    case "newest": {
-      const at = position.at;
-      if (!isCursorTimestamp(at)) throw badRequest("Invalid cursor");
-      return sql`(${listings.createdAt}, ${listings.id}) < (${at}::timestamptz, ${id}::uuid)`;
-    }
-    case "cheapest": {
-      const price = position.price;
-      if (!price || !/^\d{1,78}$/.test(price)) throw badRequest("Invalid cursor");
-      return sql`(${listings.priceWei}, ${listings.id}) > (${price}::numeric, ${id}::uuid)`;
-    }
-    case "popular": {
-      const purchased = position.purchased;
-      if (!purchased || !/^\d{1,10}$/.test(purchased) || Number(purchased) > INT32_MAX) {
-        throw badRequest("Invalid cursor");
-      }
-      return sql`(${listings.timesPurchased}, ${listings.id}) < (${Number(purchased)}::integer, ${id}::uuid)`;
-    }
-  }
-}
-
-function orderOf(sort: ListingSort): SQL[] {
-  switch (sort) {
-    case "newest":
-      return [desc(listings.createdAt), desc(listings.id)];
-    case "cheapest":
-      return [asc(listings.priceWei), asc(listings.id)];
-    case "popular":
-      return [desc(listings.timesPurchased), desc(listings.id)];
-  }
-}
-
-/** The columns a listing answer needs (not the tsvector), with its seller. */
-const listingColumns = {
-  id: listings.id,
-  agentId: listings.agentId,
-  title: listings.title,
-  description: listings.description,
-  category: listings.category,
-  listingType: listings.listingType,
-  priceWei: listings.priceWei,
-  isNegotiable: listings.isNegotiable,
-  isActive: listings.isActive,
-  timesPurchased: listings.timesPurchased,
-  ratingSum: listings.ratingSum,
-  ratingCount: listings.ratingCount,
-  createdAt: listings.createdAt,
-  /** created_at to the microsecond, for cursors. */
-  createdAtText: sql<string>`to_char(${listings.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-  agentName: agents.name,
-  walletAddress: agents.walletAddress,
-};
-
 /** 400 unless `priceUsdc` (when given) is `priceWei` in USDC with two decimals. */
 function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
   if (priceUsdc === undefined) return;
@@ -178,15 +79,9 @@ export function listingUseCases(
 
   /** Any listing, active or not, with its seller and the seller's track record; 404 when unknown. */
   async function details(id: string): Promise<ListingView> {
-    const [row] = await db
-      .select(listingColumns)
-      .from(listings)
-      .innerJoin(agents, eq(agents.id, listings.agentId))
-      .where(eq(listings.id, id));
+    const [row] = await listingById.execute({ id });
     if (!row) throw notFound("Listing");
-    const record = (await recordsOf(db, chain.chainId, [row.walletAddress])).get(
-      row.walletAddress.toLowerCase(),
-    ) as AgentRecord;
+    const record = recordOf(row.stats ?? undefined);
     const settled = record.completed + record.refunded;
     return {
       id: row.id,
@@ -216,72 +111,38 @@ export function listingUseCases(
     };
   }
 
-  /** One page of active listings of active, unpaused agents, in `sort` order, after `cursor`. */
-  async function browse(query: BrowseListingsQuery): Promise<ListingPageView> {
-    if (query.min_price && query.max_price && BigInt(query.min_price) > BigInt(query.max_price)) {
-      throw badRequest("min_price must not be greater than max_price");
-    }
-    const conditions: SQL[] = [eq(listings.isActive, true), eq(agents.isActive, true), eq(agents.isPaused, false)];
-    if (query.category) conditions.push(eq(listings.category, query.category));
-    if (query.listing_type) conditions.push(eq(listings.listingType, query.listing_type));
-    if (query.min_price) conditions.push(gte(listings.priceWei, query.min_price));
-    if (query.max_price) conditions.push(lte(listings.priceWei, query.max_price));
-    if (query.starter) conditions.push(lte(listings.priceWei, STARTER_MAX_WEI.toString()));
-    if (query.exclude_agent) conditions.push(ne(listings.agentId, query.exclude_agent));
-    if (query.keyword !== undefined) {
-      const tsquery = prefixTsQuery(query.keyword);
-      // A keyword without letters or digits matches nothing.
-      if (!tsquery) return { listings: [], next_cursor: null };
-      conditions.push(sql`${listings.search} @@ to_tsquery('simple', ${tsquery})`);
-    }
-    if (query.cursor) conditions.push(afterCursor(query.sort, query.cursor));
-
-    const rows = await db
-      .select(listingColumns)
-      .from(listings)
-      .innerJoin(agents, eq(agents.id, listings.agentId))
-      .where(and(...conditions))
-      .orderBy(...orderOf(query.sort))
-      .limit(query.limit + 1);
-    const page = rows.slice(0, query.limit);
-    // The sellers' tiers for the whole page, in one query.
-    const records = await recordsOf(
-      db,
-      chain.chainId,
-      page.map((row) => row.walletAddress),
-    );
-    const items = page.map((row) => ({
-      id: row.id,
-      title: row.title,
-      description: row.description,
-      category: row.category as ListingCategory,
-      listing_type: row.listingType as ListingType,
-      price_wei: row.priceWei,
-      price_usdc: formatUsdc(row.priceWei),
-      currency: "USDC" as const,
-      is_negotiable: row.isNegotiable,
-      times_purchased: row.timesPurchased,
-      avg_rating: formatRating(row.ratingSum, row.ratingCount),
-      created_at: row.createdAt.toISOString(),
-      agent: {
-        id: row.agentId,
-        name: row.agentName,
-        reputation_tier: (records.get(row.walletAddress.toLowerCase()) as AgentRecord).tier,
-      },
-    }));
-    const last = page[page.length - 1];
-    let nextCursor: string | null = null;
-    if (rows.length > query.limit && last) {
-      const key: Record<string, string> =
-        query.sort === "newest"
-          ? { at: last.createdAtText }
-          : query.sort === "cheapest"
-            ? { price: last.priceWei }
-            : { purchased: String(last.timesPurchased) };
-      nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
-    }
-    return { listings: items, next_cursor: nextCursor };
-  }
+  const browse = listingBrowse(db, chain.chainId);
+  /** A listing with its seller and the seller's record: one prepared statement. */
+  const listingById = db
+    .select({
+      id: listings.id,
+      agentId: listings.agentId,
+      title: listings.title,
+      description: listings.description,
+      category: listings.category,
+      listingType: listings.listingType,
+      priceWei: listings.priceWei,
+      isNegotiable: listings.isNegotiable,
+      isActive: listings.isActive,
+      timesPurchased: listings.timesPurchased,
+      ratingSum: listings.ratingSum,
+      ratingCount: listings.ratingCount,
+      createdAt: listings.createdAt,
+      agentName: agents.name,
+      walletAddress: agents.walletAddress,
+      stats: getViewSelectedFields(chainAccountStats),
+    })
+    .from(listings)
+    .innerJoin(agents, eq(agents.id, listings.agentId))
+    .leftJoin(
+      chainAccountStats,
+      and(
+        eq(chainAccountStats.chainId, chain.chainId),
+        eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
+      ),
+    )
+    .where(eq(listings.id, sql.placeholder("id")))
+    .prepare("listing_details");
 
   /**
    * A BOUNTY: the listing and the escrow of its reward, between the poster and a seller named

@@ -52,6 +52,21 @@ describe("the shared store across API instances", () => {
     b.close();
   });
 
+  it("an instance idle while the others counted asks for the total before it answers, its concurrent hits too", async () => {
+    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 50);
+    const b = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 50);
+    const key = randomUUID();
+    expect((await b.hit(key, 60_000)).count).toBe(1);
+    for (let i = 0; i < 8; i++) await a.hit(key, 60_000);
+    await a.flush();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // b last heard "1": a burst to it counts on from a's 8, not from its own 1.
+    const burst = await Promise.all(Array.from({ length: 5 }, () => b.hit(key, 60_000)));
+    expect(burst.map((hit) => hit.count).sort((x, y) => x - y)).toEqual([10, 11, 12, 13, 14]);
+    a.close();
+    b.close();
+  });
+
   it("keeps the hits that arrive while a flush is on its way to the database", async () => {
     const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
     const key = randomUUID();

@@ -54,20 +54,33 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 }
 
+/** A key's count as one instance of the shared store knows it. */
+interface SharedEntry {
+  windowMs: number;
+  /** Every instance's hits as the database last answered. */
+  sharedCount: number;
+  /** This instance's hits not yet added to the database. */
+  pending: number;
+  resetAt: number;
+  /** When the database last answered for this key (Date.now()). */
+  syncedAt: number;
+  /** The exchange with the database under way, which concurrent hits wait for. */
+  syncing?: Promise<void>;
+}
+
 /**
  * The Postgres store without a database write per request: each instance counts locally and adds
- * its hits to the shared row every `flushMs` (one statement per busy key), reading back every
- * instance's total. A key's first hit in a window goes to the database at once. Between flushes an
- * instance decides on the shared total it last saw plus its own new hits, so all instances
- * together may overshoot a limit by what the others sent within one flush interval.
+ * its hits to the shared row (one statement per busy key), reading back every instance's total.
+ * A key's first hit in a window goes to the database at once; so does any hit once the total this
+ * instance knows is `flushMs` old (the hits arriving meanwhile wait for that answer), and every
+ * `flushMs` the hits counted meanwhile are added. An instance thus never decides on a total older
+ * than `flushMs`, however long it was idle while the others counted: all instances together may
+ * overshoot a limit only by what the others counted within the last `flushMs`.
  */
 export class SharedRateLimitStore implements RateLimitStore {
   private readonly shared: PostgresRateLimitStore;
   private readonly flushMs: number;
-  private readonly local = new Map<
-    string,
-    { windowMs: number; sharedCount: number; pending: number; resetAt: number }
-  >();
+  private readonly local = new Map<string, SharedEntry>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(shared: PostgresRateLimitStore, flushMs = 100) {
@@ -82,9 +95,12 @@ export class SharedRateLimitStore implements RateLimitStore {
     const entry = this.local.get(key);
     if (!entry || now >= entry.resetAt) {
       const { count, resetAt } = await this.shared.hit(key, windowMs);
-      this.local.set(key, { windowMs, sharedCount: count, pending: 0, resetAt });
+      this.local.set(key, { windowMs, sharedCount: count, pending: 0, resetAt, syncedAt: Date.now() });
       return { count, resetAt };
     }
+    // What the other instances counted since this one last asked matters: ask first (if the
+    // database does not answer, decide on what this instance knows).
+    if (now - entry.syncedAt >= this.flushMs) await this.sync(key, entry).catch(() => {});
     entry.pending += 1;
     return { count: entry.sharedCount + entry.pending, resetAt: entry.resetAt };
   }
@@ -98,16 +114,31 @@ export class SharedRateLimitStore implements RateLimitStore {
         continue;
       }
       if (entry.pending === 0) continue;
-      const pending = entry.pending;
-      entry.pending = 0;
-      try {
-        const { count, resetAt } = await this.shared.add(key, entry.windowMs, pending);
-        // The shared total now holds what was flushed; hits counted meanwhile stay pending.
-        entry.sharedCount = count;
-        entry.resetAt = resetAt;
-      } catch {
-        entry.pending += pending;
-      }
+      await this.sync(key, entry).catch(() => {});
+    }
+  }
+
+  /** Adds the entry's pending hits to the shared row and reads back its total (one exchange at a time). */
+  private sync(key: string, entry: SharedEntry): Promise<void> {
+    entry.syncing ??= this.exchange(key, entry).finally(() => {
+      entry.syncing = undefined;
+    });
+    return entry.syncing;
+  }
+
+  private async exchange(key: string, entry: SharedEntry): Promise<void> {
+    const pending = entry.pending;
+    entry.pending = 0;
+    try {
+      const { count, resetAt } = await this.shared.add(key, entry.windowMs, pending);
+      // The shared total now holds what was sent; hits counted meanwhile stay pending. A later
+      // window in the database (its clock decides) starts the count again.
+      entry.sharedCount = resetAt > entry.resetAt ? count : Math.max(entry.sharedCount, count);
+      entry.resetAt = Math.max(entry.resetAt, resetAt);
+      entry.syncedAt = Date.now();
+    } catch (error) {
+      entry.pending += pending;
+      throw error;
     }
   }
 
