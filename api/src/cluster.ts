@@ -67,7 +67,7 @@ export async function runClusterPrimary(processes: number, env: Record<string, s
       if (listening.size < processes || stopping) return;
       const url = `http://${config.host}:${address.port}`;
       logger.info({ url, processes }, "API listening");
-      process.send?.({ type: "api-ready", url, processes } satisfies ApiReadyMessage);
+      process.send?.({ type: "api-ready", url, processes } satisfies ApiReadyMessage, () => {});
     });
     worker.on("exit", (code, signal) => {
       if (stopping) return;
@@ -93,11 +93,8 @@ function stopWorker(worker: Worker): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    try {
-      worker.send(STOP_MESSAGE);
-    } catch {
-      // Its channel is closed: it is on its way out (Ctrl-C reached it too).
-    }
+    // A closed channel (it is on its way out: Ctrl-C reached it too) is no error here.
+    worker.send(STOP_MESSAGE, () => {});
   });
 }
 

@@ -50,15 +50,19 @@ export interface StackProcess {
 /** A fresh temporary folder and free ports for one stack: `dir` holds its data and deployments. */
 export async function newStackEnv(prefix: string): Promise<{ dir: string; env: StackEnv }> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  // The system may offer a port it just offered again, once it is closed: four different ones.
+  const ports = new Set<number>();
+  while (ports.size < 4) ports.add(await freePort());
+  const [pg, node, indexer, api] = [...ports].map(String) as [string, string, string, string];
   return {
     dir,
     env: {
       DATA_DIR: path.join(dir, "data"),
       DEPLOYMENTS_DIR: path.join(dir, "deployments"),
-      PG_PORT: String(await freePort()),
-      HARDHAT_PORT: String(await freePort()),
-      INDEXER_PORT: String(await freePort()),
-      API_PORT: String(await freePort()),
+      PG_PORT: pg,
+      HARDHAT_PORT: node,
+      INDEXER_PORT: indexer,
+      API_PORT: api,
     },
   };
 }

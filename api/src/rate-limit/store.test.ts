@@ -72,8 +72,10 @@ describe("the shared store across API instances", () => {
     const key = randomUUID();
     for (let i = 0; i < 3; i++) await a.hit(key, 60_000);
     const flushing = a.flush();
-    // Counted locally while the flush's statement runs: not yet in the shared row.
-    await Promise.all([a.hit(key, 60_000), a.hit(key, 60_000)]);
+    // Counted locally while the flush's statement runs (not yet in the shared row), after the 3 on
+    // their way to it.
+    const meanwhile = await Promise.all([a.hit(key, 60_000), a.hit(key, 60_000)]);
+    expect(meanwhile.map((hit) => hit.count)).toEqual([4, 5]);
     await flushing;
     expect((await a.hit(key, 60_000)).count).toBe(6);
     await a.flush();

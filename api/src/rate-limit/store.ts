@@ -61,6 +61,8 @@ interface SharedEntry {
   sharedCount: number;
   /** This instance's hits not yet added to the database. */
   pending: number;
+  /** This instance's hits on their way to the database (in no answer yet). */
+  sending: number;
   resetAt: number;
   /** When the database last answered for this key (Date.now()). */
   syncedAt: number;
@@ -72,8 +74,8 @@ interface SharedEntry {
  * The Postgres store without a database write per request: each instance counts locally and adds
  * its hits to the shared row (one statement per busy key), reading back every instance's total.
  * A key's first hit in a window goes to the database at once; so does any hit once the total this
- * instance knows is `flushMs` old (the hits arriving meanwhile wait for that answer), and every
- * `flushMs` the hits counted meanwhile are added. An instance thus never decides on a total older
+ * instance knows is `flushMs` old, with the hits counted since (those arriving meanwhile wait for
+ * that answer), and every `flushMs` the hits counted meanwhile are added. An instance thus never decides on a total older
  * than `flushMs`, however long it was idle while the others counted: all instances together may
  * overshoot a limit only by what the others counted within the last `flushMs`.
  */
@@ -95,14 +97,31 @@ export class SharedRateLimitStore implements RateLimitStore {
     const entry = this.local.get(key);
     if (!entry || now >= entry.resetAt) {
       const { count, resetAt } = await this.shared.hit(key, windowMs);
-      this.local.set(key, { windowMs, sharedCount: count, pending: 0, resetAt, syncedAt: Date.now() });
+      this.local.set(key, { windowMs, sharedCount: count, pending: 0, sending: 0, resetAt, syncedAt: Date.now() });
       return { count, resetAt };
     }
     // What the other instances counted since this one last asked matters: ask first (if the
     // database does not answer, decide on what this instance knows).
-    if (now - entry.syncedAt >= this.flushMs) await this.sync(key, entry).catch(() => {});
+    if (now - entry.syncedAt >= this.flushMs) {
+      if (entry.syncing) {
+        await entry.syncing.catch(() => {});
+      } else {
+        // This hit goes with the question, so the others count it before it is answered.
+        entry.pending += 1;
+        const synced = await this.sync(key, entry).then(
+          () => true,
+          () => false,
+        );
+        return { count: synced ? entry.sharedCount : this.known(entry), resetAt: entry.resetAt };
+      }
+    }
     entry.pending += 1;
-    return { count: entry.sharedCount + entry.pending, resetAt: entry.resetAt };
+    return { count: this.known(entry), resetAt: entry.resetAt };
+  }
+
+  /** The count as this instance knows it: the shared total, and its own hits not in it yet. */
+  private known(entry: SharedEntry): number {
+    return entry.sharedCount + entry.sending + entry.pending;
   }
 
   /** Sends every key's pending hits; forgets keys whose window has ended. */
@@ -129,6 +148,7 @@ export class SharedRateLimitStore implements RateLimitStore {
   private async exchange(key: string, entry: SharedEntry): Promise<void> {
     const pending = entry.pending;
     entry.pending = 0;
+    entry.sending += pending;
     try {
       const { count, resetAt } = await this.shared.add(key, entry.windowMs, pending);
       // The shared total now holds what was sent; hits counted meanwhile stay pending. A later
@@ -139,6 +159,8 @@ export class SharedRateLimitStore implements RateLimitStore {
     } catch (error) {
       entry.pending += pending;
       throw error;
+    } finally {
+      entry.sending -= pending;
     }
   }
 
