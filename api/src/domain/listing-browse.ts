@@ -160,6 +160,31 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
   return { shape: { sort: query.sort, filters }, params };
 }
 
+/** The columns of a listing its answers show (not the tsvector). */
+export const listingFields = {
+  id: listings.id,
+  agentId: listings.agentId,
+  title: listings.title,
+  description: listings.description,
+  category: listings.category,
+  listingType: listings.listingType,
+  priceWei: listings.priceWei,
+  isNegotiable: listings.isNegotiable,
+  isActive: listings.isActive,
+  timesPurchased: listings.timesPurchased,
+  ratingSum: listings.ratingSum,
+  ratingCount: listings.ratingCount,
+  createdAt: listings.createdAt,
+};
+
+/** Joins (left) the seller's indexed record to its agent row: none before its first escrow. */
+export function sellerRecordOn(chainId: number) {
+  return and(
+    eq(chainAccountStats.chainId, chainId),
+    eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
+  );
+}
+
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
 export function listingBrowse(db: Database, chainId: number) {
   const statements = new Map<string, ReturnType<typeof prepare>>();
@@ -170,20 +195,7 @@ export function listingBrowse(db: Database, chainId: number) {
       ...shape.filters.map((filter) => FILTERS[filter](shape.sort)),
     ];
     const candidates = db
-      .select({
-        id: listings.id,
-        agentId: listings.agentId,
-        title: listings.title,
-        description: listings.description,
-        category: listings.category,
-        listingType: listings.listingType,
-        priceWei: listings.priceWei,
-        isNegotiable: listings.isNegotiable,
-        timesPurchased: listings.timesPurchased,
-        ratingSum: listings.ratingSum,
-        ratingCount: listings.ratingCount,
-        createdAt: listings.createdAt,
-      })
+      .select(listingFields)
       .from(listings)
       .where(and(...conditions));
     const matched = candidates.as("matched");
@@ -202,10 +214,7 @@ export function listingBrowse(db: Database, chainId: number) {
       })
       .from(matched)
       .innerJoin(agents, eq(agents.id, matched.agentId))
-      .leftJoin(
-        chainAccountStats,
-        and(eq(chainAccountStats.chainId, chainId), eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`)),
-      )
+      .leftJoin(chainAccountStats, sellerRecordOn(chainId))
       .orderBy(...order)
       .limit(p("limit"))
       .prepare(name);

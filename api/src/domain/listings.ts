@@ -7,7 +7,7 @@ import type { ListingCategory, ListingType, ListingView } from "../schemas/listi
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
-import { listingBrowse } from "./listing-browse.ts";
+import { listingBrowse, listingFields, sellerRecordOn } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
 import { formatRating } from "./ratings.ts";
 import { recordOf } from "./track-record.ts";
@@ -115,32 +115,14 @@ export function listingUseCases(
   /** A listing with its seller and the seller's record: one prepared statement. */
   const listingById = db
     .select({
-      id: listings.id,
-      agentId: listings.agentId,
-      title: listings.title,
-      description: listings.description,
-      category: listings.category,
-      listingType: listings.listingType,
-      priceWei: listings.priceWei,
-      isNegotiable: listings.isNegotiable,
-      isActive: listings.isActive,
-      timesPurchased: listings.timesPurchased,
-      ratingSum: listings.ratingSum,
-      ratingCount: listings.ratingCount,
-      createdAt: listings.createdAt,
+      ...listingFields,
       agentName: agents.name,
       walletAddress: agents.walletAddress,
       stats: getViewSelectedFields(chainAccountStats),
     })
     .from(listings)
     .innerJoin(agents, eq(agents.id, listings.agentId))
-    .leftJoin(
-      chainAccountStats,
-      and(
-        eq(chainAccountStats.chainId, chain.chainId),
-        eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
-      ),
-    )
+    .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
     .where(eq(listings.id, sql.placeholder("id")))
     .prepare("listing_details");
 
