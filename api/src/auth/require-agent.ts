@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { agents, apiKeys } from "../db/schema.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
@@ -32,13 +33,15 @@ export interface RequireAgentOptions {
  * {@link refuseOtherAgentId}).
  */
 export function requireAgent(db: Database, options: RequireAgentOptions = {}): MiddlewareHandler<AppEnv> {
-  const authenticate = db
-    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt, agent: agents })
-    .from(apiKeys)
-    .innerJoin(agents, eq(agents.id, apiKeys.agentId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
-    .limit(1)
-    .prepare("authenticate_api_key");
+  const authenticate = compiled(
+    db
+      .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt, agent: agents })
+      .from(apiKeys)
+      .innerJoin(agents, eq(agents.id, apiKeys.agentId))
+      .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
+      .limit(1)
+      .prepare("authenticate_api_key"),
+  );
   const touch = db
     .update(apiKeys)
     .set({ lastUsedAt: sql`now()` })

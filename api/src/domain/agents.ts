@@ -3,6 +3,7 @@ import type { Address } from "viem";
 import { newApiKey } from "../auth/api-keys.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
 import { chainAccountStats } from "../db/chain-views.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { agents, apiKeys, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
@@ -109,30 +110,38 @@ export function agentUseCases(deps: Deps) {
   const recentTransactions = prepareRecentTransactions(db, chain.chainId, RECENT_TRANSACTIONS);
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
 
-  const activeListings = db
-    .select({
-      id: listings.id,
-      title: listings.title,
-      listingType: listings.listingType,
-      category: listings.category,
-      priceWei: listings.priceWei,
-      isActive: listings.isActive,
-    })
-    .from(listings)
-    .where(and(eq(listings.agentId, sql.placeholder("agentId")), eq(listings.isActive, true)))
-    .orderBy(desc(listings.createdAt))
-    .limit(PROFILE_LISTINGS)
-    .prepare("profile_listings");
-  const accountStats = db
-    .select()
-    .from(chainAccountStats)
-    .where(and(eq(chainAccountStats.chainId, chain.chainId), eq(chainAccountStats.address, sql.placeholder("address"))))
-    .prepare("profile_account_stats");
-  const activeAgentById = db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
-    .prepare("active_agent");
+  const activeListings = compiled(
+    db
+      .select({
+        id: listings.id,
+        title: listings.title,
+        listingType: listings.listingType,
+        category: listings.category,
+        priceWei: listings.priceWei,
+        isActive: listings.isActive,
+      })
+      .from(listings)
+      .where(and(eq(listings.agentId, sql.placeholder("agentId")), eq(listings.isActive, true)))
+      .orderBy(desc(listings.createdAt))
+      .limit(PROFILE_LISTINGS)
+      .prepare("profile_listings"),
+  );
+  const accountStats = compiled(
+    db
+      .select()
+      .from(chainAccountStats)
+      .where(
+        and(eq(chainAccountStats.chainId, chain.chainId), eq(chainAccountStats.address, sql.placeholder("address"))),
+      )
+      .prepare("profile_account_stats"),
+  );
+  const activeAgentById = compiled(
+    db
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
+      .prepare("active_agent"),
+  );
 
   /** The public view and the agent's record: three reads in parallel, each a prepared statement. */
   async function publicView(agent: Agent): Promise<{ view: PublicAgentView; record: AgentRecord }> {

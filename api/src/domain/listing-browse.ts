@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, getViewSelectedFields, gte, lte, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getViewSelectedFields, gte, lte, ne, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { decodeCursor, encodeCursor } from "../db/cursor.ts";
 import { agents, listings } from "../db/schema.ts";
 import {
@@ -185,6 +186,9 @@ export function sellerRecordOn(chainId: number) {
   );
 }
 
+/** The columns a page is sorted by (the listings table's, or the same in a subquery). */
+type SortColumns = Record<"createdAt" | "id" | "priceWei" | "timesPurchased", SQLWrapper>;
+
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
 export function listingBrowse(db: Database, chainId: number) {
   const statements = new Map<string, ReturnType<typeof prepare>>();
@@ -194,17 +198,21 @@ export function listingBrowse(db: Database, chainId: number) {
       sql`${listings.isActive} AND ${listings.sellerListed}`,
       ...shape.filters.map((filter) => FILTERS[filter](shape.sort)),
     ];
-    const candidates = db
+    const sortKeys = {
+      newest: (row: SortColumns) => [desc(row.createdAt), desc(row.id)],
+      cheapest: (row: SortColumns) => [asc(row.priceWei), asc(row.id)],
+      popular: (row: SortColumns) => [desc(row.timesPurchased), desc(row.id)],
+    }[shape.sort];
+    // The page is cut before its sellers are joined: joining first would join every match.
+    const page = db
       .select(listingFields)
       .from(listings)
-      .where(and(...conditions));
-    const matched = candidates.as("matched");
-    const order = {
-      newest: [desc(matched.createdAt), desc(matched.id)],
-      cheapest: [asc(matched.priceWei), asc(matched.id)],
-      popular: [desc(matched.timesPurchased), desc(matched.id)],
-    }[shape.sort];
-    return db
+      .where(and(...conditions))
+      .orderBy(...sortKeys(listings))
+      .limit(p("limit"));
+    const matched = page.as("matched");
+    const order = sortKeys(matched);
+    const statement = db
       .select({
         listing: matched._.selectedFields,
         /** created_at to the microsecond, for cursors. */
@@ -216,8 +224,8 @@ export function listingBrowse(db: Database, chainId: number) {
       .innerJoin(agents, eq(agents.id, matched.agentId))
       .leftJoin(chainAccountStats, sellerRecordOn(chainId))
       .orderBy(...order)
-      .limit(p("limit"))
       .prepare(name);
+    return compiled(statement);
   }
 
   function statementOf(shape: Shape) {

@@ -1,6 +1,7 @@
 import { and, eq, getViewSelectedFields, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
 import { chainAccountStats } from "../db/chain-views.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { ListingCategory, ListingType, ListingView } from "../schemas/listing.ts";
@@ -113,18 +114,20 @@ export function listingUseCases(
 
   const browse = listingBrowse(db, chain.chainId);
   /** A listing with its seller and the seller's record: one prepared statement. */
-  const listingById = db
-    .select({
-      ...listingFields,
-      agentName: agents.name,
-      walletAddress: agents.walletAddress,
-      stats: getViewSelectedFields(chainAccountStats),
-    })
-    .from(listings)
-    .innerJoin(agents, eq(agents.id, listings.agentId))
-    .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
-    .where(eq(listings.id, sql.placeholder("id")))
-    .prepare("listing_details");
+  const listingById = compiled(
+    db
+      .select({
+        ...listingFields,
+        agentName: agents.name,
+        walletAddress: agents.walletAddress,
+        stats: getViewSelectedFields(chainAccountStats),
+      })
+      .from(listings)
+      .innerJoin(agents, eq(agents.id, listings.agentId))
+      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .where(eq(listings.id, sql.placeholder("id")))
+      .prepare("listing_details"),
+  );
 
   /**
    * A BOUNTY: the listing and the escrow of its reward, between the poster and a seller named

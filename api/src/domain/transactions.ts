@@ -1,9 +1,10 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
-import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getViewSelectedFields, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, disputes, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -139,11 +140,20 @@ export function queryTransactions(db: Database, chainId: number, query: Transact
  */
 export function prepareRecentTransactions(db: Database, chainId: number, limit: number) {
   const agentId = sql.placeholder("agentId");
-  return selectTransactions(db, chainId)
-    .query.where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
+  // The newest ids first, then their escrows and parties: joining first would join every one of the agent's transactions.
+  const newest = db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
-    .limit(limit)
-    .prepare(`recent_transactions_${limit}`);
+    .limit(limit);
+  return compiled(
+    selectTransactions(db, chainId)
+      .query.where(inArray(transactions.id, newest))
+      .orderBy(desc(transactions.createdAt), desc(transactions.id))
+      .limit(limit)
+      .prepare(`recent_transactions_${limit}`),
+  );
 }
 
 export type TransactionRow = Awaited<ReturnType<typeof queryTransactions>>[number];
