@@ -178,6 +178,28 @@ export const listingFields = {
   createdAt: listings.createdAt,
 };
 
+/** A listing's row (its `listingFields`) as every answer about it shows it, browse and details alike. */
+export function listingSummary(
+  row: {
+    [K in keyof typeof listingFields]: (typeof listingFields)[K]["_"]["data"];
+  },
+) {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    category: row.category as ListingCategory,
+    listing_type: row.listingType as ListingType,
+    price_wei: row.priceWei,
+    price_usdc: formatUsdc(row.priceWei),
+    currency: "USDC" as const,
+    is_negotiable: row.isNegotiable,
+    times_purchased: row.timesPurchased,
+    avg_rating: formatRating(row.ratingSum, row.ratingCount),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
 /** Joins (left) the seller's indexed record to its agent row: none before its first escrow. */
 export function sellerRecordOn(chainId: number) {
   return and(
@@ -246,18 +268,7 @@ export function listingBrowse(db: Database, chainId: number) {
     const rows = await statementOf(shaped.shape).execute(shaped.params);
     const page = rows.slice(0, query.limit);
     const items = page.map(({ listing: row, agentName, stats }) => ({
-      id: row.id,
-      title: row.title,
-      description: row.description,
-      category: row.category as ListingCategory,
-      listing_type: row.listingType as ListingType,
-      price_wei: row.priceWei,
-      price_usdc: formatUsdc(row.priceWei),
-      currency: "USDC" as const,
-      is_negotiable: row.isNegotiable,
-      times_purchased: row.timesPurchased,
-      avg_rating: formatRating(row.ratingSum, row.ratingCount),
-      created_at: row.createdAt.toISOString(),
+      ...listingSummary(row),
       agent: { id: row.agentId, name: agentName, reputation_tier: recordOf(stats ?? undefined).tier },
     }));
     const last = page[page.length - 1];

@@ -8,9 +8,8 @@ import type { ListingCategory, ListingType, ListingView } from "../schemas/listi
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
-import { listingBrowse, listingFields, sellerRecordOn } from "./listing-browse.ts";
+import { listingBrowse, listingFields, listingSummary, sellerRecordOn } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
-import { formatRating } from "./ratings.ts";
 import { recordOf } from "./track-record.ts";
 
 /*
@@ -85,19 +84,8 @@ export function listingUseCases(
     const record = recordOf(row.stats ?? undefined);
     const settled = record.completed + record.refunded;
     return {
-      id: row.id,
-      title: row.title,
-      description: row.description,
-      category: row.category as ListingCategory,
-      listing_type: row.listingType as ListingType,
-      price_wei: row.priceWei,
-      price_usdc: formatUsdc(row.priceWei),
-      currency: "USDC" as const,
+      ...listingSummary(row),
       is_active: row.isActive,
-      is_negotiable: row.isNegotiable,
-      times_purchased: row.timesPurchased,
-      avg_rating: formatRating(row.ratingSum, row.ratingCount),
-      created_at: row.createdAt.toISOString(),
       agents: {
         id: row.agentId,
         name: row.agentName,
