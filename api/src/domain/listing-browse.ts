@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getViewSelectedFields, gte, lte, ne, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, ne, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { compiled } from "../db/compiled-statement.ts";
@@ -7,16 +7,15 @@ import { agents, listings } from "../db/schema.ts";
 import {
   KEYWORD_MAX_WORDS,
   type ListingCategory,
-  type ListingPageView,
   type ListingSort,
   type ListingType,
   STARTER_MAX_WEI,
 } from "../schemas/listing.ts";
 import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
-import { formatUsdc } from "./money.ts";
-import { formatRating } from "./ratings.ts";
-import { recordOf } from "./track-record.ts";
+import { formatUsdc, formatUsdcSql } from "./money.ts";
+import { formatRating, formatRatingSql } from "./ratings.ts";
+import { tierSql } from "./track-record.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
@@ -25,6 +24,12 @@ import { recordOf } from "./track-record.ts";
  * shape is built once and prepared, so a request neither builds SQL nor has Postgres plan it
  * again; the values travel as parameters.
  */
+
+/** A page of the browse with each listing as its JSON text (GET /api/listings sends them as they are). */
+export interface ListingPageJson {
+  listings: string[];
+  next_cursor: string | null;
+}
 
 /** The browse filters, as the API names them (validated by the route). */
 export interface BrowseListingsQuery {
@@ -208,6 +213,27 @@ export function sellerRecordOn(chainId: number) {
   );
 }
 
+/** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds cut, not rounded). */
+function isoMillisSql(at: SQLWrapper): SQL<string> {
+  return sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * A listing as browse answers it (listingSummary, and its seller with the seller's tier) as JSON
+ * text built by Postgres, over a page of `listingFields` joined to agents and the seller's record:
+ * the API sends it as it comes, instead of decoding some 30 columns per listing and encoding them
+ * again. Keep it in step with listingSummary; listings.happy.test.ts compares browse with details.
+ */
+function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrapper }): SQL<string> {
+  return sql<string>`json_build_object(
+    'id', ${row.id}, 'title', ${row.title}, 'description', ${row.description}, 'category', ${row.category},
+    'listing_type', ${row.listingType}, 'price_wei', (${row.priceWei})::text, 'price_usdc', ${formatUsdcSql(row.priceWei)},
+    'currency', 'USDC', 'is_negotiable', ${row.isNegotiable}, 'times_purchased', ${row.timesPurchased},
+    'avg_rating', ${formatRatingSql(row.ratingSum, row.ratingCount)}, 'created_at', ${isoMillisSql(row.createdAt)},
+    'agent', json_build_object('id', ${row.agentId}, 'name', ${agents.name}, 'reputation_tier', ${tierSql})
+  )::text`;
+}
+
 /** The columns a page is sorted by (the listings table's, or the same in a subquery). */
 type SortColumns = Record<"createdAt" | "id" | "priceWei" | "timesPurchased", SQLWrapper>;
 
@@ -236,11 +262,12 @@ export function listingBrowse(db: Database, chainId: number) {
     const order = sortKeys(matched);
     const statement = db
       .select({
-        listing: matched._.selectedFields,
+        card: listingCardSql(matched),
+        id: matched.id,
         /** created_at to the microsecond, for cursors. */
         createdAtText: sql<string>`to_char(${matched.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-        agentName: agents.name,
-        stats: getViewSelectedFields(chainAccountStats),
+        priceWei: matched.priceWei,
+        timesPurchased: matched.timesPurchased,
       })
       .from(matched)
       .innerJoin(agents, eq(agents.id, matched.agentId))
@@ -261,16 +288,15 @@ export function listingBrowse(db: Database, chainId: number) {
     return statement;
   }
 
-  /** One page of active listings of active, unpaused agents, in `sort` order, after `cursor`. */
-  return async function browse(query: BrowseListingsQuery): Promise<ListingPageView> {
+  /**
+   * One page of active listings of active, unpaused agents, in `sort` order, after `cursor`: each
+   * listing as the JSON Postgres built for it.
+   */
+  return async function browse(query: BrowseListingsQuery): Promise<ListingPageJson> {
     const shaped = shapeOf(query);
     if (!shaped) return { listings: [], next_cursor: null };
     const rows = await statementOf(shaped.shape).execute(shaped.params);
     const page = rows.slice(0, query.limit);
-    const items = page.map(({ listing: row, agentName, stats }) => ({
-      ...listingSummary(row),
-      agent: { id: row.agentId, name: agentName, reputation_tier: recordOf(stats ?? undefined).tier },
-    }));
     const last = page[page.length - 1];
     let nextCursor: string | null = null;
     if (rows.length > query.limit && last) {
@@ -278,10 +304,10 @@ export function listingBrowse(db: Database, chainId: number) {
         query.sort === "newest"
           ? { at: last.createdAtText }
           : query.sort === "cheapest"
-            ? { price: last.listing.priceWei }
-            : { purchased: String(last.listing.timesPurchased) };
-      nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.listing.id });
+            ? { price: last.priceWei }
+            : { purchased: String(last.timesPurchased) };
+      nextCursor = encodeCursor({ sort: query.sort, ...key, id: last.id });
     }
-    return { listings: items, next_cursor: nextCursor };
+    return { listings: page.map((row) => row.card), next_cursor: nextCursor };
   };
 }

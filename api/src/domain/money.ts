@@ -1,4 +1,5 @@
 import { USDC_DECIMALS } from "@agent-marketplace/contracts";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 const ETH_DECIMALS = 18;
 
@@ -15,6 +16,15 @@ function twoDecimals(wei: bigint | string, decimals: number): string {
 /** USDC wei with two places: "1500000" → "1.50". */
 export function formatUsdc(wei: bigint | string): string {
   return twoDecimals(wei, USDC_DECIMALS);
+}
+
+/**
+ * formatUsdc in SQL, over a numeric expression of USDC wei: for answers Postgres builds as JSON (the
+ * browse). Keep the two in step; domain.test.ts compares them.
+ */
+export function formatUsdcSql(wei: SQLWrapper): SQL<string> {
+  const cents = sql`div(${wei}, ${sql.raw(String(10n ** BigInt(USDC_DECIMALS - 2)))})`;
+  return sql<string>`(div(${cents}, 100)::text || '.' || lpad(mod(${cents}, 100)::text, 2, '0'))`;
 }
 
 /** ETH wei with two places: 1.239 ETH → "1.23". */

@@ -1,3 +1,5 @@
+import { type SQL, sql } from "drizzle-orm";
+
 /**
  * Reputation tiers, from an agent's indexed on-chain record (chain.account_stats). The thresholds
  * live here and nowhere else; the README and /skill.md quote them.
@@ -34,4 +36,22 @@ export function reputationTier(record: TrackRecord): ReputationTier {
     if (record.completed >= t.completed && record.volumeWei >= t.volumeWei && rate >= t.successRate) return tier;
   }
   return "NEWCOMER";
+}
+
+/** A track record's numbers as SQL expressions (over a row of chain.account_stats, say). */
+export type TrackRecordSql = Record<"completed" | "refunded" | "volumeWei", SQL>;
+
+/**
+ * reputationTier in SQL, built from the same thresholds: answers Postgres builds as JSON (the
+ * browse) name each seller's tier without sending its record. domain.test.ts compares the two.
+ */
+export function reputationTierSql(record: TrackRecordSql): SQL<ReputationTier> {
+  const settled = sql`(${record.completed} + ${record.refunded})`;
+  const rate = sql`(CASE WHEN ${settled} = 0 THEN 0::float8 ELSE (${record.completed})::float8 / ${settled} END)`;
+  const cases = (["VETERAN", "TRUSTED", "RELIABLE"] as const).map((tier) => {
+    const t = TIER_THRESHOLDS[tier];
+    return sql`WHEN ${record.completed} >= ${sql.raw(String(t.completed))} AND ${record.volumeWei} >= ${sql.raw(t.volumeWei.toString())}
+      AND ${rate} >= ${sql.raw(String(t.successRate))}::float8 THEN '${sql.raw(tier)}'`;
+  });
+  return sql<ReputationTier>`(CASE ${sql.join(cases, sql` `)} ELSE 'NEWCOMER' END)`;
 }

@@ -16,3 +16,18 @@ export function sendSerializedJson<T, S extends ContentfulStatusCode>(
 ): TypedResponse<T, S, "json"> {
   return c.body(body, status, { "content-type": "application/json" }) as unknown as TypedResponse<T, S, "json">;
 }
+
+/**
+ * The JSON of an object whose `key` holds an array of values already serialized (JSON texts
+ * Postgres built), its other fields serialized here: the texts are sent as they are, not parsed
+ * and written again.
+ */
+export function serializeJsonWithRawArray<T>(
+  key: string,
+  elements: readonly string[],
+  rest: Record<string, unknown>,
+): SerializedJson<T> {
+  let json = `{${JSON.stringify(key)}:[${elements.join(",")}]`;
+  for (const [name, value] of Object.entries(rest)) json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  return Buffer.from(`${json}}`);
+}

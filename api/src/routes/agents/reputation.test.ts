@@ -11,6 +11,7 @@ import {
   registerHosted,
   type TestApp,
   testApp,
+  uniqueWord,
 } from "../../../test/harness.ts";
 
 /*
@@ -81,6 +82,13 @@ describe("reputation", () => {
       success_rate: 0.75,
       reputation_tier: "RELIABLE",
     });
+    // Browse names the seller by the same tier, which Postgres works out there (tierSql).
+    const word = uniqueWord();
+    await createListing(t.app, seller, { title: `Tiered ${word}` });
+    const browsed = await json(await get(t.app, `/api/listings?keyword=${word}`));
+    expect(browsed.listings.map((listing: { agent: unknown }) => listing.agent)).toEqual([
+      { id: seller.id, name: "track record seller", reputation_tier: "RELIABLE" },
+    ]);
     // The buyer took part in the same escrows.
     expect(await json(await get(t.app, `/api/agents/${buyer.id}/reputation`))).toMatchObject({
       completed_transactions: 3,

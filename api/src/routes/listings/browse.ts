@@ -1,12 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { sendSerializedJson, serializeJson } from "../../http/serialized-json.ts";
+import { sendSerializedJson, serializeJsonWithRawArray } from "../../http/serialized-json.ts";
 import { Cursor, errorResponses, Limit, QueryBoolean, Uuid, Wei } from "../../schemas/common.ts";
 import {
   Category,
   KEYWORD_MAX_WORDS,
   LISTING_SORTS,
   ListingPage,
+  type ListingPageView,
   ListingTypeEnum,
   STARTER_MAX_WEI,
 } from "../../schemas/listing.ts";
@@ -63,9 +64,13 @@ export const browseRoute = createRoute({
 export function registerBrowse(app: OpenAPIHono<AppEnv>, { useCases, readCache }: RouteDeps) {
   app.openapi(browseRoute, async function browseListings(c) {
     const query = c.req.valid("query");
-    // Identical browse requests share one read and one serialization for a moment (ReadCache).
+    // Identical browse requests share one read for a moment (ReadCache). Each listing comes as the
+    // JSON Postgres built for it.
     const cacheKey = `browse:${JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)))}`;
-    const body = await readCache.get(cacheKey, async () => serializeJson(await useCases.listings.browse(query)));
+    const body = await readCache.get(cacheKey, async () => {
+      const page = await useCases.listings.browse(query);
+      return serializeJsonWithRawArray<ListingPageView>("listings", page.listings, { next_cursor: page.next_cursor });
+    });
     return sendSerializedJson(c, body, 200);
   });
 }

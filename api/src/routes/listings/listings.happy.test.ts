@@ -185,6 +185,55 @@ describe("GET /api/listings", () => {
     });
   });
 
+  it("shows each listing as its details do: Postgres builds browse's JSON, TypeScript the details'", async () => {
+    const seller = await registerAgent(t.app, 'Quoted "seller" \\ ünïcode');
+    const word = uniqueWord();
+    // Values where formatting could go wrong: rounding of prices and ratings, huge amounts, text
+    // that JSON must escape, timestamps whose microseconds must be cut (not rounded) to milliseconds.
+    const cases = [
+      { price: "9999", sum: 0, count: 0, at: "2026-03-01T23:59:59.999999Z" },
+      { price: "1509999", sum: 1, count: 3, at: "2026-03-02T00:00:00.000001Z" },
+      { price: "123456789012345678901234567890", sum: 2, count: 3, at: "2026-03-03T12:34:56.5005Z" },
+      { price: "1000000", sum: 5, count: 2, at: "2026-03-04T01:02:03Z" },
+      { price: "2500000", sum: 14, count: 3, at: "2026-03-05T10:00:00.123456Z" },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const listing = await createListing(t.app, seller, {
+        title: `Case ${i} ${word} "quoted" \\ tab\there`,
+        description: `Line one\nline two, émoji 🚀 ${i}`,
+        price_wei: c.price,
+        is_negotiable: i % 2 === 0,
+      });
+      await t.db.execute(
+        sql`UPDATE app.listings SET times_purchased = ${i * 7}, rating_sum = ${c.sum}, rating_count = ${c.count},
+          created_at = ${c.at}::timestamptz WHERE id = ${listing.id}`,
+      );
+    }
+    const page = await browse({ keyword: word });
+    expect(page.listings).toHaveLength(cases.length);
+    for (const card of page.listings) {
+      const details = await json(await get(t.app, `/api/listings/${card.id}`));
+      const { is_active, agents, seller_reputation, ...summary } = details;
+      const { agent, ...shown } = card;
+      expect(shown).toEqual(summary);
+      expect(agent).toEqual({ id: agents.id, name: agents.name, reputation_tier: "NEWCOMER" });
+    }
+    expect(page.listings.map((card: { avg_rating: string }) => card.avg_rating)).toEqual([
+      "4.67",
+      "2.50",
+      "0.67",
+      "0.33",
+      "0.00",
+    ]);
+    expect(page.listings.map((card: { created_at: string }) => card.created_at)).toEqual([
+      "2026-03-05T10:00:00.123Z",
+      "2026-03-04T01:02:03.000Z",
+      "2026-03-03T12:34:56.500Z",
+      "2026-03-02T00:00:00.000Z",
+      "2026-03-01T23:59:59.999Z",
+    ]);
+  });
+
   it("keyword: searches title and description, whole words and prefixes, all words, any case", async () => {
     const seller = await registerAgent(t.app);
     const word = uniqueWord("zq");
