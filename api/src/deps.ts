@@ -15,6 +15,12 @@ import type { RateLimitStore } from "./rate-limit/store.ts";
 export interface Deps {
   config: Config;
   db: Database;
+  /**
+   * A second pool whose prepared statements keep one generic plan (createDatabase's genericPlans):
+   * browse runs the statements whose best plan does not depend on their values there, planned once
+   * instead of on every request. Without it, they run on `db`.
+   */
+  genericPlansDb?: Database;
   chain: ChainReader;
   relayer: Relayer;
   escrow: EscrowActions;

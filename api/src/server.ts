@@ -31,13 +31,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
   });
   await migrateDatabase(db);
+  const genericPlansDb = createDatabase(config.databaseUrl, {
+    max: config.databasePoolSize,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+    genericPlans: true,
+  });
   const rateLimitStore = new SharedRateLimitStore(new PostgresRateLimitStore(db));
   const services = await createChainServices(config, db);
   // Whatever a crash left between the outbox and the chain is sent or recorded before serving.
   const resumed = await services.relayer.resume();
   if (resumed > 0) logger.info({ resumed }, "relayer resumed unfinished transactions");
   const readCache = new ReadCache(config.browseCacheMs);
-  const app = createApp({ config, db, ...services, logger, rateLimitStore, readCache });
+  const app = createApp({ config, db, genericPlansDb, ...services, logger, rateLimitStore, readCache });
   const stopKeeper =
     config.keeperIntervalMs > 0
       ? createKeeper({ db, config, ...services, logger, readCache }).start(config.keeperIntervalMs)
@@ -67,7 +72,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await stopKeeper();
       await Promise.all(stopNotifying.map((stop) => stop()));
       rateLimitStore.close();
-      await db.$client.end();
+      await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },
   };
 }

@@ -43,15 +43,25 @@ export async function testApp(
   };
   const db = createDatabase(config.databaseUrl, { max: 5, ...pool });
   await migrateDatabase(db);
+  const genericPlansDb = createDatabase(config.databaseUrl, { max: 2, genericPlans: true });
   const services = await createChainServices(config, db, stack.deployment);
   const app = createApp({
     config,
     db,
+    genericPlansDb,
     ...services,
     logger: pino({ level: "silent" }),
     rateLimitStore: new MemoryRateLimitStore(),
   });
-  return { app, db, config, services, close: () => db.$client.end() };
+  return {
+    app,
+    db,
+    config,
+    services,
+    close: async () => {
+      await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
+    },
+  };
 }
 
 export type TestApp = Awaited<ReturnType<typeof testApp>>;

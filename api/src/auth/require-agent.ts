@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
-import { compiled } from "../db/compiled-statement.ts";
+import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { agents, apiKeys } from "../db/schema.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
@@ -39,7 +39,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
       .from(apiKeys)
       .innerJoin(agents, eq(agents.id, apiKeys.agentId))
       .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
-      .limit(1)
+      .limit(literalLimit(1))
       .prepare("authenticate_api_key"),
   );
   const touch = db

@@ -7,7 +7,17 @@ export type Database = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 /** numeric (OID 1700) stays a string: wei amounts do not fit a JS number. */
 export function createDatabase(
   url: string,
-  options: { max?: number; connectionTimeoutMs?: number; queryTimeoutMs?: number } = {},
+  options: {
+    max?: number;
+    connectionTimeoutMs?: number;
+    queryTimeoutMs?: number;
+    /**
+     * Prepared statements keep one generic plan instead of being planned again for each execution's
+     * values (plan_cache_mode=force_generic_plan): for statements whose best plan does not depend on
+     * their values. Never for a pool of ad-hoc queries: it applies to every parameterized statement.
+     */
+    genericPlans?: boolean;
+  } = {},
 ): Database {
   // A request that cannot get a connection in time fails (503 busy) instead of waiting forever.
   const pool = new pg.Pool({
@@ -18,7 +28,7 @@ export function createDatabase(
     query_timeout: options.queryTimeoutMs ?? 15_000,
     // Every statement of the API reads or writes a page of rows: a parallel plan would start worker
     // processes for each (tens of ms, taken from the other requests), so none is ever planned.
-    options: "-c max_parallel_workers_per_gather=0",
+    options: `-c max_parallel_workers_per_gather=0${options.genericPlans ? " -c plan_cache_mode=force_generic_plan" : ""}`,
   });
   // An idle connection that Postgres drops (a restart, a failover) must not crash the process: the
   // pool discards it and the next query opens a new one.

@@ -23,6 +23,8 @@ export const app = pgSchema("app");
 
 const wei = (name: string) => numeric(name, { precision: 78, scale: 0 });
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+/** Text compared byte by byte: a range [word, word with its last letter's next) holds exactly the words it starts. */
+const byteText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
 
 export const agents = app.table(
   "agents",
@@ -154,6 +156,50 @@ export const listings = app.table(
     index("listings_agent_id_idx").on(t.agentId),
     // The keeper looks for funded bounties still hidden: few rows, looked up every run.
     index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),
+  ],
+);
+
+/**
+ * Each word of each listing browse can show (is_active and seller_listed), with the listing's
+ * filters and sort keys: a keyword's page reads the first rows of its word in the sort's order,
+ * where the GIN index of listings.search finds every match and sorts them all. Kept by a trigger
+ * on app.listings (migration 0021), in the same transaction as the listing.
+ */
+export const listingWords = app.table(
+  "listing_words",
+  {
+    word: byteText("word").notNull(),
+    listingId: uuid("listing_id").notNull(),
+    agentId: uuid("agent_id").notNull(),
+    category: text("category").notNull(),
+    listingType: text("listing_type").notNull(),
+    priceWei: wei("price_wei").notNull(),
+    timesPurchased: integer("times_purchased").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    // One per sort, with the filters' columns after the sort key: a scan filters rows in the index
+    // without visiting the table (drizzle has no INCLUDE).
+    index("listing_words_created_idx").on(
+      t.word,
+      t.createdAt,
+      t.listingId,
+      t.category,
+      t.listingType,
+      t.priceWei,
+      t.agentId,
+    ),
+    index("listing_words_price_idx").on(t.word, t.priceWei, t.listingId, t.category, t.listingType, t.agentId),
+    index("listing_words_popular_idx").on(
+      t.word,
+      t.timesPurchased,
+      t.listingId,
+      t.category,
+      t.listingType,
+      t.priceWei,
+      t.agentId,
+    ),
+    index("listing_words_listing_idx").on(t.listingId),
   ],
 );
 

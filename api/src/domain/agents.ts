@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { newApiKey } from "../auth/api-keys.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
 import { chainAccountStats } from "../db/chain-views.ts";
-import { compiled } from "../db/compiled-statement.ts";
+import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { agents, apiKeys, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
@@ -123,7 +123,7 @@ export function agentUseCases(deps: Deps) {
       .from(listings)
       .where(and(eq(listings.agentId, sql.placeholder("agentId")), eq(listings.isActive, true)))
       .orderBy(desc(listings.createdAt))
-      .limit(PROFILE_LISTINGS)
+      .limit(literalLimit(PROFILE_LISTINGS))
       .prepare("profile_listings"),
   );
   const accountStats = compiled(

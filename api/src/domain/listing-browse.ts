@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, gte, lte, ne, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
-import { compiled } from "../db/compiled-statement.ts";
+import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { decodeCursor, encodeCursor } from "../db/cursor.ts";
-import { agents, listings } from "../db/schema.ts";
+import { jsonConstant, jsonLiteral, jsonObject, jsonString } from "../db/json-text.ts";
+import { agents, listings, listingWords } from "../db/schema.ts";
 import {
   KEYWORD_MAX_WORDS,
   type ListingCategory,
@@ -15,7 +16,8 @@ import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
 import { formatUsdc, formatUsdcSql } from "./money.ts";
 import { formatRating, formatRatingSql } from "./ratings.ts";
-import { tierSql } from "./track-record.ts";
+import { reputationTierSql } from "./reputation.ts";
+import { completedSql, refundedSql, volumeSql } from "./track-record.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
@@ -56,6 +58,21 @@ export function prefixTsQuery(keyword: string): string | undefined {
   return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ");
 }
 
+/**
+ * A keyword of one word of ASCII letters and digits, lowercased: Postgres' 'simple' parser makes it
+ * one lexeme, itself, so the lexemes it is a prefix of are a range of app.listing_words. Other
+ * keywords (several words, other letters) go to the GIN index.
+ */
+function plainWordOf(keyword: string): string | undefined {
+  const words = keyword.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return words.length === 1 && /^[a-z0-9]+$/.test(words[0] as string) ? words[0] : undefined;
+}
+
+/** The first string after every string that starts with `word` (of [a-z0-9]), compared byte by byte. */
+function nextAfterPrefix(word: string): string {
+  return word.slice(0, -1) + String.fromCharCode(word.charCodeAt(word.length - 1) + 1);
+}
+
 /** created_at in cursors: UTC with microseconds, as Postgres keeps it (a JS Date has milliseconds only). */
 const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -92,33 +109,52 @@ function cursorPosition(sort: ListingSort, cursor: string): { id: string; key: s
 /** The parameters of a browse statement, by placeholder name. */
 type BrowseParams = Record<string, unknown>;
 
-/** Which filters a request has, and its sort: all a statement's SQL depends on. */
+/** Which filters a request has, its sort and how many rows it reads: all a statement's SQL depends on. */
 interface Shape {
   sort: ListingSort;
+  /** Rows read: a page's limit and one more (to know whether a next page exists), rounded up to a bucket. */
+  fetch: number;
   filters: Array<keyof typeof FILTERS>;
 }
 
 const p = (name: string) => sql.placeholder(name);
 
-/** Each filter's condition, over named parameters. */
+/** The columns browse filters and sorts by: the listings table's, or the same in app.listing_words. */
+interface BrowseColumns {
+  id: SQLWrapper;
+  agentId: SQLWrapper;
+  category: SQLWrapper;
+  listingType: SQLWrapper;
+  priceWei: SQLWrapper;
+  timesPurchased: SQLWrapper;
+  createdAt: SQLWrapper;
+}
+
+const wordColumns: BrowseColumns = { ...listingWords, id: listingWords.listingId };
+
+/**
+ * Each filter's condition over `row`'s columns, with named parameters. `keyword` searches the
+ * listings' tsvector (GIN); `word` (a keyword of one plain word) is answered from app.listing_words.
+ */
 const FILTERS = {
-  category: () => eq(listings.category, p("category")),
-  listingType: () => eq(listings.listingType, p("listingType")),
-  minPrice: () => gte(listings.priceWei, p("minPrice")),
-  maxPrice: () => lte(listings.priceWei, p("maxPrice")),
-  excludeAgent: () => ne(listings.agentId, p("excludeAgent")),
+  category: (_sort: ListingSort, row: BrowseColumns) => sql`${row.category} = ${p("category")}`,
+  listingType: (_sort: ListingSort, row: BrowseColumns) => sql`${row.listingType} = ${p("listingType")}`,
+  minPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} >= ${p("minPrice")}`,
+  maxPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} <= ${p("maxPrice")}`,
+  excludeAgent: (_sort: ListingSort, row: BrowseColumns) => sql`${row.agentId} <> ${p("excludeAgent")}`,
   keyword: () => sql`${listings.search} @@ to_tsquery('simple', ${p("tsquery")})`,
-  cursor: (sort: ListingSort) => {
+  word: () => sql`true`,
+  cursor: (sort: ListingSort, row: BrowseColumns) => {
     switch (sort) {
       case "newest":
-        return sql`(${listings.createdAt}, ${listings.id}) < (${p("cursorKey")}::timestamptz, ${p("cursorId")}::uuid)`;
+        return sql`(${row.createdAt}, ${row.id}) < (${p("cursorKey")}::timestamptz, ${p("cursorId")}::uuid)`;
       case "cheapest":
-        return sql`(${listings.priceWei}, ${listings.id}) > (${p("cursorKey")}::numeric, ${p("cursorId")}::uuid)`;
+        return sql`(${row.priceWei}, ${row.id}) > (${p("cursorKey")}::numeric, ${p("cursorId")}::uuid)`;
       case "popular":
-        return sql`(${listings.timesPurchased}, ${listings.id}) < (${p("cursorKey")}::integer, ${p("cursorId")}::uuid)`;
+        return sql`(${row.timesPurchased}, ${row.id}) < (${p("cursorKey")}::integer, ${p("cursorId")}::uuid)`;
     }
   },
-} satisfies Record<string, (sort: ListingSort) => SQL>;
+} satisfies Record<string, (sort: ListingSort, row: BrowseColumns) => SQL>;
 
 /** One letter per filter, for statement names. */
 const FILTER_CODES: Record<keyof typeof FILTERS, string> = {
@@ -128,8 +164,21 @@ const FILTER_CODES: Record<keyof typeof FILTERS, string> = {
   maxPrice: "h",
   excludeAgent: "x",
   keyword: "k",
+  word: "w",
   cursor: "a",
 };
+
+/**
+ * The rows a page of `limit` reads, written into its statement: with the LIMIT a parameter, Postgres
+ * can only plan for an unknown share of the rows, so it re-plans every execution (a custom plan,
+ * ~1 ms here) rather than keep one plan. Rounded up to four buckets (the extra rows are cut), so a
+ * shape has at most four statements.
+ */
+const FETCH_BUCKETS = [11, 26, 51, 101] as const;
+
+function fetchOf(limit: number): number {
+  return FETCH_BUCKETS.find((bucket) => bucket > limit) ?? limit + 1;
+}
 
 /** The query's shape and the values of its parameters; an empty page when the keyword has no words. */
 function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowseParams } | undefined {
@@ -137,7 +186,7 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
     throw badRequest("min_price must not be greater than max_price");
   }
   const filters: Shape["filters"] = [];
-  const params: BrowseParams = { limit: query.limit + 1 };
+  const params: BrowseParams = {};
   const add = (filter: keyof typeof FILTERS, values: BrowseParams) => {
     filters.push(filter);
     Object.assign(params, values);
@@ -157,13 +206,15 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
     const tsquery = prefixTsQuery(query.keyword);
     // A keyword without letters or digits matches nothing.
     if (!tsquery) return undefined;
-    add("keyword", { tsquery });
+    const word = plainWordOf(query.keyword);
+    if (word) add("word", { word, wordEnd: nextAfterPrefix(word) });
+    else add("keyword", { tsquery });
   }
   if (query.cursor) {
     const { id, key } = cursorPosition(query.sort, query.cursor);
     add("cursor", { cursorId: id, cursorKey: key });
   }
-  return { shape: { sort: query.sort, filters }, params };
+  return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit) }, params };
 }
 
 /** The columns of a listing its answers show (not the tsvector). */
@@ -224,45 +275,133 @@ function isoMillisSql(at: SQLWrapper): SQL<string> {
  * the API sends it as it comes, instead of decoding some 30 columns per listing and encoding them
  * again. Keep it in step with listingSummary; listings.happy.test.ts compares browse with details.
  */
-function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrapper }): SQL<string> {
-  return sql<string>`json_build_object(
-    'id', ${row.id}, 'title', ${row.title}, 'description', ${row.description}, 'category', ${row.category},
-    'listing_type', ${row.listingType}, 'price_wei', (${row.priceWei})::text, 'price_usdc', ${formatUsdcSql(row.priceWei)},
-    'currency', 'USDC', 'is_negotiable', ${row.isNegotiable}, 'times_purchased', ${row.timesPurchased},
-    'avg_rating', ${formatRatingSql(row.ratingSum, row.ratingCount)}, 'created_at', ${isoMillisSql(row.createdAt)},
-    'agent', json_build_object('id', ${row.agentId}, 'name', ${agents.name}, 'reputation_tier', ${tierSql})
-  )::text`;
+function listingCardSql(
+  row: { [K in keyof typeof listingFields]: SQLWrapper },
+  seller: { name: SQLWrapper; tier: SQLWrapper },
+): SQL<string> {
+  return jsonObject({
+    id: jsonString(row.id),
+    title: jsonString(row.title),
+    description: jsonString(row.description),
+    category: jsonString(row.category),
+    listing_type: jsonString(row.listingType),
+    price_wei: jsonString(row.priceWei),
+    price_usdc: jsonString(formatUsdcSql(row.priceWei)),
+    currency: jsonConstant("USDC"),
+    is_negotiable: jsonLiteral(row.isNegotiable),
+    times_purchased: jsonLiteral(row.timesPurchased),
+    avg_rating: jsonString(formatRatingSql(row.ratingSum, row.ratingCount)),
+    created_at: jsonString(isoMillisSql(row.createdAt)),
+    agent: jsonObject({
+      id: jsonString(row.agentId),
+      name: jsonString(seller.name),
+      reputation_tier: jsonString(seller.tier),
+    }),
+  });
 }
 
 /** The columns a page is sorted by (the listings table's, or the same in a subquery). */
 type SortColumns = Record<"createdAt" | "id" | "priceWei" | "timesPurchased", SQLWrapper>;
 
+/** Each sort's order, over any set of sort columns. */
+const SORT_KEYS = {
+  newest: (row: SortColumns) => [desc(row.createdAt), desc(row.id)],
+  cheapest: (row: SortColumns) => [asc(row.priceWei), asc(row.id)],
+  popular: (row: SortColumns) => [desc(row.timesPurchased), desc(row.id)],
+} satisfies Record<ListingSort, (row: SortColumns) => SQL[]>;
+type SortKeys = (row: SortColumns) => SQL[];
+
+/** The listings browse can show. */
+const listedSql = sql`${listings.isActive} AND ${listings.sellerListed}`;
+
+/**
+ * Whether a shape's best plan depends on its values, so that Postgres must plan each execution
+ * (a custom plan) rather than keep one: a keyword's matches in the GIN index (a rare word or a
+ * common one), or a price range over listings sorted by something else than price (a narrow range
+ * is best read by price and sorted, a wide one in the sort's order). Measured on the benchmark's
+ * data, a kept plan of these takes 10-40 ms where a custom one takes 3; every other shape's kept
+ * plan is as good as a custom one, without ~1 ms of planning on every request.
+ */
+function planDependsOnValues(shape: Shape): boolean {
+  const has = (filter: Shape["filters"][number]) => shape.filters.includes(filter);
+  if (has("keyword")) return true;
+  if (has("word")) return false;
+  return (has("minPrice") || has("maxPrice")) && shape.sort !== "cheapest";
+}
+
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
-export function listingBrowse(db: Database, chainId: number) {
+export function listingBrowse(pools: { db: Database; genericPlansDb: Database }, chainId: number) {
   const statements = new Map<string, ReturnType<typeof prepare>>();
 
-  function prepare(shape: Shape, name: string) {
-    const conditions = [
-      sql`${listings.isActive} AND ${listings.sellerListed}`,
-      ...shape.filters.map((filter) => FILTERS[filter](shape.sort)),
-    ];
-    const sortKeys = {
-      newest: (row: SortColumns) => [desc(row.createdAt), desc(row.id)],
-      cheapest: (row: SortColumns) => [asc(row.priceWei), asc(row.id)],
-      popular: (row: SortColumns) => [desc(row.timesPurchased), desc(row.id)],
-    }[shape.sort];
-    // The page is cut before its sellers are joined: joining first would join every match.
-    const page = db
+  /** The page's listings, cut before their sellers are joined (joining first would join every match). */
+  function tablePage(db: Database, shape: Shape, sortKeys: SortKeys) {
+    return db
       .select(listingFields)
       .from(listings)
-      .where(and(...conditions))
+      .where(and(listedSql, ...shape.filters.map((filter) => FILTERS[filter](shape.sort, listings))))
       .orderBy(...sortKeys(listings))
-      .limit(p("limit"));
+      .limit(literalLimit(shape.fetch));
+  }
+
+  /**
+   * The page's listings for a keyword of one plain word, from app.listing_words: the lexemes it
+   * starts (found by walking the index, one probe each), each lexeme's first `limit` rows in the
+   * sort's order that pass the filters, and of those (a listing under two of the lexemes once) the
+   * first `limit`. Each listing of the true page is among the first `limit` of each of its
+   * lexemes, so none is missed; each lexeme's rows are read in order, so none is read past the page.
+   */
+  function wordPage(db: Database, shape: Shape, sortKeys: SortKeys) {
+    const w = listingWords;
+    const filters = shape.filters.filter((filter) => filter !== "word");
+    // Only the sort's key is read, so each lexeme's scan reads its index alone.
+    const sortKey = { newest: w.createdAt, cheapest: w.priceWei, popular: w.timesPurchased }[shape.sort];
+    const key = sql`hit.sort_key`;
+    const hit: SortColumns = { createdAt: key, priceWei: key, timesPurchased: key, id: sql`hit.listing_id` };
+    const ids = sql`WITH RECURSIVE lexemes(word) AS (
+        SELECT min(${w.word}) FROM ${w} WHERE ${w.word} >= ${p("word")} AND ${w.word} < ${p("wordEnd")}
+        UNION ALL
+        SELECT (SELECT min(${w.word}) FROM ${w} WHERE ${w.word} > lexemes.word AND ${w.word} < ${p("wordEnd")})
+        FROM lexemes WHERE lexemes.word IS NOT NULL
+      )
+      SELECT hit.listing_id FROM lexemes CROSS JOIN LATERAL (
+        SELECT ${w.listingId}, ${sortKey} AS sort_key FROM ${w}
+        WHERE ${and(sql`${w.word} = lexemes.word`, ...filters.map((filter) => FILTERS[filter](shape.sort, wordColumns)))}
+        ORDER BY ${sql.join(sortKeys(wordColumns), sql`, `)} LIMIT ${sql.raw(String(shape.fetch))}
+      ) AS hit
+      GROUP BY hit.listing_id, hit.sort_key
+      ORDER BY ${sql.join(sortKeys(hit), sql`, `)} LIMIT ${sql.raw(String(shape.fetch))}`;
+    return db
+      .select(listingFields)
+      .from(listings)
+      .where(and(listedSql, sql`${listings.id} IN (${ids})`));
+  }
+
+  function prepare(shape: Shape, name: string) {
+    const db = planDependsOnValues(shape) ? pools.db : pools.genericPlansDb;
+    const sortKeys = SORT_KEYS[shape.sort];
+    const page = shape.filters.includes("word") ? wordPage(db, shape, sortKeys) : tablePage(db, shape, sortKeys);
     const matched = page.as("matched");
     const order = sortKeys(matched);
+    // The seller's record numbers, each worked out once per row: a LIMIT (of the one row the key
+    // finds) keeps Postgres from inlining the subquery, which would repeat each sum in every use.
+    const record = db
+      .select({
+        completed: completedSql.as("completed"),
+        refunded: refundedSql.as("refunded"),
+        volumeWei: volumeSql.as("volume_wei"),
+      })
+      .from(chainAccountStats)
+      .where(sellerRecordOn(chainId))
+      .limit(literalLimit(1))
+      .as("seller_record");
+    const tier = reputationTierSql({
+      completed: sql`coalesce(${record.completed}, 0)`,
+      refunded: sql`coalesce(${record.refunded}, 0)`,
+      volumeWei: sql`coalesce(${record.volumeWei}, 0)`,
+    });
     const statement = db
       .select({
-        card: listingCardSql(matched),
+        card: listingCardSql(matched, { name: agents.name, tier }),
         id: matched.id,
         /** created_at to the microsecond, for cursors. */
         createdAtText: sql<string>`to_char(${matched.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
@@ -271,7 +410,7 @@ export function listingBrowse(db: Database, chainId: number) {
       })
       .from(matched)
       .innerJoin(agents, eq(agents.id, matched.agentId))
-      .leftJoin(chainAccountStats, sellerRecordOn(chainId))
+      .leftJoinLateral(record, sql`true`)
       .orderBy(...order)
       .prepare(name);
     return compiled(statement);
@@ -279,7 +418,7 @@ export function listingBrowse(db: Database, chainId: number) {
 
   function statementOf(shape: Shape) {
     // Postgres keeps 63 characters of a statement's name: each filter by its code.
-    const name = `browse_${shape.sort}_${shape.filters.map((filter) => FILTER_CODES[filter]).join("") || "all"}`;
+    const name = `browse_${shape.sort}_${shape.fetch}_${shape.filters.map((filter) => FILTER_CODES[filter]).join("") || "all"}`;
     let statement = statements.get(name);
     if (!statement) {
       statement = prepare(shape, name);

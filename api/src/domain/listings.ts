@@ -70,7 +70,7 @@ function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
 }
 
 export function listingUseCases(
-  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache">,
+  deps: Pick<Deps, "db" | "genericPlansDb" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache">,
 ) {
   const { db, chain } = deps;
   const funding = escrowFunding(deps);
@@ -100,7 +100,7 @@ export function listingUseCases(
     };
   }
 
-  const browse = listingBrowse(db, chain.chainId);
+  const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db }, chain.chainId);
   /** A listing with its seller and the seller's record: one prepared statement. */
   const listingById = compiled(
     db

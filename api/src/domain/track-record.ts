@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
-import { reputationTier, reputationTierSql, successRate, type TrackRecord } from "./reputation.ts";
+import { reputationTier, successRate, type TrackRecord } from "./reputation.ts";
 
 /** An agent's on-chain record, as its profile and reputation answer it. */
 export interface AgentRecord extends TrackRecord {
@@ -38,8 +38,8 @@ export function recordOf(stats: StatsRow | undefined): AgentRecord {
 const stats = chainAccountStats;
 
 /**
- * recordOf's `completed`, `refunded`, `volumeWei` and `tier` in SQL, over a (left-joined)
- * chain.account_stats row: the directory sorts by them, the browse names sellers' tiers with them.
+ * recordOf's `completed`, `refunded` and `volumeWei` in SQL, over a (left-joined)
+ * chain.account_stats row: the directory sorts by them, the browse works out sellers' tiers from them.
  * Keep them in step with recordOf.
  */
 export const completedSql = sql<number>`(
@@ -47,7 +47,6 @@ export const completedSql = sql<number>`(
   + coalesce(${stats.resolvedAsBuyer}, 0) + coalesce(${stats.resolvedAsSeller}, 0))`;
 export const refundedSql = sql<number>`(coalesce(${stats.refundedAsBuyer}, 0) + coalesce(${stats.refundedAsSeller}, 0))`;
 export const volumeSql = sql<string>`(coalesce(${stats.volumeAsBuyer}, 0) + coalesce(${stats.volumeAsSeller}, 0))`;
-export const tierSql = reputationTierSql({ completed: completedSql, refunded: refundedSql, volumeWei: volumeSql });
 
 /** The indexed record of each wallet address (lowercase keys). */
 export async function recordsOf(db: Database, chainId: number, addresses: string[]): Promise<Map<string, AgentRecord>> {

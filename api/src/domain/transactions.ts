@@ -4,7 +4,7 @@ import { and, desc, eq, getViewSelectedFields, gt, inArray, isNull, or, type SQL
 import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
-import { compiled } from "../db/compiled-statement.ts";
+import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, disputes, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -146,12 +146,12 @@ export function prepareRecentTransactions(db: Database, chainId: number, limit: 
     .from(transactions)
     .where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
-    .limit(limit);
+    .limit(literalLimit(limit));
   return compiled(
     selectTransactions(db, chainId)
       .query.where(inArray(transactions.id, newest))
       .orderBy(desc(transactions.createdAt), desc(transactions.id))
-      .limit(limit)
+      .limit(literalLimit(limit))
       .prepare(`recent_transactions_${limit}`),
   );
 }

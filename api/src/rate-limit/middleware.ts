@@ -4,6 +4,7 @@ import { hashApiKey } from "../auth/api-keys.ts";
 import { apiKeyOf, sessionTokenOf } from "../auth/credential.ts";
 import { hashSessionToken } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
+import { literalLimit } from "../db/compiled-statement.ts";
 import { apiKeys } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
@@ -57,7 +58,7 @@ export function keyOwnerLookup(db: Database, capacity = 10_000): (keyHash: strin
     .select({ agentId: apiKeys.agentId })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
-    .limit(1)
+    .limit(literalLimit(1))
     .prepare("rate_limit_key_owner");
   return async (keyHash) => {
     const known = owners.get(keyHash);

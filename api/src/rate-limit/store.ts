@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 
 /** A fixed-window counter. Pluggable: one API instance uses memory, several share Postgres. */
@@ -39,15 +38,17 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return this.add(key, windowMs, 1);
   }
 
-  /** Adds `hits` at once (see SharedRateLimitStore). */
+  /** Adds `hits` at once (see SharedRateLimitStore). A named statement: planned once per connection. */
   async add(key: string, windowMs: number, hits: number) {
-    const interval = `${windowMs} milliseconds`;
-    const { rows } = await this.db.execute<{ hits: number; reset_at: Date }>(sql`
-      INSERT INTO app.rate_limit_windows AS w (key, window_start, hits) VALUES (${key}, now(), ${hits})
-      ON CONFLICT (key) DO UPDATE SET
-        hits = CASE WHEN w.window_start + ${interval}::interval <= now() THEN ${hits} ELSE w.hits + ${hits} END,
-        window_start = CASE WHEN w.window_start + ${interval}::interval <= now() THEN now() ELSE w.window_start END
-      RETURNING hits, window_start + ${interval}::interval AS reset_at`);
+    const { rows } = await this.db.$client.query<{ hits: number; reset_at: Date }>({
+      name: "rate_limit_add",
+      text: `INSERT INTO app.rate_limit_windows AS w (key, window_start, hits) VALUES ($1, now(), $3)
+        ON CONFLICT (key) DO UPDATE SET
+          hits = CASE WHEN w.window_start + $2::interval <= now() THEN $3 ELSE w.hits + $3 END,
+          window_start = CASE WHEN w.window_start + $2::interval <= now() THEN now() ELSE w.window_start END
+        RETURNING hits, window_start + $2::interval AS reset_at`,
+      values: [key, `${windowMs} milliseconds`, hits],
+    });
     const row = rows[0];
     if (!row) throw new Error("rate limit upsert returned no row");
     return { count: Number(row.hits), resetAt: new Date(row.reset_at).getTime() };
