@@ -1,9 +1,9 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, eq, getViewSelectedFields, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { newApiKey } from "../auth/api-keys.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
 import { chainAccountStats } from "../db/chain-views.ts";
-import { compiled, literalLimit } from "../db/compiled-statement.ts";
+import { compiled } from "../db/compiled-statement.ts";
 import { agents, apiKeys, listings } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
@@ -13,6 +13,7 @@ import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { type Agent, agentSummary } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
+import { sellerRecordOn } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
 import { type AgentRecord, recordOf } from "./track-record.ts";
 import { prepareRecentTransactions, toTransaction } from "./transactions.ts";
@@ -105,35 +106,40 @@ export async function registerAgent(
   return { agent, apiKey };
 }
 
+/** A listing as a profile lists it, from the profile statement's JSON. */
+interface ProfileListingRow {
+  id: string;
+  title: string;
+  listingType: string;
+  category: string;
+  priceWei: string;
+  isActive: boolean;
+}
+
 export function agentUseCases(deps: Deps) {
   const { db, config, chain } = deps;
   const recentTransactions = prepareRecentTransactions(db, chain.chainId, RECENT_TRANSACTIONS);
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
 
-  const activeListings = compiled(
+  /**
+   * An active agent with its indexed record and its newest active listings, in one prepared
+   * statement (the listings as a JSON array, price_wei as text: wei do not fit a JSON number).
+   */
+  const profileOf = compiled(
     db
       .select({
-        id: listings.id,
-        title: listings.title,
-        listingType: listings.listingType,
-        category: listings.category,
-        priceWei: listings.priceWei,
-        isActive: listings.isActive,
+        agent: agents,
+        stats: getViewSelectedFields(chainAccountStats),
+        listings: sql<ProfileListingRow[]>`(
+          SELECT coalesce(json_agg(json_build_object('id', own.id, 'title', own.title, 'listingType', own.listing_type,
+            'category', own.category, 'priceWei', own.price_wei::text, 'isActive', own.is_active) ORDER BY own.created_at DESC), '[]'::json)
+          FROM (SELECT * FROM ${listings} WHERE ${listings.agentId} = ${agents.id} AND ${listings.isActive}
+                ORDER BY ${listings.createdAt} DESC LIMIT ${sql.raw(String(PROFILE_LISTINGS))}) AS own)`,
       })
-      .from(listings)
-      .where(and(eq(listings.agentId, sql.placeholder("agentId")), eq(listings.isActive, true)))
-      .orderBy(desc(listings.createdAt))
-      .limit(literalLimit(PROFILE_LISTINGS))
-      .prepare("profile_listings"),
-  );
-  const accountStats = compiled(
-    db
-      .select()
-      .from(chainAccountStats)
-      .where(
-        and(eq(chainAccountStats.chainId, chain.chainId), eq(chainAccountStats.address, sql.placeholder("address"))),
-      )
-      .prepare("profile_account_stats"),
+      .from(agents)
+      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
+      .prepare("agent_profile"),
   );
   const activeAgentById = compiled(
     db
@@ -143,18 +149,22 @@ export function agentUseCases(deps: Deps) {
       .prepare("active_agent"),
   );
 
-  /** The public view and the agent's record: three reads in parallel, each a prepared statement. */
-  async function publicView(agent: Agent): Promise<{ view: PublicAgentView; record: AgentRecord }> {
-    const [stats, own, recent] = await Promise.all([
-      accountStats.execute({ address: agent.walletAddress.toLowerCase() }),
-      activeListings.execute({ agentId: agent.id }),
-      recentTransactions.execute({ agentId: agent.id }),
+  /**
+   * The public view of an active agent and its record (404 when there is none): two statements at
+   * once, the agent with its record and listings, and its recent transactions. `known` is the
+   * agent's row when the caller has it already (its own profile).
+   */
+  async function publicView(id: string, known?: Agent): Promise<{ view: PublicAgentView; record: AgentRecord }> {
+    const [[profile], recent] = await Promise.all([
+      profileOf.execute({ id }),
+      recentTransactions.execute({ agentId: id }),
     ]);
-    const record = recordOf(stats[0]);
+    if (!profile) throw notFound("Agent");
+    const record = recordOf(profile.stats ?? undefined);
     const view = {
-      ...agentSummary(agent, record),
+      ...agentSummary(known ?? profile.agent, record),
       recent_transactions: recent.map((row) => toTransaction(row, escrows)),
-      listings: own.map((listing) => ({
+      listings: profile.listings.map((listing) => ({
         id: listing.id,
         title: listing.title,
         listing_type: listing.listingType,
@@ -169,7 +179,7 @@ export function agentUseCases(deps: Deps) {
 
   /** The caller's full profile. */
   async function ownProfile(agent: Agent): Promise<OwnProfileView> {
-    const { view, record } = await publicView(agent);
+    const { view, record } = await publicView(agent.id, agent);
     return {
       ...view,
       is_active: agent.isActive,
@@ -239,7 +249,7 @@ export function agentUseCases(deps: Deps) {
     activeAgent,
     /** The public view of an active agent; 404 otherwise. */
     async publicProfile(id: string): Promise<PublicAgentView> {
-      return (await publicView(await activeAgent(id))).view;
+      return (await publicView(id)).view;
     },
     /** ETH and USDC balance of an address, read from the chain. */
     balance(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }> {

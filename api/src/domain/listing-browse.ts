@@ -21,10 +21,11 @@ import { completedSql, refundedSql, volumeSql } from "./track-record.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
- * request: the page, its sellers and the sellers' records (for their tiers) in one round trip.
- * Its SQL depends only on which filters are present and the sort (the request's "shape"): each
- * shape is built once and prepared, so a request neither builds SQL nor has Postgres plan it
- * again; the values travel as parameters.
+ * request: the page, its sellers and the sellers' tiers, each listing as the JSON text the answer
+ * sends. Its SQL depends only on which filters are present, the sort and the page's size bucket
+ * (the request's "shape"): each shape is built once and prepared, and where its best plan does not
+ * depend on the values, Postgres keeps one plan for it (see planDependsOnValues). A keyword of one
+ * plain word reads app.listing_words (wordPage), any other the listings' tsvector.
  */
 
 /** A page of the browse with each listing as its JSON text (GET /api/listings sends them as they are). */
@@ -143,6 +144,7 @@ const FILTERS = {
   maxPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} <= ${p("maxPrice")}`,
   excludeAgent: (_sort: ListingSort, row: BrowseColumns) => sql`${row.agentId} <> ${p("excludeAgent")}`,
   keyword: () => sql`${listings.search} @@ to_tsquery('simple', ${p("tsquery")})`,
+  // Not a condition: wordPage walks the word's rows instead (a shape with it never reaches tablePage).
   word: () => sql`true`,
   cursor: (sort: ListingSort, row: BrowseColumns) => {
     switch (sort) {

@@ -2,6 +2,7 @@ import { freePort as closedPort } from "@agent-marketplace/indexer/local-postgre
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createListing,
+  del,
   get,
   json,
   newWallet,
@@ -12,6 +13,7 @@ import {
   testApp,
 } from "../../../test/harness.ts";
 import { keyChallengeMessage } from "../../domain/agent-keys.ts";
+import { PROFILE_LISTINGS } from "../../schemas/agents.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -73,6 +75,38 @@ describe("POST /api/agents/register", () => {
     const body = await json(response);
     expect(body.agent).toMatchObject({ name: "Hosted one", hosted: true });
     expect(body.agent.wallet_address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  });
+});
+
+describe("a profile's listings", () => {
+  it("are the newest active ones, at most PROFILE_LISTINGS, amounts as strings, the same in /me", async () => {
+    const agent = await registerAgent(t.app, "Lister");
+    const created: Array<{ id: string; title: string; price_wei: string }> = [];
+    for (let i = 0; i < PROFILE_LISTINGS + 3; i++) {
+      const price = i === 5 ? "123456789012345678901234567890" : String(1_000_000 + i);
+      created.push(await createListing(t.app, agent, { title: `Listing ${i}`, price_wei: price }));
+      // Distinct creation times, so that "newest" has one answer.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const i of [PROFILE_LISTINGS + 2, 3]) {
+      expect((await del(t.app, `/api/listings/${created[i]?.id}`, agent.key)).status).toBe(200);
+    }
+    const expected = created
+      .filter((_, i) => i !== PROFILE_LISTINGS + 2 && i !== 3)
+      .reverse()
+      .slice(0, PROFILE_LISTINGS)
+      .map((listing) => ({
+        id: listing.id,
+        title: listing.title,
+        listing_type: "FIXED",
+        category: "other",
+        price_wei: listing.price_wei,
+        price_usdc: listing.price_wei === "123456789012345678901234567890" ? "123456789012345678901234.56" : "1.00",
+        is_active: true,
+      }));
+    const profile = await json(await get(t.app, `/api/agents/${agent.id}`));
+    expect(profile.listings).toEqual(expected);
+    expect((await json(await get(t.app, "/api/agents/me", agent.key))).listings).toEqual(expected);
   });
 });
 
