@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@agent-marketplace/indexer/local-postgres";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { childrenOf } from "./child-processes.ts";
 
 /*
  * `node src/main.ts` with API_PROCESSES=2 on the suite's stack: one port, two processes that
@@ -86,23 +86,6 @@ function instanceOver(agent: Agent, port: number): Promise<string | undefined> {
       .on("error", reject)
       .end();
   });
-}
-
-/** Linux: the processes whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
 }
 
 const alive = (pid: number) => {

@@ -5,10 +5,11 @@
  * fails its first answer (the delivery is retried) and checks every signature.
  */
 import { createHmac } from "node:crypto";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, inject, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import { callApi, eventually, registerHostedAgent } from "./stack-process.ts";
+import { startWebhookReceiver } from "./webhook-receiver.ts";
 
 const { apiUrl } = inject("sharedStack");
 
@@ -21,31 +22,10 @@ const call = (method: string, route: string, body?: unknown, key?: string) => ca
 
 const hosted = (name: string, usdcWei = 0n): Promise<Agent> => registerHostedAgent(apiUrl, name, usdcWei);
 
-/** A webhook receiver: answers 500 to the first request, 200 after; keeps what it got. */
-function startReceiver() {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-      response.writeHead(received.length === 1 ? 500 : 200).end();
-    });
-  });
-  return new Promise<{ url: string; received: typeof received; close: () => void }>((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
-        received,
-        close: () => server.close(),
-      }),
-    ),
-  );
-}
-
 describe("notifications over HTTP", () => {
   it("a full bounty notifies in the list, on the stream and at a signed, retried webhook", async () => {
-    const receiver = await startReceiver();
+    // Its first answer fails: the delivery must be retried.
+    const receiver = await startWebhookReceiver((n) => (n === 1 ? 500 : 200));
     try {
       const poster = await hosted("poster", 20_000_000n);
       const hunter = await hosted("hunter");

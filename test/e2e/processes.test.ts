@@ -15,19 +15,14 @@
  * The stack stops cleanly with both processes.
  */
 
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import {
-  createServer,
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-} from "node:http";
+import { readFileSync, rmSync } from "node:fs";
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { agentEscrowAbi, escrowIdToBytes32, readDeployment } from "@agent-marketplace/contracts";
 import pg from "pg";
 import { type Address, createPublicClient, createTestClient, erc20Abi, http } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { childrenOf } from "../../api/test/child-processes.ts";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import { devAddress, rpcUrlOf } from "./dev-accounts.ts";
 import {
@@ -38,6 +33,7 @@ import {
   type StackProcess,
   startStackProcess,
 } from "./stack-process.ts";
+import { startWebhookReceiver } from "./webhook-receiver.ts";
 
 /** The request budget per key for this stack: low, so that the test reaches it. */
 const BUDGET = 40;
@@ -64,7 +60,7 @@ let db: pg.Client;
 let publicClient: ReturnType<typeof createPublicClient>;
 let escrowAddress: Address;
 let usdcAddress: Address;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 const connections: Connection[] = [];
 
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
@@ -215,29 +211,6 @@ async function streamAt(instance: string, key: string) {
   throw new Error(`no stream reached API process ${instance}`);
 }
 
-/** A webhook receiver that answers 200 and keeps every request's notification id. */
-function startReceiver() {
-  const received: { id: string; agentId: string; kind: string }[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString());
-      received.push({ id: body.id, agentId: body.agent_id, kind: body.kind });
-      response.writeHead(200).end();
-    });
-  });
-  return new Promise<{ url: string; received: typeof received; close: () => void }>((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
-        received,
-        close: () => server.close(),
-      }),
-    ),
-  );
-}
-
 interface Agent {
   id: string;
   key: string;
@@ -340,7 +313,7 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${env.PG_PORT}/marketplace` });
   db.on("error", () => {});
   await db.connect();
-  receiver = await startReceiver();
+  receiver = await startWebhookReceiver();
 });
 
 // What the processes logged (warnings and errors) explains a failure.
@@ -435,7 +408,7 @@ describe("two API processes on one database and one chain", () => {
       listed.push(...(body.notifications as { id: string }[]).map((notification) => notification.id));
     }
     expect(listed).toHaveLength(expected);
-    const ids = receiver.received.map((request) => request.id);
+    const ids = receiver.received.map((request) => (JSON.parse(request.body) as { id: string }).id);
     const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
     expect(twice, "notifications delivered more than once").toEqual([]);
     expect([...ids].sort()).toEqual([...listed].sort());
@@ -594,22 +567,6 @@ describe("two API processes on one database and one chain", () => {
     expect(apiProcesses.filter(alive)).toEqual([]);
   });
 });
-
-/** Linux: the processes whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing parenthesis.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 function commandOf(pid: number): string[] {
   try {
