@@ -54,7 +54,7 @@ const INT32_MAX = 2_147_483_647;
  * A keyword as a prefix tsquery: every word (letters, their accents, digits) as `word:*`, joined by
  * `&`. Everything else only separates words, so no tsquery operator ever gets through.
  */
-export function prefixTsQuery(keyword: string): string | undefined {
+function prefixTsQuery(keyword: string): string | undefined {
   const words = (keyword.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).slice(0, KEYWORD_MAX_WORDS);
   return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ");
 }

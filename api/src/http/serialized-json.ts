@@ -4,10 +4,6 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 /** The JSON bytes of a value of type `T`: serialized once, sent many times (cached answers). */
 export type SerializedJson<T> = Uint8Array<ArrayBuffer> & { readonly __jsonOf?: T };
 
-export function serializeJson<T>(value: T): SerializedJson<T> {
-  return Buffer.from(JSON.stringify(value));
-}
-
 /** Sends serialized JSON as the typed JSON answer it encodes, without serializing it again. */
 export function sendSerializedJson<T, S extends ContentfulStatusCode>(
   c: Context,
