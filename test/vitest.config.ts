@@ -11,5 +11,8 @@ export default defineConfig({
     teardownTimeout: 60_000,
     // One stack at a time: the steps of a file share it, in order.
     fileParallelism: false,
+    // A page on a loaded 2-core CI machine can take seconds to show what it fetched: vitest's default
+    // of one second for expect.poll made the browser tests flaky. A poll that never matches still fails.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
