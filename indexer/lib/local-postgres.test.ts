@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { freePort, startLocalPostgres } from "./local-postgres.ts";
 
 const modulePath = pathToFileURL(path.join(import.meta.dirname, "local-postgres.ts")).href;
 
@@ -43,6 +45,40 @@ describe("startLocalPostgres", () => {
       const { code, stderr } = exitCodeAfterCluster({ ownSignals });
       expect(stderr).not.toMatch(/TypeError|Error:/);
       expect(code, `ownSignals: ${ownSignals}`).toBe(3);
+    }
+  });
+
+  // The API connects over the socket (less CPU per query than TCP); a path too long for a socket
+  // (107 bytes) leaves the cluster on TCP alone.
+  it("answers over its Unix socket when the data folder's path allows one, and over TCP always", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "local-postgres-socket-"));
+    const deep = path.join(dir, "d".repeat(100), "pg");
+    mkdirSync(path.dirname(deep));
+    const clusters = await Promise.all([
+      startLocalPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), persistent: false }),
+      startLocalPostgres({ dataDir: deep, port: await freePort(), persistent: false }),
+    ]);
+    try {
+      /** The server's address as the connection sees it: null over a Unix socket. */
+      const serverAddress = async (url: string) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ address: string | null }>("SELECT host(inet_server_addr()) AS address");
+          return rows[0]?.address;
+        } finally {
+          await client.end();
+        }
+      };
+      const [short, long] = clusters;
+      expect(short?.socketUrl).toContain(encodeURIComponent(path.join(dir, "pg")));
+      expect(await serverAddress(short?.socketUrl as string)).toBeNull();
+      expect(await serverAddress(short?.url as string)).toBe("127.0.0.1");
+      expect(long?.socketUrl).toBeUndefined();
+      expect(await serverAddress(long?.url as string)).toBe("127.0.0.1");
+    } finally {
+      await Promise.all(clusters.map((cluster) => cluster.stop()));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

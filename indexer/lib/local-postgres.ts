@@ -59,8 +59,13 @@ export interface LocalPostgresOptions {
 }
 
 export interface LocalPostgres {
-  /** Database "marketplace" on the cluster. */
+  /** Database "marketplace" on the cluster, over TCP (127.0.0.1). */
   url: string;
+  /**
+   * The same database over the cluster's Unix socket (in its data folder), when the folder's path
+   * is short and plain enough for one: a query costs both sides less CPU than over TCP.
+   */
+  socketUrl?: string;
   server: EmbeddedPostgres;
   /** The postgres server process, to watch for an unexpected exit. */
   process(): ChildProcess | undefined;
@@ -116,6 +121,20 @@ async function loadEmbeddedPostgres(ownSignals: boolean): Promise<typeof Embedde
   return Postgres;
 }
 
+/** A socket's path may hold 107 bytes (sun_path); Postgres names it `.s.PGSQL.<port>`. */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * The folder for the cluster's Unix socket: its data folder (absolute), unless the socket's path
+ * would be too long or the folder's name holds characters Postgres reads as a list or quotes.
+ */
+function unixSocketDir(dataDir: string, port: number): string | undefined {
+  if (process.platform === "win32") return undefined;
+  const dir = path.resolve(dataDir);
+  const socket = path.join(dir, `.s.PGSQL.${port}`);
+  return Buffer.byteLength(socket) <= MAX_SOCKET_PATH && !/[\s,'"\\]/.test(dir) ? dir : undefined;
+}
+
 /**
  * Starts an embedded Postgres cluster in `dataDir` (initialised the first time) and makes sure
  * database "marketplace" exists. Run as root, Postgres runs as the user "postgres", who is created
@@ -137,6 +156,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
   const log = (message: string) => {
     if (logFile) appendFileSync(logFile, message.endsWith("\n") ? message : `${message}\n`);
   };
+  const socketDir = unixSocketDir(dataDir, port);
   const server = new Postgres({
     databaseDir: dataDir,
     port,
@@ -144,7 +164,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     password: "postgres",
     persistent: options.persistent,
     createPostgresUser: root,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${socketDir ?? ""}`],
     onLog: log,
     onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
   });
@@ -168,6 +188,9 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
   }
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/marketplace`,
+    ...(socketDir && {
+      socketUrl: `postgresql://postgres:postgres@${encodeURIComponent(socketDir)}:${port}/marketplace`,
+    }),
     server,
     process: serverProcess,
     async stop() {

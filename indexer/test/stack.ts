@@ -15,18 +15,21 @@ import { freePort, startLocalPostgres } from "../lib/local-postgres.ts";
 export { freePort } from "../lib/local-postgres.ts";
 
 export interface Postgres {
+  /** Over TCP. */
   url: string;
+  /** Over the cluster's Unix socket, when it has one (see LocalPostgres): cheaper per query. */
+  socketUrl?: string;
   stop(): Promise<void>;
 }
 
 /** A throwaway Postgres cluster under `dir`, with database "marketplace"; removed when stopped. */
 export async function startPostgres(dir: string): Promise<Postgres> {
-  const { url, stop } = await startLocalPostgres({
+  const { url, socketUrl, stop } = await startLocalPostgres({
     dataDir: path.join(dir, "pg"),
     port: await freePort(),
     persistent: false,
   });
-  return { url, stop };
+  return { url, socketUrl, stop };
 }
 
 export interface Stack {

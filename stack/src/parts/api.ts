@@ -63,7 +63,7 @@ export function apiServer(
           : undefined);
       const env = {
         ...process.env,
-        DATABASE_URL: inputs.database.url(),
+        DATABASE_URL: inputs.database.apiUrl(),
         RPC_URL: rpcUrl,
         CHAIN_ID: String(chainId),
         MASTER_KEY: masterKey,

@@ -11,6 +11,11 @@ import { type Part, StartError } from "../supervisor.ts";
 export interface Database extends Part {
   /** Known once started. */
   url(): string;
+  /**
+   * The URL the API connects with: the embedded cluster's Unix socket when it has one (a query
+   * costs both sides less CPU than over TCP), else url().
+   */
+  apiUrl(): string;
   /** Where its data is, for the ready message: the folder, or "(DATABASE_URL)". */
   readonly dataDir?: string;
 }
@@ -29,6 +34,10 @@ export function embeddedPostgres(settings: Settings): Database {
     url() {
       if (!cluster) throw new Error("Postgres has not started");
       return cluster.url;
+    },
+    apiUrl() {
+      if (!cluster) throw new Error("Postgres has not started");
+      return cluster.socketUrl ?? cluster.url;
     },
     async start() {
       console.log(`Starting Postgres on port ${port} (data: ${shown(dataDir)})...`);
@@ -58,6 +67,7 @@ export function externalDatabase(url: string): Database {
     name: "Postgres at DATABASE_URL",
     shortName: "Postgres",
     url: () => url,
+    apiUrl: () => url,
     start: async () => ({}),
   };
 }
