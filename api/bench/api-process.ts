@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { freePort, type Stack } from "@agent-marketplace/indexer/testing";
+import { apiNodeFlags } from "../src/node-flags.ts";
 
 const apiDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -74,7 +75,7 @@ export function startApi(stack: Stack, env: Record<string, string> = {}, profile
       ...env,
     },
     "/api/health",
-    profile && dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
+    [...apiNodeFlags(), ...(profile && dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [])],
   );
 }
 

@@ -11,6 +11,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { apiNodeFlags } from "@agent-marketplace/api/node-flags";
 import { readSettings, type Settings, shown } from "./settings.ts";
 import { createSupervisor, type Part, StartError, startFailure } from "./supervisor.ts";
 
@@ -22,9 +23,13 @@ export function isRunner(): boolean {
   return process.env[RUNNER_FLAG] === "1";
 }
 
-/** Starts `script` again as the runner, in its own session, and relays Ctrl-C, SIGTERM and SIGHUP to it. */
+/**
+ * Starts `script` again as the runner, in its own session, and relays Ctrl-C, SIGTERM and SIGHUP to
+ * it. The runner hosts the one-process API (and the cluster's processes inherit its flags): it gets
+ * the API's Node.js flags.
+ */
 export function superviseRunner(script: string): void {
-  const runner = spawn(process.execPath, [...process.execArgv, script], {
+  const runner = spawn(process.execPath, [...process.execArgv, ...apiNodeFlags(), script], {
     detached: true,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     env: { ...process.env, [RUNNER_FLAG]: "1" },
