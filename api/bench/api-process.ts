@@ -63,7 +63,7 @@ export function startApi(stack: Stack, env: Record<string, string> = {}, profile
   return startServer(
     "src/main.ts",
     {
-      DATABASE_URL: stack.postgres.socketUrl ?? stack.postgres.url,
+      DATABASE_URL: stack.postgres.apiUrl,
       RPC_URL: stack.node.rpcUrl,
       CHAIN_ID: String(stack.deployment.chainId),
       DEPLOYMENTS_DIR: stack.deploymentsDir,

@@ -54,7 +54,7 @@ const servers: Server[] = [];
 try {
   await stack.startIndexer();
   // Seeding 100,000 rows into indexed tables takes longer than a request may.
-  const db = createDatabase(stack.postgres.socketUrl ?? stack.postgres.url, { max: 4, queryTimeoutMs: 600_000 });
+  const db = createDatabase(stack.postgres.apiUrl, { max: 4, queryTimeoutMs: 600_000 });
   await migrateDatabase(db);
   const seedStarted = performance.now();
   const market = await seedMarket(db, { agents: AGENTS, listings: LISTINGS, keys: KEYS });

@@ -16,7 +16,7 @@ export default async function setup(project: TestProject) {
     throw error;
   }
   project.provide("stack", {
-    databaseUrl: stack.postgres.socketUrl ?? stack.postgres.url,
+    databaseUrl: stack.postgres.apiUrl,
     rpcUrl: stack.node.rpcUrl,
     deployment: stack.deployment,
     deploymentsDir: stack.deploymentsDir,

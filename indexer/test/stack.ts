@@ -19,6 +19,8 @@ export interface Postgres {
   url: string;
   /** Over the cluster's Unix socket, when it has one (see LocalPostgres): cheaper per query. */
   socketUrl?: string;
+  /** What the API connects with: the socket when there is one, else TCP. */
+  apiUrl: string;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startPostgres(dir: string): Promise<Postgres> {
     port: await freePort(),
     persistent: false,
   });
-  return { url, socketUrl, stop };
+  return { url, socketUrl, apiUrl: socketUrl ?? url, stop };
 }
 
 export interface Stack {

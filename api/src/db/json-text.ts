@@ -38,3 +38,8 @@ export function jsonObject(fields: Record<string, JsonText>): JsonText {
   });
   return asJson(sql`(${sql.join(parts, sql` || `)} || '}')`);
 }
+
+/** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds cut, not rounded). */
+export function isoMillisSql(at: SQLWrapper): SQL<string> {
+  return sql<string>`to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

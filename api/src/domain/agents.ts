@@ -13,9 +13,8 @@ import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { type Agent, agentSummary } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
-import { sellerRecordOn } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
-import { type AgentRecord, recordOf } from "./track-record.ts";
+import { type AgentRecord, recordOf, sellerRecordOn } from "./track-record.ts";
 import { prepareRecentTransactions, toTransaction } from "./transactions.ts";
 
 export type { Agent };

@@ -2,8 +2,8 @@ import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm"
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
-import { decodeCursor, encodeCursor } from "../db/cursor.ts";
-import { jsonConstant, jsonLiteral, jsonObject, jsonString } from "../db/json-text.ts";
+import { decodeCursor, encodeCursor, timestampPosition } from "../db/cursor.ts";
+import { isoMillisSql, jsonConstant, jsonLiteral, jsonObject, jsonString } from "../db/json-text.ts";
 import { agents, listings, listingWords } from "../db/schema.ts";
 import {
   KEYWORD_MAX_WORDS,
@@ -17,7 +17,7 @@ import { isUuid } from "./ids.ts";
 import { formatUsdc, formatUsdcSql } from "./money.ts";
 import { formatRating, formatRatingSql } from "./ratings.ts";
 import { reputationTierSql } from "./reputation.ts";
-import { completedSql, refundedSql, volumeSql } from "./track-record.ts";
+import { completedSql, refundedSql, sellerRecordOn, volumeSql } from "./track-record.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
@@ -258,19 +258,6 @@ export function listingSummary(
   };
 }
 
-/** Joins (left) the seller's indexed record to its agent row: none before its first escrow. */
-export function sellerRecordOn(chainId: number) {
-  return and(
-    eq(chainAccountStats.chainId, chainId),
-    eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
-  );
-}
-
-/** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds cut, not rounded). */
-function isoMillisSql(at: SQLWrapper): SQL<string> {
-  return sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
 /**
  * A listing as browse answers it (listingSummary, and its seller with the seller's tier) as JSON
  * text built by Postgres, over a page of `listingFields` joined to agents and the seller's record:
@@ -406,7 +393,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
         card: listingCardSql(matched, { name: agents.name, tier }),
         id: matched.id,
         /** created_at to the microsecond, for cursors. */
-        createdAtText: sql<string>`to_char(${matched.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+        createdAtText: timestampPosition(matched.createdAt),
         priceWei: matched.priceWei,
         timesPurchased: matched.timesPurchased,
       })

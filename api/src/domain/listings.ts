@@ -8,9 +8,9 @@ import type { ListingCategory, ListingType, ListingView } from "../schemas/listi
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
-import { listingBrowse, listingFields, listingSummary, sellerRecordOn } from "./listing-browse.ts";
+import { listingBrowse, listingFields, listingSummary } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
-import { recordOf } from "./track-record.ts";
+import { recordOf, sellerRecordOn } from "./track-record.ts";
 
 /*
  * Listings: the browse query, a listing's details, and an agent's own listings created (a BOUNTY

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
+import { agents } from "../db/schema.ts";
 import { reputationTier, successRate, type TrackRecord } from "./reputation.ts";
 
 /** An agent's on-chain record, as its profile and reputation answer it. */
@@ -47,6 +48,14 @@ export const completedSql = sql<number>`(
   + coalesce(${stats.resolvedAsBuyer}, 0) + coalesce(${stats.resolvedAsSeller}, 0))`;
 export const refundedSql = sql<number>`(coalesce(${stats.refundedAsBuyer}, 0) + coalesce(${stats.refundedAsSeller}, 0))`;
 export const volumeSql = sql<string>`(coalesce(${stats.volumeAsBuyer}, 0) + coalesce(${stats.volumeAsSeller}, 0))`;
+
+/** Joins (left) the seller's indexed record to its agent row: none before its first escrow. */
+export function sellerRecordOn(chainId: number) {
+  return and(
+    eq(chainAccountStats.chainId, chainId),
+    eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
+  );
+}
 
 /** The indexed record of each wallet address (lowercase keys). */
 export async function recordsOf(db: Database, chainId: number, addresses: string[]): Promise<Map<string, AgentRecord>> {

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import { isoMillisSql } from "../db/json-text.ts";
 import { webhookDeliveries } from "../db/schema.ts";
 import { webhookSecretOf } from "./webhook-secret.ts";
 import { checkWebhookUrl } from "./webhook-url.ts";
@@ -69,7 +70,7 @@ export function createWebhookSender(deps: { db: Database; config: Config; logger
       FROM due, app.notifications n, app.agents a
       WHERE d.id = due.id AND n.id = d.notification_id AND a.id = d.agent_id
       RETURNING d.id, a.webhook_url AS url, d.attempts, d.agent_id, a.webhook_secret_encrypted AS secret, n.id AS notification_id,
-                n.kind, n.payload, to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`);
+                n.kind, n.payload, ${isoMillisSql(sql.raw("n.created_at"))} AS created_at`);
     return rows;
   }
 
