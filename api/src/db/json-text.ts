@@ -22,12 +22,17 @@ export function jsonLiteral(value: SQLWrapper): JsonText {
   return asJson(sql`(${value})::text`);
 }
 
+/** A value that may be null, as JSON null then (a null would otherwise make the whole text null). */
+export function jsonOrNull(value: JsonText): JsonText {
+  return asJson(sql`coalesce(${value}, 'null')`);
+}
+
 /** A constant value, written into the statement. */
 export function jsonConstant(value: string | number | boolean): JsonText {
   return asJson(sql.raw(`'${JSON.stringify(value).replaceAll("'", "''")}'`));
 }
 
-const KEY = /^[a-z_]+$/;
+const KEY = /^[A-Za-z_]+$/;
 
 /** An object of these fields, in this order. */
 export function jsonObject(fields: Record<string, JsonText>): JsonText {

@@ -15,7 +15,7 @@ import { type Agent, agentSummary } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
 import { formatUsdc } from "./money.ts";
 import { type AgentRecord, recordOf, sellerRecordOn } from "./track-record.ts";
-import { prepareRecentTransactions, toTransaction } from "./transactions.ts";
+import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "./transactions.ts";
 
 export type { Agent };
 
@@ -117,12 +117,12 @@ interface ProfileListingRow {
 
 export function agentUseCases(deps: Deps) {
   const { db, config, chain } = deps;
-  const recentTransactions = prepareRecentTransactions(db, chain.chainId, RECENT_TRANSACTIONS);
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
 
   /**
-   * An active agent with its indexed record and its newest active listings, in one prepared
-   * statement (the listings as a JSON array, price_wei as text: wei do not fit a JSON number).
+   * An active agent with its indexed record, its newest active listings and its newest
+   * transactions, in one prepared statement (listings and transactions as JSON, wei as text: they
+   * do not fit a JSON number).
    */
   const profileOf = compiled(
     db
@@ -134,6 +134,7 @@ export function agentUseCases(deps: Deps) {
             'category', own.category, 'priceWei', own.price_wei::text, 'isActive', own.is_active) ORDER BY own.created_at DESC), '[]'::json)
           FROM (SELECT * FROM ${listings} WHERE ${listings.agentId} = ${agents.id} AND ${listings.isActive}
                 ORDER BY ${listings.createdAt} DESC LIMIT ${sql.raw(String(PROFILE_LISTINGS))}) AS own)`,
+        recentTransactions: newestTransactionsJson(db, chain.chainId, agents.id, RECENT_TRANSACTIONS),
       })
       .from(agents)
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
@@ -149,20 +150,18 @@ export function agentUseCases(deps: Deps) {
   );
 
   /**
-   * The public view of an active agent and its record (404 when there is none): two statements at
-   * once, the agent with its record and listings, and its recent transactions. `known` is the
+   * The public view of an active agent and its record (404 when there is none). `known` is the
    * agent's row when the caller has it already (its own profile).
    */
   async function publicView(id: string, known?: Agent): Promise<{ view: PublicAgentView; record: AgentRecord }> {
-    const [[profile], recent] = await Promise.all([
-      profileOf.execute({ id }),
-      recentTransactions.execute({ agentId: id }),
-    ]);
+    const [profile] = await profileOf.execute({ id });
     if (!profile) throw notFound("Agent");
     const record = recordOf(profile.stats ?? undefined);
     const view = {
       ...agentSummary(known ?? profile.agent, record),
-      recent_transactions: recent.map((row) => toTransaction(row, escrows)),
+      recent_transactions: transactionFactsFromJson(profile.recentTransactions).map((row) =>
+        toTransaction(row, escrows),
+      ),
       listings: profile.listings.map((listing) => ({
         id: listing.id,
         title: listing.title,

@@ -1,4 +1,5 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { sql } from "drizzle-orm";
 import { keccak256, type TransactionReceipt, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,7 @@ import {
   USDC,
 } from "../../../test/escrow.ts";
 import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
+import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "../../domain/transactions.ts";
 
 /*
  * Transactions on the real stack: rows in app.transactions (as the money-flow routes will write
@@ -367,5 +369,18 @@ describe("GET /api/agents/{id} recent_transactions", () => {
     expect(profile.recent_transactions).toEqual(newest.transactions);
     const own = await json(await get(t.app, "/api/agents/me", keyOfA));
     expect(own.recent_transactions).toEqual(newest.transactions);
+  });
+
+  it("are read from the profile statement's JSON as the list reads its rows, in every state", async () => {
+    const listed = (await json(await get(t.app, `/api/transactions?agent_id=${agent.a}&limit=50`))).transactions;
+    expect(new Set(listed.map((item: { state: string }) => item.state))).toEqual(
+      new Set(["PENDING", "FUNDED", "DELIVERED", "RELEASED", "REFUNDED", "DISPUTED"]),
+    );
+    const { rows } = await t.db.execute<{ json: string }>(
+      sql`SELECT ${newestTransactionsJson(t.db, t.config.chainId, sql`${agent.a}::uuid`, 50)} AS json`,
+    );
+    const location = { chainId: listed[0].chain_id, contractAddress: listed[0].contract_address };
+    const fromJson = transactionFactsFromJson(rows[0]?.json ?? "").map((row) => toTransaction(row, location));
+    expect(fromJson).toEqual(listed);
   });
 });
