@@ -130,6 +130,12 @@ export const listings = app.table(
       .generatedAlwaysAs(sql`to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(description, ''))`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The listing's part of its browse card, as JSON text (everything but its seller's name and
+     * tier): kept by a trigger whenever a column it shows changes, so browsing reads it instead of
+     * building it for every row of every page. Function and trigger: domain/listing-cards.ts.
+     */
+    cardText: text("card_text"),
   },
   (t) => [
     // A keyword with a category and a type in one GIN scan (btree_gin): the matches of all three

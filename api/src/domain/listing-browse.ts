@@ -259,15 +259,13 @@ export function listingSummary(
 }
 
 /**
- * A listing as browse answers it (listingSummary, and its seller with the seller's tier) as JSON
- * text built by Postgres, over a page of `listingFields` joined to agents and the seller's record:
- * the API sends it as it comes, instead of decoding some 30 columns per listing and encoding them
- * again. Keep it in step with listingSummary; listings.happy.test.ts compares browse with details.
+ * A listing's own part of its browse card (listingSummary's fields) as JSON text built by Postgres:
+ * stored per listing in app.listings.card_text by a trigger (listing-cards.ts), and sent with its
+ * seller added (sellerCardSql) as it comes, instead of decoding some 30 columns per listing and
+ * encoding them again. Keep it in step with listingSummary; listings.happy.test.ts compares browse
+ * with details.
  */
-function listingCardSql(
-  row: { [K in keyof typeof listingFields]: SQLWrapper },
-  seller: { name: SQLWrapper; tier: SQLWrapper },
-): SQL<string> {
+export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrapper }): SQL<string> {
   return jsonObject({
     id: jsonString(row.id),
     title: jsonString(row.title),
@@ -281,13 +279,28 @@ function listingCardSql(
     times_purchased: jsonLiteral(row.timesPurchased),
     avg_rating: jsonString(formatRatingSql(row.ratingSum, row.ratingCount)),
     created_at: jsonString(isoMillisSql(row.createdAt)),
-    agent: jsonObject({
-      id: jsonString(row.agentId),
-      name: jsonString(seller.name),
-      reputation_tier: jsonString(seller.tier),
-    }),
   });
 }
+
+/** A stored card (listingCardSql) with its seller added as the card's last field, `agent`. */
+function sellerCardSql(card: SQLWrapper, seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }): SQL<string> {
+  const agent = jsonObject({
+    id: jsonString(seller.id),
+    name: jsonString(seller.name),
+    reputation_tier: jsonString(seller.tier),
+  });
+  return sql<string>`left(${card}, -1) || ',"agent":' || ${agent} || '}'`;
+}
+
+/** What a page reads of its listings: the stored card, and the keys it is sorted and cut by. */
+const pageFields = {
+  id: listings.id,
+  agentId: listings.agentId,
+  cardText: listings.cardText,
+  priceWei: listings.priceWei,
+  timesPurchased: listings.timesPurchased,
+  createdAt: listings.createdAt,
+};
 
 /** The columns a page is sorted by (the listings table's, or the same in a subquery). */
 type SortColumns = Record<"createdAt" | "id" | "priceWei" | "timesPurchased", SQLWrapper>;
@@ -325,7 +338,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
   /** The page's listings, cut before their sellers are joined (joining first would join every match). */
   function tablePage(db: Database, shape: Shape, sortKeys: SortKeys) {
     return db
-      .select(listingFields)
+      .select(pageFields)
       .from(listings)
       .where(and(listedSql, ...shape.filters.map((filter) => FILTERS[filter](shape.sort, listings))))
       .orderBy(...sortKeys(listings))
@@ -360,7 +373,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
       GROUP BY hit.listing_id, hit.sort_key
       ORDER BY ${sql.join(sortKeys(hit), sql`, `)} LIMIT ${sql.raw(String(shape.fetch))}`;
     return db
-      .select(listingFields)
+      .select(pageFields)
       .from(listings)
       .where(and(listedSql, sql`${listings.id} IN (${ids})`));
   }
@@ -390,7 +403,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
     });
     const statement = db
       .select({
-        card: listingCardSql(matched, { name: agents.name, tier }),
+        card: sellerCardSql(matched.cardText, { id: matched.agentId, name: agents.name, tier }),
         id: matched.id,
         /** created_at to the microsecond, for cursors. */
         createdAtText: timestampPosition(matched.createdAt),

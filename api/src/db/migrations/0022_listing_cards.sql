@@ -1,0 +1,1 @@
+ALTER TABLE "app"."listings" ADD COLUMN "card_text" text;
