@@ -1,18 +1,6 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
-import {
-  and,
-  desc,
-  eq,
-  getViewSelectedFields,
-  gt,
-  inArray,
-  isNull,
-  or,
-  type SQL,
-  type SQLWrapper,
-  sql,
-} from "drizzle-orm";
+import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
@@ -36,6 +24,9 @@ import { deriveTransactionState, type TransactionState } from "./transaction-sta
 const buyerAgent = alias(agents, "buyer_agent");
 const sellerAgent = alias(agents, "seller_agent");
 
+/** A transaction row's columns: the table's, or the same in a subquery. */
+type TransactionColumns = { [K in keyof typeof transactions.$inferSelect]: SQLWrapper };
+
 /** Where the escrows live: the chain the API serves and its escrow contract. */
 export interface EscrowLocation {
   chainId: number;
@@ -58,18 +49,18 @@ export interface TransactionQuery {
  * join let the planner hash-join every transaction with every escrow of a state (hundreds of ms at
  * 100k rows, seconds for PENDING); this way a page stops after `limit` matches.
  */
-function escrowOfRow(db: Database, chainId: number) {
+function escrowOfRow(db: Database, chainId: number, row: Pick<TransactionColumns, "id" | "amountWei"> = transactions) {
   return db
     .select(getViewSelectedFields(chainEscrow))
     .from(chainEscrow)
     .where(
       and(
         eq(chainEscrow.chainId, chainId),
-        sql`${chainEscrow.uuid} = ${transactions.id}::text`,
+        sql`${chainEscrow.uuid} = ${row.id}::text`,
         // Anyone may fund an escrow under any id. Only the buyer's own escrow for the agreed amount
         // is this transaction's: one funded by someone else under its id leaves it PENDING.
         sql`${chainEscrow.buyer} = lower(${buyerAgent.walletAddress})`,
-        eq(chainEscrow.amount, transactions.amountWei),
+        sql`${chainEscrow.amount} = ${row.amountWei}`,
       ),
     )
     .limit(1)
@@ -104,10 +95,6 @@ function stateCondition(escrow: EscrowColumns, state: TransactionState): SQL {
   }
 }
 
-const buyerOfRow = eq(buyerAgent.id, transactions.buyerAgentId);
-const sellerOfRow = eq(sellerAgent.id, transactions.sellerAgentId);
-const disputeOfRow = eq(disputes.transactionId, transactions.id);
-
 /** The select of transactions with their escrow and both parties' names, before any filter. */
 function selectTransactions(db: Database, chainId: number) {
   const escrow = escrowOfRow(db, chainId);
@@ -122,9 +109,9 @@ function selectTransactions(db: Database, chainId: number) {
       position: timestampPosition(transactions.createdAt),
     })
     .from(transactions)
-    .innerJoin(buyerAgent, buyerOfRow)
-    .leftJoin(sellerAgent, sellerOfRow)
-    .leftJoin(disputes, disputeOfRow)
+    .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
+    .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
+    .leftJoin(disputes, eq(disputes.transactionId, transactions.id))
     .leftJoinLateral(escrow, sql`true`);
   return { escrow, query };
 }
@@ -205,18 +192,18 @@ const numberOrNull = (value: SQLWrapper) => jsonOrNull(jsonLiteral(value));
  * One transaction's facts as JSON text, by concatenation (db/json-text.ts): wei as strings (they
  * pass 2^53), timestamps as toISOString writes them (revived by {@link transactionFactsFromJson}).
  */
-function transactionFactsJson(escrow: EscrowColumns): JsonText {
+function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): JsonText {
   const transaction: JsonFieldsOf<TransactionFacts["transaction"]> = {
-    id: stringOrNull(transactions.id),
-    listingId: stringOrNull(transactions.listingId),
-    amountWei: stringOrNull(transactions.amountWei),
-    currency: stringOrNull(transactions.currency),
-    description: stringOrNull(transactions.description),
-    deadline: stringOrNull(isoMillisSql(transactions.deadline)),
-    createdAt: stringOrNull(isoMillisSql(transactions.createdAt)),
-    buyerAgentId: stringOrNull(transactions.buyerAgentId),
-    sellerAgentId: stringOrNull(transactions.sellerAgentId),
-    disputeWindowSeconds: numberOrNull(transactions.disputeWindowSeconds),
+    id: stringOrNull(row.id),
+    listingId: stringOrNull(row.listingId),
+    amountWei: stringOrNull(row.amountWei),
+    currency: stringOrNull(row.currency),
+    description: stringOrNull(row.description),
+    deadline: stringOrNull(isoMillisSql(row.deadline)),
+    createdAt: stringOrNull(isoMillisSql(row.createdAt)),
+    buyerAgentId: stringOrNull(row.buyerAgentId),
+    sellerAgentId: stringOrNull(row.sellerAgentId),
+    disputeWindowSeconds: numberOrNull(row.disputeWindowSeconds),
   };
   const escrowJson: JsonFieldsOf<NonNullable<TransactionFacts["escrow"]>> = {
     status: stringOrNull(escrow.status),
@@ -255,27 +242,23 @@ function transactionFactsJson(escrow: EscrowColumns): JsonText {
  * inside its own statement: one round trip, and one text to decode instead of ~45 columns a row.
  */
 export function newestTransactionsJson(db: Database, chainId: number, agentId: SQLWrapper, limit: number): SQL<string> {
-  // The newest ids first, then their escrows and parties: joining first would join every one of the agent's transactions.
+  // The newest rows first, then their escrows and parties: joining first would join every one of the agent's transactions.
   const newest = db
-    .select({ id: transactions.id })
+    .select()
     .from(transactions)
     .where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
     .orderBy(desc(transactions.createdAt), desc(transactions.id))
-    .limit(literalLimit(limit));
-  const escrow = escrowOfRow(db, chainId);
-  // The joins of selectTransactions, selecting only the JSON (and the order it is aggregated in).
+    .limit(literalLimit(limit))
+    .as("newest");
+  const escrow = escrowOfRow(db, chainId, newest);
+  // selectTransactions' joins, over the newest rows, selecting only the JSON and the order it is aggregated in.
   const rows = db
-    .select({
-      facts: transactionFactsJson(escrow).as("facts"),
-      createdAt: sql`${transactions.createdAt}`.as("created_at"),
-      id: sql`${transactions.id}`.as("id"),
-    })
-    .from(transactions)
-    .innerJoin(buyerAgent, buyerOfRow)
-    .leftJoin(sellerAgent, sellerOfRow)
-    .leftJoin(disputes, disputeOfRow)
+    .select({ facts: transactionFactsJson(newest, escrow).as("facts"), createdAt: newest.createdAt, id: newest.id })
+    .from(newest)
+    .innerJoin(buyerAgent, eq(buyerAgent.id, newest.buyerAgentId))
+    .leftJoin(sellerAgent, eq(sellerAgent.id, newest.sellerAgentId))
+    .leftJoin(disputes, eq(disputes.transactionId, newest.id))
     .leftJoinLateral(escrow, sql`true`)
-    .where(inArray(transactions.id, newest))
     .as("newest_transactions");
   return sql<string>`(SELECT '[' || coalesce(string_agg(${rows.facts}, ',' ORDER BY ${rows.createdAt} DESC, ${rows.id} DESC), '') || ']' FROM ${rows})`;
 }
