@@ -79,7 +79,10 @@ export function startApi(stack: Stack, env: Record<string, string> = {}, profile
   );
 }
 
-/** A bare Hono app with one GET /hello route: the floor the API's figures are set against. */
-export function startHello(): Promise<Server> {
-  return startServer("bench/hello-server.ts", {}, "/hello");
+/**
+ * A bare Hono app with one GET /hello route: the floor the API's figures are set against. With
+ * `databaseUrl`, also GET /hello/db: one trivial statement on that database per request.
+ */
+export function startHello(databaseUrl?: string): Promise<Server> {
+  return startServer("bench/hello-server.ts", databaseUrl ? { DATABASE_URL: databaseUrl } : {}, "/hello");
 }

@@ -5,7 +5,8 @@
  * indexer); the API runs as its own process(es), src/main.ts. Load: autocannon, 50 connections
  * each sending its next request when its last is answered.
  *
- * Rows, next to a bare Hono route under the same client:
+ * Rows, next to a bare Hono route under the same client (and the same route making one trivial
+ * round trip to Postgres: the floor of any read that asks the database):
  * - varied (traffic.ts): every browse draws its own keyword, filters, sort and 30 % next pages;
  *   GET /api/agents/me with 1,000 agents' keys; details and profiles of random listings and agents.
  *   With the read cache off (every request runs its SQL: the goals), on one API process and on two
@@ -85,9 +86,12 @@ try {
     [`GET /api/agents/{id}, random (${label})`, profile],
   ];
 
-  const hello = await startHello();
+  const hello = await startHello(stack.postgres.apiUrl);
   servers.push(hello);
-  const rows: ReadFigures[] = [await measureReads("bare Hono GET /hello", hello.url, same("/hello"), LOAD)];
+  const rows: ReadFigures[] = [
+    await measureReads("bare Hono GET /hello", hello.url, same("/hello"), LOAD),
+    await measureReads("bare Hono + one Postgres round trip (SELECT $1::int)", hello.url, same("/hello/db"), LOAD),
+  ];
   await hello.stop();
 
   /** Measures `draws` on a fresh API with `env`; answers the API's peak memory. */
