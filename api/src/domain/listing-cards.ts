@@ -16,9 +16,6 @@ import { listingCardSql, listingFields } from "./listing-browse.ts";
 
 const dialect = new PgDialect();
 
-/** The listing columns the card is built from: an update of any of them builds it again. */
-const cardColumns = Object.values(listingFields).map((column) => column.name);
-
 /** The card's SQL over the row `l` (the function's argument), without parameters. */
 function cardOfRowSql(): string {
   const row = {} as Record<keyof typeof listingFields, SQLWrapper>;
@@ -32,7 +29,10 @@ function cardOfRowSql(): string {
 
 /** The function, the trigger and its function, as written to the database. */
 function definitions(): string[] {
-  const columns = cardColumns.map((name) => dialect.escapeName(name)).join(", ");
+  // The listing columns the card is built from: an update of any of them builds it again.
+  const columns = Object.values(listingFields)
+    .map((column) => dialect.escapeName(column.name))
+    .join(", ");
   return [
     `CREATE OR REPLACE FUNCTION app.listing_card(l app.listings) RETURNS text LANGUAGE sql STABLE AS $card$ SELECT ${cardOfRowSql()} $card$`,
     `CREATE OR REPLACE FUNCTION app.keep_listing_card() RETURNS trigger LANGUAGE plpgsql AS $keep$

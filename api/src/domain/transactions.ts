@@ -60,7 +60,7 @@ function escrowOfRow(db: Database, chainId: number, row: Pick<TransactionColumns
         // Anyone may fund an escrow under any id. Only the buyer's own escrow for the agreed amount
         // is this transaction's: one funded by someone else under its id leaves it PENDING.
         sql`${chainEscrow.buyer} = lower(${buyerAgent.walletAddress})`,
-        sql`${chainEscrow.amount} = ${row.amountWei}`,
+        eq(chainEscrow.amount, row.amountWei),
       ),
     )
     .limit(1)
