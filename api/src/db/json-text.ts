@@ -34,14 +34,22 @@ export function jsonConstant(value: string | number | boolean): JsonText {
 
 const KEY = /^[A-Za-z_]+$/;
 
-/** An object of these fields, in this order. */
-export function jsonObject(fields: Record<string, JsonText>): JsonText {
-  if (Object.keys(fields).length === 0) return asJson(sql`'{}'`);
+/**
+ * An object of these fields, in this order, without its closing brace: a stored part that more
+ * fields are appended to (`,"key":value`) before the `}` (a browse card and its seller).
+ */
+export function openJsonObject(fields: Record<string, JsonText>): JsonText {
+  if (Object.keys(fields).length === 0) return asJson(sql`'{'`);
   const parts = Object.entries(fields).map(([key, value], i) => {
     if (!KEY.test(key)) throw new Error(`jsonObject: unsupported key ${key}`);
     return sql`${sql.raw(`'${i === 0 ? "{" : ","}"${key}":'`)} || ${value}`;
   });
-  return asJson(sql`(${sql.join(parts, sql` || `)} || '}')`);
+  return asJson(sql`(${sql.join(parts, sql` || `)})`);
+}
+
+/** An object of these fields, in this order. */
+export function jsonObject(fields: Record<string, JsonText>): JsonText {
+  return asJson(sql`(${openJsonObject(fields)} || '}')`);
 }
 
 /** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds cut, not rounded). */

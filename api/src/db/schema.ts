@@ -131,8 +131,8 @@ export const listings = app.table(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     /**
-     * The listing's part of its browse card, as JSON text (everything but its seller's name and
-     * tier): kept by a trigger whenever a column it shows changes, so browsing reads it instead of
+     * The listing's part of its browse card, as JSON text left open (everything but its seller's
+     * name and tier, which a page appends before the closing brace): kept by a trigger whenever a column it shows changes, so browsing reads it instead of
      * building it for every row of every page. Function and trigger: domain/listing-cards.ts.
      */
     cardText: text("card_text"),

@@ -14,16 +14,16 @@ export function sendSerializedJson<T, S extends ContentfulStatusCode>(
 }
 
 /**
- * The JSON of an object whose `key` holds an array of values already serialized (JSON texts
- * Postgres built), its other fields serialized here: the texts are sent as they are, not parsed
- * and written again.
+ * The JSON of an object whose `key` holds an array of values already serialized (`elements`: JSON
+ * texts Postgres built, joined by commas), its other fields serialized here: the texts are sent as
+ * they are, not parsed and written again.
  */
 export function serializeJsonWithRawArray<T>(
   key: string,
-  elements: readonly string[],
+  elements: string,
   rest: Record<string, unknown>,
 ): SerializedJson<T> {
-  let json = `{${JSON.stringify(key)}:[${elements.join(",")}]`;
+  let json = `{${JSON.stringify(key)}:[${elements}]`;
   for (const [name, value] of Object.entries(rest)) json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   return Buffer.from(`${json}}`);
 }

@@ -69,7 +69,7 @@ export function registerBrowse(app: OpenAPIHono<AppEnv>, { useCases, readCache }
     const cacheKey = `browse:${JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)))}`;
     const body = await readCache.get(cacheKey, async () => {
       const page = await useCases.listings.browse(query);
-      return serializeJsonWithRawArray<ListingPageView>("listings", page.listings, { next_cursor: page.next_cursor });
+      return serializeJsonWithRawArray<ListingPageView>("listings", page.cards, { next_cursor: page.next_cursor });
     });
     return sendSerializedJson(c, body, 200);
   });
