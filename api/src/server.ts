@@ -37,6 +37,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     genericPlans: true,
   });
   const rateLimitStore = new SharedRateLimitStore(new PostgresRateLimitStore(db));
+  // Before serving: the other instances count with this one from here on.
+  await rateLimitStore.start();
   const services = await createChainServices(config, db);
   // Whatever a crash left between the outbox and the chain is sent or recorded before serving.
   const resumed = await services.relayer.resume();
@@ -71,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       });
       await stopKeeper();
       await Promise.all(stopNotifying.map((stop) => stop()));
-      rateLimitStore.close();
+      await rateLimitStore.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },
   };

@@ -245,6 +245,15 @@ export const rateLimitWindows = app.table("rate_limit_windows", {
 });
 
 /**
+ * The API instances sharing the rate-limit counts, each as last heard from: an instance that hears
+ * of no other counts on its own, without asking the database before it answers (rate-limit/store.ts).
+ */
+export const rateLimitInstances = app.table("rate_limit_instances", {
+  id: text("id").primaryKey(),
+  seenAt: timestamp("seen_at", { withTimezone: true }).notNull(),
+});
+
+/**
  * The relayer's outbox: every transaction the service sends on-chain, signed and recorded here
  * before it is broadcast. A crash after the broadcast and before the answer leaves a `signed` row
  * whose hash the relayer looks up (and re-broadcasts if unknown) when it resumes, so nothing is

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type TestApp, testApp } from "../../test/harness.ts";
 import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore, SharedRateLimitStore } from "./store.ts";
 
@@ -9,10 +9,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Every shared store a test makes, closed after it: a store left running says it is alive. */
+const opened: SharedRateLimitStore[] = [];
+function shared(flushMs: number): SharedRateLimitStore {
+  const store = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), flushMs);
+  opened.push(store);
+  return store;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+/** Two instances, each started and having heard of the other. */
+async function twoInstances(flushMs: number) {
+  const a = shared(flushMs);
+  const b = shared(flushMs);
+  await a.start();
+  await b.start();
+  await a.announce();
+  return { a, b };
+}
+
 describe.each([
   ["memory", () => new MemoryRateLimitStore()],
   ["Postgres", () => new PostgresRateLimitStore(t.db)],
-  ["shared (batched Postgres)", () => new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 20)],
+  ["shared (batched Postgres)", () => shared(20)],
 ] as [string, () => RateLimitStore][])("the %s rate-limit store", (_, makeStore) => {
   it("counts hits per key inside a window and starts again after it", async () => {
     const store = makeStore();
@@ -36,8 +57,7 @@ describe.each([
 
 describe("the shared store across API instances", () => {
   it("adds every instance's hits to the one count at each flush", async () => {
-    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
-    const b = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
+    const { a, b } = await twoInstances(60_000);
     const key = randomUUID();
     for (let i = 0; i < 3; i++) await a.hit(key, 60_000);
     for (let i = 0; i < 2; i++) await b.hit(key, 60_000);
@@ -48,13 +68,10 @@ describe("the shared store across API instances", () => {
     // Its next flush brings the shared total: 3 + 2 + 1, and this hit makes 7.
     await a.flush();
     expect((await a.hit(key, 60_000)).count).toBe(7);
-    a.close();
-    b.close();
   });
 
   it("an instance idle while the others counted asks for the total before it answers, its concurrent hits too", async () => {
-    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 50);
-    const b = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 50);
+    const { a, b } = await twoInstances(50);
     const key = randomUUID();
     expect((await b.hit(key, 60_000)).count).toBe(1);
     for (let i = 0; i < 8; i++) await a.hit(key, 60_000);
@@ -63,12 +80,10 @@ describe("the shared store across API instances", () => {
     // b last heard "1": a burst to it counts on from a's 8, not from its own 1.
     const burst = await Promise.all(Array.from({ length: 5 }, () => b.hit(key, 60_000)));
     expect(burst.map((hit) => hit.count).sort((x, y) => x - y)).toEqual([10, 11, 12, 13, 14]);
-    a.close();
-    b.close();
   });
 
   it("keeps the hits that arrive while a flush is on its way to the database", async () => {
-    const a = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), 60_000);
+    const a = shared(60_000);
     const key = randomUUID();
     for (let i = 0; i < 3; i++) await a.hit(key, 60_000);
     const flushing = a.flush();
@@ -80,6 +95,57 @@ describe("the shared store across API instances", () => {
     expect((await a.hit(key, 60_000)).count).toBe(6);
     await a.flush();
     expect((await a.hit(key, 60_000)).count).toBe(7);
-    a.close();
+  });
+
+  it("an instance that hears of no other counts alone, asking nothing; once another starts it asks again", async () => {
+    // Only Date is faked: what an instance knows grows old without any flush running meanwhile.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const a = shared(60_000);
+      await a.start();
+      const key = randomUUID();
+      const stored = async () => {
+        const { rows } = await t.db.$client.query<{ hits: number }>(
+          "SELECT hits FROM app.rate_limit_windows WHERE key = $1",
+          [key],
+        );
+        return rows[0]?.hits;
+      };
+      const later = () => vi.setSystemTime(Date.now() + 61_000);
+      // A moment after it started (the fake clock stands still otherwise).
+      vi.setSystemTime(Date.now() + 1);
+
+      // A key's first hit in a window always asks.
+      expect((await a.hit(key, 600_000)).count).toBe(1);
+      expect(await stored()).toBe(1);
+      later();
+      // What it knows is older than a flush, but it is alone: it answered without asking.
+      expect((await a.hit(key, 600_000)).count).toBe(2);
+      expect(await stored()).toBe(1);
+      await a.flush();
+      expect(await stored()).toBe(2);
+
+      const b = shared(60_000);
+      await b.start();
+      await a.announce();
+      later();
+      // b counts too: a asks before it answers, this hit with the question.
+      expect((await a.hit(key, 600_000)).count).toBe(3);
+      expect(await stored()).toBe(3);
+      expect((await b.hit(key, 600_000)).count).toBe(4);
+
+      // b has left (after sending its last hit): a asks once more, then counts alone again.
+      expect((await b.hit(key, 600_000)).count).toBe(5);
+      await b.close();
+      await a.announce();
+      later();
+      expect((await a.hit(key, 600_000)).count).toBe(6);
+      expect(await stored()).toBe(6);
+      later();
+      expect((await a.hit(key, 600_000)).count).toBe(7);
+      expect(await stored()).toBe(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
