@@ -41,7 +41,7 @@ const KEY = /^[A-Za-z_]+$/;
 export function openJsonObject(fields: Record<string, JsonText>): JsonText {
   if (Object.keys(fields).length === 0) return asJson(sql`'{'`);
   const parts = Object.entries(fields).map(([key, value], i) => {
-    if (!KEY.test(key)) throw new Error(`jsonObject: unsupported key ${key}`);
+    if (!KEY.test(key)) throw new Error(`openJsonObject: unsupported key ${key}`);
     return sql`${sql.raw(`'${i === 0 ? "{" : ","}"${key}":'`)} || ${value}`;
   });
   return asJson(sql`(${sql.join(parts, sql` || `)})`);

@@ -221,7 +221,9 @@ export class SharedRateLimitStore implements RateLimitStore {
       }
       // A key in an exchange already sends its pending hits with the next.
       if (entry.pending === 0 || entry.syncing) continue;
-      byWindow.set(entry.windowMs, [...(byWindow.get(entry.windowMs) ?? []), [key, entry]]);
+      const sameWindow = byWindow.get(entry.windowMs);
+      if (sameWindow) sameWindow.push([key, entry]);
+      else byWindow.set(entry.windowMs, [[key, entry]]);
     }
     await Promise.all([...byWindow].map(([windowMs, entries]) => this.exchange(windowMs, entries)));
   }
