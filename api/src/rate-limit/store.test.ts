@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type TestApp, testApp } from "../../test/harness.ts";
+import { createDatabase, type Database } from "../db/client.ts";
 import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore, SharedRateLimitStore } from "./store.ts";
 
 let t: TestApp;
@@ -9,10 +10,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/**
+ * A database of its own with only the store's tables: API servers that other test files start on
+ * the suite's database say they are alive there, and an instance there is never alone.
+ */
+async function storeOnlyDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
+  const name = `rate_limits_${randomUUID().replaceAll("-", "")}`;
+  await t.db.$client.query(`CREATE DATABASE ${name}`);
+  const url = new URL(inject("stack").databaseUrl);
+  url.pathname = `/${name}`;
+  const db = createDatabase(url.toString(), { max: 2 });
+  // The tables as migrations 0000, 0001 and 0023 leave them.
+  await db.$client.query(`CREATE SCHEMA app;
+    CREATE UNLOGGED TABLE app.rate_limit_windows (key text PRIMARY KEY, window_start timestamptz NOT NULL, hits integer NOT NULL);
+    CREATE UNLOGGED TABLE app.rate_limit_instances (id text PRIMARY KEY, seen_at timestamptz NOT NULL);`);
+  return {
+    db,
+    drop: async () => {
+      await db.$client.end();
+      await t.db.$client.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 /** Every shared store a test makes, closed after it: a store left running says it is alive. */
 const opened: SharedRateLimitStore[] = [];
-function shared(flushMs: number): SharedRateLimitStore {
-  const store = new SharedRateLimitStore(new PostgresRateLimitStore(t.db), flushMs);
+function shared(flushMs: number, db: Database = t.db): SharedRateLimitStore {
+  const store = new SharedRateLimitStore(new PostgresRateLimitStore(db), flushMs);
   opened.push(store);
   return store;
 }
@@ -98,14 +122,15 @@ describe("the shared store across API instances", () => {
   });
 
   it("an instance that hears of no other counts alone, asking nothing; once another starts it asks again", async () => {
+    const own = await storeOnlyDatabase();
     // Only Date is faked: what an instance knows grows old without any flush running meanwhile.
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
-      const a = shared(60_000);
+      const a = shared(60_000, own.db);
       await a.start();
       const key = randomUUID();
       const stored = async () => {
-        const { rows } = await t.db.$client.query<{ hits: number }>(
+        const { rows } = await own.db.$client.query<{ hits: number }>(
           "SELECT hits FROM app.rate_limit_windows WHERE key = $1",
           [key],
         );
@@ -125,7 +150,7 @@ describe("the shared store across API instances", () => {
       await a.flush();
       expect(await stored()).toBe(2);
 
-      const b = shared(60_000);
+      const b = shared(60_000, own.db);
       await b.start();
       await a.announce();
       later();
@@ -146,6 +171,8 @@ describe("the shared store across API instances", () => {
       expect(await stored()).toBe(6);
     } finally {
       vi.useRealTimers();
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+      await own.drop();
     }
   });
 });
