@@ -14,8 +14,8 @@ import {
 } from "../schemas/listing.ts";
 import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
-import { formatUsdc, formatUsdcSql } from "./money.ts";
-import { formatRating, formatRatingSql } from "./ratings.ts";
+import { formatUsdcSql } from "./money.ts";
+import { formatRatingSql } from "./ratings.ts";
 import { reputationTierSql } from "./reputation.ts";
 import { completedSql, refundedSql, sellerRecordOn, volumeSql } from "./track-record.ts";
 
@@ -239,34 +239,12 @@ export const listingFields = {
   createdAt: listings.createdAt,
 };
 
-/** A listing's row (its `listingFields`) as every answer about it shows it, browse and details alike. */
-export function listingSummary(
-  row: {
-    [K in keyof typeof listingFields]: (typeof listingFields)[K]["_"]["data"];
-  },
-) {
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    category: row.category as ListingCategory,
-    listing_type: row.listingType as ListingType,
-    price_wei: row.priceWei,
-    price_usdc: formatUsdc(row.priceWei),
-    currency: "USDC" as const,
-    is_negotiable: row.isNegotiable,
-    times_purchased: row.timesPurchased,
-    avg_rating: formatRating(row.ratingSum, row.ratingCount),
-    created_at: row.createdAt.toISOString(),
-  };
-}
-
 /**
- * A listing's own part of its browse card (listingSummary's fields) as JSON text built by Postgres,
- * open (without its closing brace): stored per listing in app.listings.card_text by a trigger
- * (listing-cards.ts), and sent with its seller appended (sellerCardSql) as it comes, instead of
- * decoding some 30 columns per listing and encoding them again. Keep it in step with
- * listingSummary; listings.happy.test.ts compares browse with details.
+ * A listing's own part of every answer about it (a browse card, its details) as JSON text built by
+ * Postgres, open (without its closing brace): stored per listing in app.listings.card_text by a
+ * trigger (listing-cards.ts), and sent with the rest appended (sellerCardSql, the details) as it
+ * comes, instead of decoding the listing's columns and encoding them again. listing-cards.test.ts
+ * holds it to the same card written in TypeScript.
  */
 export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrapper }): SQL<string> {
   return openJsonObject({

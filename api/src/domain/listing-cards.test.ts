@@ -2,13 +2,33 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createListing, registerAgent, type TestApp, testApp } from "../../test/harness.ts";
 import { listings } from "../db/schema.ts";
-import { listingFields, listingSummary } from "./listing-browse.ts";
+import { listingFields } from "./listing-browse.ts";
 import { keepListingCards } from "./listing-cards.ts";
+import { formatUsdc } from "./money.ts";
+import { formatRating } from "./ratings.ts";
 
 /*
  * The stored card (app.listings.card_text) must be, at every moment, what listingSummary says of
  * the row: after the insert and after an update of any column it shows, whoever makes it.
  */
+
+/** A listing's row as its card must show it, written in TypeScript: what Postgres' card is held to. */
+function listingSummary(row: { [K in keyof typeof listingFields]: (typeof listingFields)[K]["_"]["data"] }) {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    category: row.category,
+    listing_type: row.listingType,
+    price_wei: row.priceWei,
+    price_usdc: formatUsdc(row.priceWei),
+    currency: "USDC",
+    is_negotiable: row.isNegotiable,
+    times_purchased: row.timesPurchased,
+    avg_rating: formatRating(row.ratingSum, row.ratingCount),
+    created_at: row.createdAt.toISOString(),
+  };
+}
 let t: TestApp;
 let seller: { id: string; key: string };
 

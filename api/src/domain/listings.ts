@@ -8,7 +8,7 @@ import type { ListingCategory, ListingType, ListingView } from "../schemas/listi
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
-import { listingBrowse, listingFields, listingSummary } from "./listing-browse.ts";
+import { listingBrowse } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
 import { recordOf, sellerRecordOn } from "./track-record.ts";
 
@@ -77,27 +77,34 @@ export function listingUseCases(
   /** Forgets the cached browse answers after a write that may change one. */
   const browseChanged = () => deps.readCache?.invalidate();
 
-  /** Any listing, active or not, with its seller and the seller's track record; 404 when unknown. */
-  async function details(id: string): Promise<ListingView> {
+  /**
+   * Any listing, active or not, with its seller and the seller's track record, as the JSON text
+   * GET /api/listings/{id} sends: the stored card (listingCardSql) closed with the rest, so the
+   * listing's own fields are not decoded and written again. 404 when unknown.
+   */
+  async function detailsJson(id: string): Promise<string> {
     const [row] = await listingById.execute({ id });
     if (!row) throw notFound("Listing");
+    if (row.cardText === null) throw new Error(`listing ${id} has no stored card`);
     const record = recordOf(row.stats ?? undefined);
     const settled = record.completed + record.refunded;
-    return {
-      ...listingSummary(row),
-      is_active: row.isActive,
-      agents: {
-        id: row.agentId,
-        name: row.agentName,
-        wallet_address: row.walletAddress,
-        transaction_count: record.transactionCount,
-      },
-      seller_reputation: {
-        completed: record.completed,
-        refunded: record.refunded,
-        success_rate: settled === 0 ? 0 : Math.floor((record.completed * 100) / settled),
-      },
+    const agent: ListingView["agents"] = {
+      id: row.agentId,
+      name: row.agentName,
+      wallet_address: row.walletAddress,
+      transaction_count: record.transactionCount,
     };
+    const reputation: ListingView["seller_reputation"] = {
+      completed: record.completed,
+      refunded: record.refunded,
+      success_rate: settled === 0 ? 0 : Math.floor((record.completed * 100) / settled),
+    };
+    return `${row.cardText},"is_active":${row.isActive},"agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)}}`;
+  }
+
+  /** A listing's details (detailsJson), as the answers of writes include them. */
+  async function details(id: string): Promise<ListingView> {
+    return JSON.parse(await detailsJson(id)) as ListingView;
   }
 
   const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db }, chain.chainId);
@@ -105,7 +112,9 @@ export function listingUseCases(
   const listingById = compiled(
     db
       .select({
-        ...listingFields,
+        cardText: listings.cardText,
+        isActive: listings.isActive,
+        agentId: listings.agentId,
         agentName: agents.name,
         walletAddress: agents.walletAddress,
         stats: getViewSelectedFields(chainAccountStats),
@@ -260,7 +269,7 @@ export function listingUseCases(
     return details(id);
   }
 
-  return { browse, details, create, update, deactivate };
+  return { browse, details, detailsJson, create, update, deactivate };
 }
 
 export type ListingUseCases = ReturnType<typeof listingUseCases>;

@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
+import { sendSerializedJson } from "../../http/serialized-json.ts";
 import { errorResponses } from "../../schemas/common.ts";
-import { ListingDetails } from "../../schemas/listing.ts";
+import { ListingDetails, type ListingView } from "../../schemas/listing.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 export const detailsRoute = createRoute({
@@ -22,6 +23,7 @@ export const detailsRoute = createRoute({
 export function registerDetails(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(detailsRoute, async function listingDetails(c) {
     const { id } = c.req.valid("param");
-    return c.json(await useCases.listings.details(id), 200);
+    const json = await useCases.listings.detailsJson(id);
+    return sendSerializedJson<ListingView, 200>(c, Buffer.from(json), 200);
   });
 }

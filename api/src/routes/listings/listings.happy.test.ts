@@ -185,7 +185,7 @@ describe("GET /api/listings", () => {
     });
   });
 
-  it("shows each listing as its details do: Postgres builds browse's JSON, TypeScript the details'", async () => {
+  it("shows each listing in browse as its details do, formatted right at every edge", async () => {
     const seller = await registerAgent(t.app, 'Quoted "seller" \\ ünïcode');
     const word = uniqueWord();
     // Values where formatting could go wrong: rounding of prices and ratings, huge amounts, text
