@@ -113,12 +113,17 @@ function cursorPosition(sort: ListingSort, cursor: string): { id: string; key: s
 /** The parameters of a browse statement, by placeholder name. */
 type BrowseParams = Record<string, unknown>;
 
-/** Which filters a request has, its sort and how many rows it reads: all a statement's SQL depends on. */
+/**
+ * Which filters a request has, where it reads from, its sort and how many rows it reads: all a
+ * statement's SQL depends on.
+ */
 interface Shape {
   sort: ListingSort;
   /** Rows read: a page's limit and one more (to know whether a next page exists), rounded up to a bucket. */
   fetch: number;
   filters: Array<keyof typeof FILTERS>;
+  /** The keyword is one plain word: the page walks its rows in app.listing_words (wordPage). */
+  word: boolean;
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -138,7 +143,7 @@ const wordColumns: BrowseColumns = { ...listingWords, id: listingWords.listingId
 
 /**
  * Each filter's condition over `row`'s columns, with named parameters. `keyword` searches the
- * listings' tsvector (GIN); `word` (a keyword of one plain word) is answered from app.listing_words.
+ * listings' tsvector (GIN); a keyword of one plain word is no condition but the shape's `word`.
  */
 const FILTERS = {
   category: (_sort: ListingSort, row: BrowseColumns) => sql`${row.category} = ${p("category")}`,
@@ -147,8 +152,6 @@ const FILTERS = {
   maxPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} <= ${p("maxPrice")}`,
   excludeAgent: (_sort: ListingSort, row: BrowseColumns) => sql`${row.agentId} <> ${p("excludeAgent")}`,
   keyword: () => sql`${listings.search} @@ to_tsquery('simple', ${p("tsquery")})`,
-  // Not a condition: wordPage walks the word's rows instead (a shape with it never reaches tablePage).
-  word: () => sql`true`,
   cursor: (sort: ListingSort, row: BrowseColumns) => {
     switch (sort) {
       case "newest":
@@ -169,7 +172,6 @@ const FILTER_CODES: Record<keyof typeof FILTERS, string> = {
   maxPrice: "h",
   excludeAgent: "x",
   keyword: "k",
-  word: "w",
   cursor: "a",
 };
 
@@ -192,6 +194,7 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
   }
   const filters: Shape["filters"] = [];
   const params: BrowseParams = {};
+  let word = false;
   const add = (filter: keyof typeof FILTERS, values: BrowseParams) => {
     filters.push(filter);
     Object.assign(params, values);
@@ -211,15 +214,17 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
     const tsquery = prefixTsQuery(query.keyword);
     // A keyword without letters or digits matches nothing.
     if (!tsquery) return undefined;
-    const word = plainWordOf(query.keyword);
-    if (word) add("word", { word, wordEnd: nextAfterPrefix(word) });
-    else add("keyword", { tsquery });
+    const plainWord = plainWordOf(query.keyword);
+    if (plainWord) {
+      word = true;
+      Object.assign(params, { word: plainWord, wordEnd: nextAfterPrefix(plainWord) });
+    } else add("keyword", { tsquery });
   }
   if (query.cursor) {
     const { id, key } = cursorPosition(query.sort, query.cursor);
     add("cursor", { cursorId: id, cursorKey: key });
   }
-  return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit) }, params };
+  return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit), word }, params };
 }
 
 /** The columns of a listing its answers show (not the tsvector). */
@@ -312,7 +317,7 @@ const listedSql = sql`${listings.isActive} AND ${listings.sellerListed}`;
 function planDependsOnValues(shape: Shape): boolean {
   const has = (filter: Shape["filters"][number]) => shape.filters.includes(filter);
   if (has("keyword")) return true;
-  if (has("word")) return false;
+  if (shape.word) return false;
   return (has("minPrice") || has("maxPrice")) && shape.sort !== "cheapest";
 }
 
@@ -339,7 +344,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
    */
   function wordPage(db: Database, shape: Shape, sortKeys: SortKeys) {
     const w = listingWords;
-    const filters = shape.filters.filter((filter) => filter !== "word");
+    const { filters } = shape;
     // Only the sort's key is read, so each lexeme's scan reads its index alone.
     const sortKey = { newest: w.createdAt, cheapest: w.priceWei, popular: w.timesPurchased }[shape.sort];
     const key = sql`hit.sort_key`;
@@ -366,7 +371,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
   function prepare(shape: Shape, name: string) {
     const db = planDependsOnValues(shape) ? pools.db : pools.genericPlansDb;
     const sortKeys = SORT_KEYS[shape.sort];
-    const page = shape.filters.includes("word") ? wordPage(db, shape, sortKeys) : tablePage(db, shape, sortKeys);
+    const page = shape.word ? wordPage(db, shape, sortKeys) : tablePage(db, shape, sortKeys);
     const matched = page.as("matched");
     const order = sortKeys(matched);
     // The seller's record numbers, each worked out once per row: a LIMIT (of the one row the key
@@ -423,8 +428,9 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
   }
 
   function statementOf(shape: Shape) {
-    // Postgres keeps 63 characters of a statement's name: each filter by its code.
-    const name = `browse_${shape.sort}_${shape.fetch}_${shape.filters.map((filter) => FILTER_CODES[filter]).join("") || "all"}`;
+    // Postgres keeps 63 characters of a statement's name: each filter by its code, a word as "w".
+    const codes = shape.filters.map((filter) => FILTER_CODES[filter]).join("") + (shape.word ? "w" : "");
+    const name = `browse_${shape.sort}_${shape.fetch}_${codes || "all"}`;
     let statement = statements.get(name);
     if (!statement) {
       statement = prepare(shape, name);
