@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { API_HEAP_LIMIT_MIB, apiNodeFlags } from "./node-flags.ts";
 
@@ -25,5 +26,10 @@ describe("apiNodeFlags", () => {
     expect(apiNodeFlags("--max-old-space-size=1024", [])).toEqual([]);
     expect(apiNodeFlags("", ["--max-old-space-size=512"])).toEqual([]);
     expect(apiNodeFlags("--enable-source-maps", ["--inspect"])).toEqual(flags);
+  });
+
+  it("is the cap the api package's start script runs with (the script cannot import it)", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(manifest.scripts.start).toContain(`--max-old-space-size=${API_HEAP_LIMIT_MIB} `);
   });
 });
