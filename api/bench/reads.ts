@@ -29,7 +29,7 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 import { type Server, startApi, startHello } from "./api-process.ts";
 import { type Draw, measureReads, type ReadFigures, same } from "./read-load.ts";
 import { seedEscrows, seedMarket, VOCABULARY } from "./seed.ts";
-import { browser, pickFrom, randomSource } from "./traffic.ts";
+import { browser, nextCursorOf, pickFrom, randomSource } from "./traffic.ts";
 
 const LOAD = {
   seconds: Number(process.env.BENCH_SECONDS ?? 10),
@@ -70,7 +70,7 @@ try {
     const person = connection.browser as ReturnType<typeof browser>;
     return {
       path: person.nextPath(),
-      keep: (body) => person.remember((JSON.parse(body) as { next_cursor?: string | null }).next_cursor),
+      keep: (body) => person.remember(nextCursorOf(body)),
     };
   };
   const me: Draw = () => ({
