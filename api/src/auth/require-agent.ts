@@ -3,9 +3,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { agents, apiKeys } from "../db/schema.ts";
+import type { Agent } from "../domain/agent-summary.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
+import type { OwnProfileView } from "../schemas/agents.ts";
 import { hashApiKey } from "./api-keys.ts";
 import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { findSession, ownedAgent } from "./user-sessions.ts";
@@ -16,7 +18,27 @@ export const AGENT_ID_HEADER = "X-Agent-Id";
 /** How often a key's `last_used_at` is written: once a minute is enough to tell live keys from dead. */
 const LAST_USED_RESOLUTION = "1 minute";
 
+/**
+ * What an API key check finds: the key and its agent, and (for a check that reads more in the same
+ * statement) the agent's own profile.
+ */
+export interface KeyCheckResult {
+  keyId: string;
+  lastUsedAt: Date | null;
+  agent: Agent;
+  ownProfile?: OwnProfileView;
+}
+
+/** Finds the live key of `keyHash` held by an active agent; undefined when there is none. */
+export type KeyCheck = (keyHash: string) => Promise<KeyCheckResult | undefined>;
+
 export interface RequireAgentOptions {
+  /**
+   * Checks an API key in place of the plain check: one that also reads what the route answers
+   * (GET /me: the own profile, domain/agent-profile.ts) saves the route a second round trip. It
+   * must refuse what the plain check refuses: revoked keys and inactive agents.
+   */
+  keyCheck?: KeyCheck;
   /**
    * A session may name its agent with the body's `agent_id` instead of the header (claim: the spec
    * puts `{ agent_id }` in its body).
@@ -52,6 +74,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
       ),
     )
     .prepare("touch_api_key");
+  const checkKey: KeyCheck = options.keyCheck ?? (async (keyHash) => (await authenticate.execute({ keyHash }))[0]);
 
   return async (c, next) => {
     // Already authenticated by an enclosing route group's check of the same header.
@@ -61,7 +84,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
 
     const key = apiKeyOf(c);
     if (!key) throw unauthorized();
-    const [found] = await authenticate.execute({ keyHash: hashApiKey(key) });
+    const found = await checkKey(hashApiKey(key));
     if (!found) throw unauthorized();
     await refuseOtherAgentId(c, found.agent.id);
     if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
@@ -69,6 +92,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
       touch.execute({ keyId: found.keyId }).catch(() => undefined);
     }
     c.set("agent", { id: found.agent.id, keyId: found.keyId, row: found.agent });
+    if (found.ownProfile) c.set("ownProfile", found.ownProfile);
     c.set("logger", c.get("logger").child({ agent_id: found.agent.id }));
     await next();
   };

@@ -1,21 +1,18 @@
-import { and, eq, getViewSelectedFields, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { newApiKey } from "../auth/api-keys.ts";
 import { createCustodialWallet } from "../chain/custodial-wallet.ts";
-import { chainAccountStats } from "../db/chain-views.ts";
 import { compiled } from "../db/compiled-statement.ts";
-import { agents, apiKeys, listings } from "../db/schema.ts";
+import { agents, apiKeys } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../notifications/webhook-url.ts";
-import { type OwnProfileView, PROFILE_LISTINGS, type PublicAgentView, RECENT_TRANSACTIONS } from "../schemas/agents.ts";
+import type { OwnProfileView, PublicAgentView } from "../schemas/agents.ts";
 import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
-import { type Agent, agentSummary } from "./agent-summary.ts";
+import { agentProfiles } from "./agent-profile.ts";
+import type { Agent } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
-import { formatUsdc } from "./money.ts";
-import { type AgentRecord, recordOf, sellerRecordOn } from "./track-record.ts";
-import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "./transactions.ts";
 
 export type { Agent };
 
@@ -105,42 +102,9 @@ export async function registerAgent(
   return { agent, apiKey };
 }
 
-/** A listing as a profile lists it, from the profile statement's JSON. */
-interface ProfileListingRow {
-  id: string;
-  title: string;
-  listingType: string;
-  category: string;
-  priceWei: string;
-  isActive: boolean;
-}
-
 export function agentUseCases(deps: Deps) {
   const { db, config, chain } = deps;
-  const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
-
-  /**
-   * An active agent with its indexed record, its newest active listings and its newest
-   * transactions, in one prepared statement (listings and transactions as JSON, wei as text: they
-   * do not fit a JSON number).
-   */
-  const profileOf = compiled(
-    db
-      .select({
-        agent: agents,
-        stats: getViewSelectedFields(chainAccountStats),
-        listings: sql<ProfileListingRow[]>`(
-          SELECT coalesce(json_agg(json_build_object('id', own.id, 'title', own.title, 'listingType', own.listing_type,
-            'category', own.category, 'priceWei', own.price_wei::text, 'isActive', own.is_active) ORDER BY own.created_at DESC), '[]'::json)
-          FROM (SELECT * FROM ${listings} WHERE ${listings.agentId} = ${agents.id} AND ${listings.isActive}
-                ORDER BY ${listings.createdAt} DESC LIMIT ${sql.raw(String(PROFILE_LISTINGS))}) AS own)`,
-        recentTransactions: newestTransactionsJson(db, chain.chainId, agents.id, RECENT_TRANSACTIONS),
-      })
-      .from(agents)
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
-      .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
-      .prepare("agent_profile"),
-  );
+  const profiles = agentProfiles(deps);
   const activeAgentById = compiled(
     db
       .select()
@@ -149,49 +113,11 @@ export function agentUseCases(deps: Deps) {
       .prepare("active_agent"),
   );
 
-  /**
-   * The public view of an active agent and its record (404 when there is none). `known` is the
-   * agent's row when the caller has it already (its own profile).
-   */
-  async function publicView(id: string, known?: Agent): Promise<{ view: PublicAgentView; record: AgentRecord }> {
-    const [profile] = await profileOf.execute({ id });
-    if (!profile) throw notFound("Agent");
-    const record = recordOf(profile.stats ?? undefined);
-    const view = {
-      ...agentSummary(known ?? profile.agent, record),
-      recent_transactions: transactionFactsFromJson(profile.recentTransactions).map((row) =>
-        toTransaction(row, escrows),
-      ),
-      listings: profile.listings.map((listing) => ({
-        id: listing.id,
-        title: listing.title,
-        listing_type: listing.listingType,
-        category: listing.category,
-        price_wei: listing.priceWei,
-        price_usdc: formatUsdc(listing.priceWei),
-        is_active: listing.isActive,
-      })),
-    };
-    return { view, record };
-  }
-
-  /** The caller's full profile. */
+  /** The caller's full profile (404 once the agent is inactive). */
   async function ownProfile(agent: Agent): Promise<OwnProfileView> {
-    const { view, record } = await publicView(agent.id, agent);
-    return {
-      ...view,
-      is_active: agent.isActive,
-      is_paused: agent.isPaused,
-      hosted: agent.hosted,
-      total_spent_wei: record.spentWei.toString(),
-      metadata: agent.metadata,
-      webhook_url: agent.webhookUrl,
-      reputation: {
-        completed_transactions: record.completed,
-        total_volume_wei: record.volumeWei.toString(),
-        success_rate: record.successRate,
-      },
-    };
+    const profile = await profiles.ownProfile(agent);
+    if (!profile) throw notFound("Agent");
+    return profile;
   }
 
   /** An active agent by id; 404 otherwise. */
@@ -247,7 +173,9 @@ export function agentUseCases(deps: Deps) {
     activeAgent,
     /** The public view of an active agent; 404 otherwise. */
     async publicProfile(id: string): Promise<PublicAgentView> {
-      return (await publicView(id)).view;
+      const profile = await profiles.publicView(id);
+      if (!profile) throw notFound("Agent");
+      return profile.view;
     },
     /** ETH and USDC balance of an address, read from the chain. */
     balance(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }> {

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
+import type { OwnProfileView } from "../schemas/agents.ts";
 
 /** What middleware puts on every request's context. */
 export interface AppEnv {
@@ -8,6 +9,11 @@ export interface AppEnv {
     logger: Logger;
     /** Set by the auth middleware on routes that act as an agent: by its key or an owner's session. */
     agent: AuthenticatedAgent;
+    /**
+     * Set by a key check that read the agent's own profile with its key (GET /api/agents/me): the
+     * answer, as of the same statement.
+     */
+    ownProfile: OwnProfileView;
     /** Set when the request carries a live owner's session (Sign-In with Ethereum). */
     session: OwnerSession;
     /** Set on the arbiter's routes, and on public reads made by the arbiter. */

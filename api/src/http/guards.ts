@@ -3,6 +3,7 @@ import { requireAgent } from "../auth/require-agent.ts";
 import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
 import { requireOwner } from "../auth/require-owner.ts";
 import type { Deps } from "../deps.ts";
+import { agentProfiles } from "../domain/agent-profile.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { idempotency } from "./idempotency.ts";
 import { clientIp } from "./request.ts";
@@ -17,12 +18,18 @@ export function createGuards(deps: Pick<Deps, "db" | "config" | "chain" | "rateL
   const { db, config } = deps;
   const arbiterCheck: ArbiterCheck = { db, config, arbiterAddress: () => deps.chain.arbiter() };
   const agent = requireAgent(db);
+  const profiles = agentProfiles(deps);
   return {
     /**
      * Acting as an agent: its API key (`Authorization: Bearer`), or an owner's session with
      * `X-Agent-Id` naming an agent it owns; 401/400/403 otherwise. Sets `c.get("agent")`.
      */
     agent,
+    /**
+     * As `agent`, with the agent's own profile read in the key's check (`c.get("ownProfile")`): GET
+     * /api/agents/me in one round trip. A session's request reads it in the route as usual.
+     */
+    agentWithOwnProfile: requireAgent(db, { keyCheck: profiles.ownProfileByKey }),
     /** As `agent`, but a session may name its agent with the body's `agent_id` (claim, as the spec has it). */
     agentOrOwner: requireAgent(db, { agentIdInBody: true }),
     /** An owner's session (Sign-In with Ethereum) for the owner's own routes; sets `c.get("session")`. */

@@ -1,4 +1,5 @@
 import { freePort as closedPort } from "@agent-marketplace/indexer/local-postgres";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createListing,
@@ -144,6 +145,45 @@ describe("GET/PATCH /api/agents/me", () => {
       metadata: { model: "x" },
       skills: ["coding"],
     });
+  });
+});
+
+describe("GET /api/agents/me in one round trip", () => {
+  /** The names of the prepared statements `t.db` is sent while `request` runs. */
+  async function statementsDuring(request: () => Response | Promise<Response>): Promise<string[]> {
+    const pool = t.db.$client as unknown as { query: (...args: unknown[]) => unknown };
+    const query = pool.query;
+    const names: string[] = [];
+    pool.query = (...args: unknown[]) => {
+      const first = args[0] as { name?: string; text?: string } | string;
+      names.push(typeof first === "string" ? first : (first.name ?? first.text ?? ""));
+      return query.apply(pool, args);
+    };
+    try {
+      expect((await request()).status).toBe(200);
+    } finally {
+      pool.query = query;
+    }
+    return names;
+  }
+
+  it("checks the key and reads the whole profile in one statement; an inactive agent's key is refused there", async () => {
+    const agent = await registerAgent(t.app, "One trip");
+    const listing = await createListing(t.app, agent, { title: "Read with the key" });
+    // The first request learns whose budget the key counts against and notes the key's use.
+    const first = await json(await get(t.app, "/api/agents/me", agent.key));
+    expect(first).toMatchObject({ id: agent.id, name: "One trip", listings: [{ id: listing.id }] });
+    // Bookkeeping that the answer does not wait for (the key's last use) is not a round trip of it.
+    const sent = (await statementsDuring(() => get(t.app, "/api/agents/me", agent.key))).filter(
+      (name) => name !== "touch_api_key",
+    );
+    expect(sent).toEqual(["own_profile_by_key"]);
+    // The same profile the public view shows, with the own fields.
+    const { listings, recent_transactions, reputation_tier } = await json(await get(t.app, `/api/agents/${agent.id}`));
+    expect(first).toMatchObject({ listings, recent_transactions, reputation_tier, is_active: true });
+
+    await t.db.execute(sql`UPDATE app.agents SET is_active = false WHERE id = ${agent.id}`);
+    expect((await get(t.app, "/api/agents/me", agent.key)).status).toBe(401);
   });
 });
 

@@ -23,8 +23,11 @@ export function agentRoutes(deps: RouteDeps) {
   const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("/register", guards.registrationLimit);
-  // "/me/*" also matches "/me" itself: one guard, one key lookup for every /me route.
-  app.use("/me/*", guards.agent);
+  // "/me/*" also matches "/me" itself: one guard, one key lookup for every /me route. GET /me's
+  // check reads the own profile with the key (one round trip for the whole answer).
+  app.use("/me/*", (c, next) =>
+    c.req.method === "GET" && c.req.path.endsWith("/me") ? guards.agentWithOwnProfile(c, next) : guards.agent(c, next),
+  );
   // Literal paths before "/{id}": "/me", "/balance" and "/key-challenge" are no agent's id.
   registerRegistration(app, deps);
   registerMe(app, deps);

@@ -66,7 +66,8 @@ export const updateProfileRoute = createRoute({
 /** GET and PATCH /api/agents/me: the caller's key. */
 export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
-    return c.json(await useCases.agents.ownProfile(c.get("agent").row), 200);
+    // Read with the key by the guard (agentWithOwnProfile); a session's request reads it here.
+    return c.json(c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").row)), 200);
   });
 
   app.openapi(updateProfileRoute, async function updateProfile(c) {
