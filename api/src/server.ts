@@ -6,6 +6,7 @@ import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { refreshKeptTiers } from "./domain/kept-tiers.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { createKeeper } from "./keeper/keeper.ts";
 import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
@@ -31,6 +32,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
   });
   await migrateDatabase(db);
+  // Listing cards name their sellers' kept tiers: worked out again for every agent at each start.
+  await refreshKeptTiers(db, config.chainId);
   const genericPlansDb = createDatabase(config.databaseUrl, {
     max: config.databasePoolSize,
     queryTimeoutMs: config.databaseQueryTimeoutMs,

@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { ReputationTier } from "../domain/reputation.ts";
 
 /**
  * Schema "app": what the API owns. On-chain state is never stored here; it is read from the
@@ -57,6 +58,11 @@ export const agents = app.table(
      * receipt: a second request finds it and waits for it instead of registering twice.
      */
     erc8004TxHash: text("erc8004_tx_hash"),
+    /**
+     * The tier of the agent's indexed record (domain/reputation.ts), kept for the listing cards that
+     * name it (domain/kept-tiers.ts): browse reads it instead of working it out per listing.
+     */
+    reputationTier: text("reputation_tier").$type<ReputationTier>().notNull().default("NEWCOMER"),
   },
   (t) => [
     uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),

@@ -13,6 +13,7 @@ import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles } from "./agent-profile.ts";
 import type { Agent } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
+import { refreshKeptTiers } from "./kept-tiers.ts";
 
 export type { Agent };
 
@@ -99,6 +100,8 @@ export async function registerAgent(
       }
       throw error;
     });
+  // An external wallet may have settled escrows before its agent existed: its cards name that tier.
+  if (!hosted) await refreshKeptTiers(db, config.chainId, [walletAddress]);
   return { agent, apiKey };
 }
 

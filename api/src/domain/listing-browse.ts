@@ -1,5 +1,4 @@
 import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { decodeCursor, encodeCursor, timestampPosition } from "../db/cursor.ts";
@@ -16,12 +15,10 @@ import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
 import { formatUsdcSql } from "./money.ts";
 import { formatRatingSql } from "./ratings.ts";
-import { reputationTierSql } from "./reputation.ts";
-import { completedSql, refundedSql, sellerRecordOn, volumeSql } from "./track-record.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
- * request: the page, its sellers and the sellers' tiers, each listing as the JSON text the answer
+ * request: the page, its sellers and their kept tiers (kept-tiers.ts), each listing as the JSON text the answer
  * sends. Its SQL depends only on which filters are present, the sort and the page's size bucket
  * (the request's "shape"): each shape is built once and prepared, and where its best plan does not
  * depend on the values, Postgres keeps one plan for it (see planDependsOnValues). A keyword of one
@@ -322,7 +319,7 @@ function planDependsOnValues(shape: Shape): boolean {
 }
 
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
-export function listingBrowse(pools: { db: Database; genericPlansDb: Database }, chainId: number) {
+export function listingBrowse(pools: { db: Database; genericPlansDb: Database }) {
   const statements = new Map<string, ReturnType<typeof prepare>>();
 
   /** The page's listings, cut before their sellers are joined (joining first would join every match). */
@@ -374,27 +371,14 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
     const page = shape.word ? wordPage(db, shape, sortKeys) : tablePage(db, shape, sortKeys);
     const matched = page.as("matched");
     const order = sortKeys(matched);
-    // The seller's record numbers, each worked out once per row: a LIMIT (of the one row the key
-    // finds) keeps Postgres from inlining the subquery, which would repeat each sum in every use.
-    const record = db
-      .select({
-        completed: completedSql.as("completed"),
-        refunded: refundedSql.as("refunded"),
-        volumeWei: volumeSql.as("volume_wei"),
-      })
-      .from(chainAccountStats)
-      .where(sellerRecordOn(chainId))
-      .limit(literalLimit(1))
-      .as("seller_record");
-    const tier = reputationTierSql({
-      completed: sql`coalesce(${record.completed}, 0)`,
-      refunded: sql`coalesce(${record.refunded}, 0)`,
-      volumeWei: sql`coalesce(${record.volumeWei}, 0)`,
-    });
     // Each row of the page in its order (with one more past it, when there is a next page).
     const ranked = db
       .select({
-        card: sellerCardSql(matched.cardText, { id: matched.agentId, name: agents.name, tier }).as("card"),
+        card: sellerCardSql(matched.cardText, {
+          id: matched.agentId,
+          name: agents.name,
+          tier: agents.reputationTier,
+        }).as("card"),
         n: sql<number>`row_number() OVER (ORDER BY ${sql.join(order, sql`, `)})`.as("n"),
         id: matched.id,
         createdAt: matched.createdAt,
@@ -403,7 +387,6 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database },
       })
       .from(matched)
       .innerJoin(agents, eq(agents.id, matched.agentId))
-      .leftJoinLateral(record, sql`true`)
       .as("ranked");
     // The page as one text (its cards joined in order), how many rows were read, and the keys of
     // the page's last row for the next cursor: one row to send, not a row per listing.

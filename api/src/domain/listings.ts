@@ -107,7 +107,7 @@ export function listingUseCases(
     return JSON.parse(await detailsJson(id)) as ListingView;
   }
 
-  const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db }, chain.chainId);
+  const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db });
   /** A listing with its seller and the seller's record: one prepared statement. */
   const listingById = compiled(
     db

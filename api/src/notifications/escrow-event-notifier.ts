@@ -4,6 +4,7 @@ import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
 import { reasonOnChain } from "../domain/dispute-reason.ts";
+import { refreshKeptTiers, TIER_EVENT_KINDS } from "../domain/kept-tiers.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
 /*
@@ -11,7 +12,9 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * parties of our transactions, and the public ones into feed events. A cursor in app.read_cursors
  * remembers the last event read; it moves in the same database transaction as the rows it
  * produced, and every row carries a dedupe key naming its event, so each event notifies each party
- * exactly once, whichever API instance reads it (an advisory lock lets one read at a time).
+ * exactly once, whichever API instance reads it (an advisory lock lets one read at a time). The
+ * parties of each settlement get their kept reputation tiers worked out again in the same
+ * transaction (domain/kept-tiers.ts).
  *
  * Who hears what:
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.
@@ -40,6 +43,9 @@ interface EventRow {
   ruling_note: string | null;
   tx_hash: string;
   block_number: string;
+  /** The escrow's parties on chain (lowercase), whatever our transaction: a settlement changes their records. */
+  escrow_buyer: string | null;
+  escrow_seller: string | null;
   transaction_id: string | null;
   listing_id: string | null;
   listing_title: string | null;
@@ -201,17 +207,21 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
       if (!lock[0]?.ok) return 0; // another instance is reading
       const [cursor] = await tx.select().from(readCursors).where(eq(readCursors.name, cursorName));
       let after = cursor?.position ?? "";
-      // A restarted local chain starts its event ids over: a cursor past the last event is reset.
+      // A restarted local chain starts its event ids over: a cursor past the last event is reset,
+      // and every kept tier is worked out again (the new chain's records start from nothing).
       if (after) {
         const { rows } = await tx.execute<{ last: string | null }>(
           sql`SELECT max(id) AS last FROM chain.escrow_event WHERE chain_id = ${chainId}`,
         );
-        if ((rows[0]?.last ?? "") < after) after = "";
+        if ((rows[0]?.last ?? "") < after) {
+          after = "";
+          await refreshKeptTiers(tx, chainId);
+        }
       }
       const { rows: events } = await tx.execute<EventRow & Record<string, unknown>>(sql`
         SELECT ev.id, ev.kind, ev.escrow_id, ev.actor, ev.amount::text AS amount, ev.seller_bps, ev.data_hash,
                d.url AS deliverable_url, dw.reason AS dispute_reason, dw.ruling_note, ev.tx_hash,
-               ev.block_number::text AS block_number,
+               ev.block_number::text AS block_number, e.buyer AS escrow_buyer, e.seller AS escrow_seller,
                t.id AS transaction_id, t.listing_id, l.title AS listing_title, l.listing_type,
                t.buyer_agent_id, b.name AS buyer_name, lower(b.wallet_address) AS buyer_wallet,
                t.seller_agent_id, s.name AS seller_name
@@ -229,6 +239,12 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LIMIT ${batch}`);
       const last = events.at(-1);
       if (!last) return 0;
+      // Settlements change both parties' records: their kept tiers follow in this transaction.
+      const settledParties = events
+        .filter((event) => TIER_EVENT_KINDS.has(event.kind))
+        .flatMap((event) => [event.escrow_buyer, event.escrow_seller])
+        .filter((address): address is string => address !== null);
+      await refreshKeptTiers(tx, chainId, [...new Set(settledParties)]);
       const ours = events.filter((event) => event.buyer_wallet !== null);
       await notify(tx, ours.flatMap(notificationsOf));
       const publicEvents = ours.flatMap(feedEventOf);

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC } from "../../../test/escrow.ts";
 import {
@@ -13,6 +14,7 @@ import {
   testApp,
   uniqueWord,
 } from "../../../test/harness.ts";
+import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*
  * Reputation on the suite's real chain, indexer and Postgres: figures from indexed escrows after
@@ -82,7 +84,14 @@ describe("reputation", () => {
       success_rate: 0.75,
       reputation_tier: "RELIABLE",
     });
-    // Browse names the seller by the same tier, which Postgres works out there (tierSql).
+    // Browse names the seller by its kept tier, which follows once the notifier has read the
+    // settlements (as the running API's does every NOTIFY_INTERVAL_MS).
+    const notifier = createEscrowEventNotifier({
+      db: t.db,
+      chainId: t.config.chainId,
+      logger: pino({ level: "silent" }),
+    });
+    while ((await notifier.tick()) > 0);
     const word = uniqueWord();
     await createListing(t.app, seller, { title: `Tiered ${word}` });
     const browsed = await json(await get(t.app, `/api/listings?keyword=${word}`));
