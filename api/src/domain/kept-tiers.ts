@@ -18,8 +18,14 @@ import { completedSql, refundedSql, sellerRecordOn, volumeSql } from "./track-re
  * what an event did), and so does the notifier when the chain's events start over.
  */
 
-/** What the refresh runs on: the database or a transaction of it. */
-type Executor = Pick<Database, "execute">;
+/** What the refresh runs on: the database, or a transaction of it (the refresh is then a savepoint). */
+type Runner = Pick<Database, "transaction">;
+
+/**
+ * Held by every refresh until its transaction ends: refreshes in several API processes (each
+ * start's, the notifier's) update the same rows one after another, never in two orders at once.
+ */
+const KEPT_TIERS_LOCK = sql`pg_advisory_xact_lock(hashtext('app.agents.reputation_tier'))`;
 
 /** The escrow events after which a party's tier may differ. */
 export const TIER_EVENT_KINDS: ReadonlySet<string> = new Set(["RELEASED", "REFUNDED", "RESOLVED"]);
@@ -29,7 +35,7 @@ export const TIER_EVENT_KINDS: ReadonlySet<string> = new Set(["RELEASED", "REFUN
  * case), or for every agent without them; answers how many tiers changed. Nothing changes while
  * the indexer's views do not exist yet.
  */
-export async function refreshKeptTiers(db: Executor, chainId: number, addresses?: readonly string[]): Promise<number> {
+export async function refreshKeptTiers(db: Runner, chainId: number, addresses?: readonly string[]): Promise<number> {
   if (addresses?.length === 0) return 0;
   const tier = reputationTierSql({ completed: completedSql, refunded: refundedSql, volumeWei: volumeSql });
   const only =
@@ -37,7 +43,9 @@ export async function refreshKeptTiers(db: Executor, chainId: number, addresses?
       ? sql``
       : sql`WHERE lower(${agents.walletAddress}) = ANY(${sql.param(addresses.map((address) => address.toLowerCase()))}::text[])`;
   try {
-    const result = await db.execute(sql`
+    return await db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT ${KEPT_TIERS_LOCK}`);
+      const result = await tx.execute(sql`
       UPDATE ${agents} AS kept SET reputation_tier = fresh.tier
       FROM (
         SELECT ${agents.id} AS id, ${tier} AS tier
@@ -45,7 +53,8 @@ export async function refreshKeptTiers(db: Executor, chainId: number, addresses?
         ${only}
       ) AS fresh
       WHERE kept.id = fresh.id AND kept.reputation_tier IS DISTINCT FROM fresh.tier`);
-    return result.rowCount ?? 0;
+      return result.rowCount ?? 0;
+    });
   } catch (error) {
     // 42P01 undefined_table, 3F000 invalid_schema_name: the indexer has not published its views.
     const code =
