@@ -2,11 +2,12 @@ import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "./app.ts";
+import { repeatEvery } from "./background/repeat.ts";
 import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
-import { refreshKeptTiers } from "./domain/kept-tiers.ts";
+import { KEPT_TIERS_FULL_REFRESH_MS, refreshKeptTiers } from "./domain/kept-tiers.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { createKeeper } from "./keeper/keeper.ts";
 import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
@@ -32,7 +33,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
   });
   await migrateDatabase(db);
-  // Listing cards name their sellers' kept tiers: worked out again for every agent at each start.
+  // Listing cards name their sellers' kept tiers: worked out again for every agent before serving,
+  // then every minute (stopKeepingTiers).
   await refreshKeptTiers(db, config.chainId);
   const genericPlansDb = createDatabase(config.databaseUrl, {
     max: config.databasePoolSize,
@@ -60,6 +62,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
           createWebhookSender({ db, config, logger }).start(config.notifyIntervalMs),
         ]
       : [];
+  const stopKeepingTiers = repeatEvery(
+    KEPT_TIERS_FULL_REFRESH_MS,
+    () => refreshKeptTiers(db, config.chainId),
+    (error) => logger.error({ err: error }, "kept tiers refresh failed"),
+  );
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const address = server.address();
@@ -75,7 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         setTimeout(() => (server as Server).closeAllConnections(), CLOSE_GRACE_MS).unref();
       });
       await stopKeeper();
-      await Promise.all(stopNotifying.map((stop) => stop()));
+      await Promise.all([...stopNotifying, stopKeepingTiers].map((stop) => stop()));
       await rateLimitStore.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },

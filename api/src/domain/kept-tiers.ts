@@ -14,9 +14,13 @@ import { completedSql, refundedSql, sellerRecordOn, volumeSql } from "./track-re
  * A record's tier inputs (completed, refunded, volume) change only when an escrow is released,
  * refunded or resolved: the escrow event notifier refreshes both parties' tiers in the transaction
  * that reads those events, so a card's tier follows the indexer within one notifier interval. Every
- * API start refreshes all agents (a new local chain starts every record over; a reorg may undo
- * what an event did), and so does the notifier when the chain's events start over.
+ * API start refreshes all agents before serving (a new local chain starts every record over), and
+ * again every KEPT_TIERS_FULL_REFRESH_MS (a reorg may undo a settlement the notifier had read); so
+ * does the notifier when the chain's events start over.
  */
+
+/** How often every agent's kept tier is worked out again from its record. */
+export const KEPT_TIERS_FULL_REFRESH_MS = 60_000;
 
 /** What the refresh runs on: the database, or a transaction of it (the refresh is then a savepoint). */
 type Runner = Pick<Database, "transaction">;
