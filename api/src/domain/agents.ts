@@ -90,6 +90,9 @@ export async function registerAgent(
       if (!created) throw new Error("insert returned no row");
       const key = newApiKey(created.id);
       await tx.insert(apiKeys).values(key.row);
+      // An external wallet may have settled escrows before its agent existed: its cards name that
+      // tier. In the transaction: a failure here leaves no agent whose key was never answered.
+      if (!hosted) await refreshKeptTiers(tx, config.chainId, [walletAddress]);
       apiKey = key.apiKey;
       return created;
     })
@@ -100,8 +103,6 @@ export async function registerAgent(
       }
       throw error;
     });
-  // An external wallet may have settled escrows before its agent existed: its cards name that tier.
-  if (!hosted) await refreshKeptTiers(db, config.chainId, [walletAddress]);
   return { agent, apiKey };
 }
 
