@@ -4,6 +4,7 @@
  * headers, and what to keep from the answer, per connection). autocannon parses responses with
  * little CPU of its own, which matters when it shares the machine with what it measures.
  */
+import http from "node:http";
 import autocannon from "autocannon";
 
 export interface ReadFigures {
@@ -69,13 +70,80 @@ export async function measureReads(name: string, baseUrl: string, draw: Draw, op
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
   };
-  console.log(
-    `${name.padEnd(58)} ${Math.round(figures.requestsPerSecond).toLocaleString("en-US").padStart(7)} req/s  p50 ${String(figures.p50).padStart(3)} ms  p90 ${String(figures.p90).padStart(3)} ms  p99 ${String(figures.p99).padStart(3)} ms${figures.errors ? `  ${figures.errors} errors` : ""}`,
-  );
+  printFigures(figures);
   return figures;
+}
+
+/** One row of figures, as each measurement prints it when it ends. */
+function printFigures(figures: ReadFigures) {
+  const { name, requestsPerSecond, p50, p90, p99, errors } = figures;
+  console.log(
+    `${name.padEnd(58)} ${Math.round(requestsPerSecond).toLocaleString("en-US").padStart(7)} req/s  p50 ${String(p50).padStart(3)} ms  p90 ${String(p90).padStart(3)} ms  p99 ${String(p99).padStart(3)} ms${errors ? `  ${errors} errors` : ""}`,
+  );
 }
 
 /** A fixed request: the repeated-query rows. */
 export function same(path: string, headers?: Record<string, string>): Draw {
   return () => ({ path, headers });
+}
+
+/**
+ * Latency of `draw`'s requests sent at a steady `rate` a second, due at even intervals whatever
+ * the answers before them did (an open loop: a slow answer does not hold the next request back), on
+ * up to `connections` kept-alive connections; each is timed from when it was due, so time spent
+ * waiting for a free connection counts. What users see when the service is busy but not saturated.
+ * `draw` gets one of `connections` contexts in turn (a browsing person's cursor, say).
+ */
+export async function measureAtRate(
+  name: string,
+  baseUrl: string,
+  draw: Draw,
+  options: LoadOptions & { rate: number },
+): Promise<ReadFigures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const contexts = Array.from({ length: options.connections }, () => ({}) as Record<string, unknown>);
+  const send = (k: number, due: number) =>
+    new Promise<{ ms: number; ok: boolean }>((resolve) => {
+      const drawn = draw(contexts[k % contexts.length] as Record<string, unknown>);
+      const request = http.get(`${baseUrl}${drawn.path}`, { agent, headers: drawn.headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const ok = response.statusCode === 200;
+          if (ok) drawn.keep?.(Buffer.concat(chunks).toString("utf8"));
+          resolve({ ms: performance.now() - due, ok });
+        });
+      });
+      request.on("error", () => resolve({ ms: performance.now() - due, ok: false }));
+    });
+  /** Sends `seconds` of requests at the rate; answers every request's time and status. */
+  async function run(seconds: number) {
+    const started = performance.now();
+    const total = Math.round(seconds * options.rate);
+    const answers: Promise<{ ms: number; ok: boolean }>[] = [];
+    while (answers.length < total) {
+      const now = performance.now();
+      // Every request due by now goes out now (timers wake about every millisecond).
+      while (answers.length < total && started + (answers.length * 1000) / options.rate <= now) {
+        answers.push(send(answers.length, started + (answers.length * 1000) / options.rate));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    return { answers: await Promise.all(answers), elapsed: (performance.now() - started) / 1000 };
+  }
+  await run(options.warmupSeconds);
+  const { answers, elapsed } = await run(options.seconds);
+  agent.destroy();
+  const times = answers.map((answer) => answer.ms).sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0);
+  const figures: ReadFigures = {
+    name,
+    requestsPerSecond: answers.length / elapsed,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    errors: answers.filter((answer) => !answer.ok).length,
+  };
+  printFigures(figures);
+  return figures;
 }

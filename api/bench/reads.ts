@@ -10,7 +10,9 @@
  * - varied (traffic.ts): every browse draws its own keyword, filters, sort and 30 % next pages;
  *   GET /api/agents/me with 1,000 agents' keys; details and profiles of random listings and agents.
  *   With the read cache off (every request runs its SQL: the goals), on one API process and on two
- *   (API_PROCESSES=2), and browse again with the cache on (the default).
+ *   (API_PROCESSES=2), and browse again with the cache on (the default). On one process each read
+ *   is also sent at a steady half of the throughput it reached (measureAtRate: requests due at
+ *   even intervals, each timed from when it was due): the latency of a busy, unsaturated service.
  * - repeated queries: the same browse or /me again and again, as served (cache on): what a cache
  *   does for one hot page, not what users see.
  *
@@ -27,7 +29,7 @@ import { writeSection } from "../../bench/results.ts";
 import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { type Server, startApi, startHello } from "./api-process.ts";
-import { type Draw, measureReads, type ReadFigures, same } from "./read-load.ts";
+import { type Draw, measureAtRate, measureReads, type ReadFigures, same } from "./read-load.ts";
 import { seedEscrows, seedMarket, VOCABULARY } from "./seed.ts";
 import { browser, nextCursorOf, pickFrom, randomSource } from "./traffic.ts";
 
@@ -94,16 +96,27 @@ try {
   ];
   await hello.stop();
 
-  /** Measures `draws` on a fresh API with `env`; answers the API's peak memory. */
-  async function onApi(env: Record<string, string>, draws: [string, Draw][], profileCpu = false) {
+  /**
+   * Measures `draws` on a fresh API with `env`, and with `atHalf` each again at a steady half of the
+   * throughput it just reached; answers the API's peak memory.
+   */
+  async function onApi(env: Record<string, string>, draws: [string, Draw][], profileCpu = false, atHalf = false) {
     const api = await startApi(stack, env, profileCpu);
     servers.push(api);
-    for (const [name, draw] of draws) rows.push(await measureReads(name, api.url, draw, LOAD));
+    for (const [name, draw] of draws) {
+      const saturated = await measureReads(name, api.url, draw, LOAD);
+      rows.push(saturated);
+      if (atHalf) {
+        const rate = Math.max(1, Math.round(saturated.requestsPerSecond / 2));
+        const steady = `${name.replace(/\)$/, "")}, steady ${count(rate)} req/s)`;
+        rows.push(await measureAtRate(steady, api.url, draw, { ...LOAD, rate }));
+      }
+    }
     const peak = peakMemoryMiB(api.child.pid);
     await api.stop();
     return peak;
   }
-  const peakMiB = await onApi({ BROWSE_CACHE_MS: "0" }, varied("cache off"), true);
+  const peakMiB = await onApi({ BROWSE_CACHE_MS: "0" }, varied("cache off"), true, true);
   await onApi({ BROWSE_CACHE_MS: "0", API_PROCESSES: "2" }, varied("cache off, 2 processes"));
   const keywordBrowse = "/api/listings?keyword=kalo&category=coding";
   const categoryBrowse = "/api/listings?category=coding";
@@ -115,7 +128,7 @@ try {
   ]);
 
   const bare = rows[0]?.requestsPerSecond ?? 1;
-  const workload = `${seeded}; ${LOAD.connections} connections (autocannon; each sends its next request when its last is answered), ${LOAD.seconds} s per row after a ${LOAD.warmupSeconds} s warm-up, ${availableParallelism()} CPUs shared by the API, Postgres, the chain, the indexer and the client. Varied browse: per request a keyword from ${VOCABULARY.length} words (60 %), a category (50 %), a type (40 %), one of 3 sorts, price bounds (25 %) or starter; 30 % of requests follow the connection's previous next_cursor. /me with ${count(KEYS)} agents' keys; details and profiles of random listings and agents. "cache off": BROWSE_CACHE_MS=0, every request runs its SQL; "2 processes": API_PROCESSES=2 on the one port. Repeated rows send one request again and again. Peak memory of the one-process API (cache off): ${peakMiB} MiB`;
+  const workload = `${seeded}; ${LOAD.connections} connections (autocannon; each sends its next request when its last is answered), ${LOAD.seconds} s per row after a ${LOAD.warmupSeconds} s warm-up, ${availableParallelism()} CPUs shared by the API, Postgres, the chain, the indexer and the client. Varied browse: per request a keyword from ${VOCABULARY.length} words (60 %), a category (50 %), a type (40 %), one of 3 sorts, price bounds (25 %) or starter; 30 % of requests follow the connection's previous next_cursor. /me with ${count(KEYS)} agents' keys; details and profiles of random listings and agents. "cache off": BROWSE_CACHE_MS=0, every request runs its SQL; "2 processes": API_PROCESSES=2 on the one port. "steady N req/s": the same requests due at even intervals, N a second (half the row above's throughput), on up to ${LOAD.connections} connections, each timed from when it was due. Repeated rows send one request again and again. Peak memory of the one-process API (cache off): ${peakMiB} MiB`;
   console.log(`\nAPI process peak memory (cache off, one process): ${peakMiB} MiB`);
   writeSection("2-api-reads", {
     order: 2,
