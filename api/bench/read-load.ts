@@ -15,6 +15,8 @@ export interface ReadFigures {
   p99: number;
   /** Non-2xx answers, connection errors and timeouts. */
   errors: number;
+  /** Sent at this steady rate (measureAtRate), not as fast as answered: its req/s is no throughput. */
+  steadyRate?: number;
 }
 
 /** One connection's next request: its path, its headers, and what to keep from the answer. */
@@ -143,6 +145,7 @@ export async function measureAtRate(
     p90: at(0.9),
     p99: at(0.99),
     errors: answers.filter((answer) => !answer.ok).length,
+    steadyRate: options.rate,
   };
   printFigures(figures);
   return figures;

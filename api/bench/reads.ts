@@ -145,7 +145,7 @@ try {
           row.p50,
           row.p90,
           row.p99,
-          `${(row.requestsPerSecond / bare).toFixed(3)}×`,
+          row.steadyRate === undefined ? `${(row.requestsPerSecond / bare).toFixed(3)}×` : "—",
           row.errors,
         ]),
       },
