@@ -166,6 +166,9 @@ export const listings = app.table(
       .on(t.category, t.timesPurchased, t.id)
       .where(sql`${t.isActive} AND ${t.sellerListed}`),
     index("listings_agent_id_idx").on(t.agentId),
+    // A profile's newest active listings: their ids in order from the index alone, where the index on
+    // agent_id made Postgres fetch every listing of the agent and sort them (domain/agent-profile.ts).
+    index("listings_agent_active_created_idx").on(t.agentId, t.createdAt, t.id).where(sql`${t.isActive}`),
     // The keeper looks for funded bounties still hidden: few rows, looked up every run.
     index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),
   ],

@@ -52,11 +52,16 @@ interface EscrowTarget {
 function profileColumns(db: Database, chainId: number) {
   return {
     stats: getViewSelectedFields(chainAccountStats),
+    // The newest active listings' ids in order from listings_agent_active_created_idx alone, then
+    // their rows: selecting the rows at once, Postgres planned for the average agent's few listings
+    // and fetched and sorted all of a prolific seller's (5,000 listings: 3.4 ms, against 0.2 ms).
     listings: sql<ProfileListingRow[]>`(
       SELECT coalesce(json_agg(json_build_object('id', own.id, 'title', own.title, 'listingType', own.listing_type,
-        'category', own.category, 'priceWei', own.price_wei::text, 'isActive', own.is_active) ORDER BY own.created_at DESC), '[]'::json)
-      FROM (SELECT * FROM ${listings} WHERE ${listings.agentId} = ${agents.id} AND ${listings.isActive}
-            ORDER BY ${listings.createdAt} DESC LIMIT ${sql.raw(String(PROFILE_LISTINGS))}) AS own)`,
+        'category', own.category, 'priceWei', own.price_wei::text, 'isActive', own.is_active) ORDER BY newest.created_at DESC), '[]'::json)
+      FROM (SELECT ${listings.id} AS id, ${listings.createdAt} AS created_at FROM ${listings}
+            WHERE ${listings.agentId} = ${agents.id} AND ${listings.isActive}
+            ORDER BY ${listings.createdAt} DESC LIMIT ${sql.raw(String(PROFILE_LISTINGS))}) AS newest
+      JOIN ${listings} AS own ON own.id = newest.id)`,
     recentTransactions: newestTransactionsJson(db, chainId, agents.id, RECENT_TRANSACTIONS) as SQL<string>,
   };
 }

@@ -1,7 +1,7 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { alias, union } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { literalLimit } from "../db/compiled-statement.ts";
@@ -243,11 +243,21 @@ function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): J
  */
 export function newestTransactionsJson(db: Database, chainId: number, agentId: SQLWrapper, limit: number): SQL<string> {
   // The newest rows first, then their escrows and parties: joining first would join every one of the agent's transactions.
+  // The newest as buyer and the newest as seller, each read in order from its own index, then the
+  // newest of both: with one condition (buyer OR seller), Postgres read every transaction of the
+  // agent and sorted them all (5,000 sales: 1.3 ms, against 0.3 ms for a few).
+  const newestAs = (party: SQLWrapper) =>
+    db
+      .select()
+      .from(transactions)
+      .where(eq(party, agentId))
+      .orderBy(desc(transactions.createdAt), desc(transactions.id))
+      .limit(literalLimit(limit));
+  const both = union(newestAs(transactions.buyerAgentId), newestAs(transactions.sellerAgentId)).as("both");
   const newest = db
     .select()
-    .from(transactions)
-    .where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)))
-    .orderBy(desc(transactions.createdAt), desc(transactions.id))
+    .from(both)
+    .orderBy(desc(both.createdAt), desc(both.id))
     .limit(literalLimit(limit))
     .as("newest");
   const escrow = escrowOfRow(db, chainId, newest);

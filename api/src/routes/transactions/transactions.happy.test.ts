@@ -371,6 +371,20 @@ describe("GET /api/agents/{id} recent_transactions", () => {
     expect(own.recent_transactions).toEqual(newest.transactions);
   });
 
+  it("merges the newest as buyer and as seller (C is both), newest first, cut at the limit", async () => {
+    const listed = (await json(await get(t.app, `/api/transactions?agent_id=${agent.c}&limit=50`))).transactions;
+    expect(listed.map((item: { id: string }) => item.id).sort()).toEqual([sc("cBuys").id, sc("cSells").id].sort());
+    expect((await json(await get(t.app, `/api/agents/${agent.c}`))).recent_transactions).toEqual(listed);
+    const location = { chainId: listed[0].chain_id, contractAddress: listed[0].contract_address };
+    for (const limit of [1, 2]) {
+      const { rows } = await t.db.execute<{ json: string }>(
+        sql`SELECT ${newestTransactionsJson(t.db, t.config.chainId, sql`${agent.c}::uuid`, limit)} AS json`,
+      );
+      const fromJson = transactionFactsFromJson(rows[0]?.json ?? "").map((row) => toTransaction(row, location));
+      expect(fromJson).toEqual(listed.slice(0, limit));
+    }
+  });
+
   it("are read from the profile statement's JSON as the list reads its rows, in every state", async () => {
     const listed = (await json(await get(t.app, `/api/transactions?agent_id=${agent.a}&limit=50`))).transactions;
     expect(new Set(listed.map((item: { state: string }) => item.state))).toEqual(
