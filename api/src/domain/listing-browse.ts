@@ -18,8 +18,8 @@ import { formatRatingSql } from "./ratings.ts";
 
 /*
  * The browse of active listings: every filter, three sorts, keyset pages. One statement per
- * request: the page, its sellers and their kept tiers (kept-tiers.ts), each listing as the JSON text the answer
- * sends. Its SQL depends only on which filters are present, the sort and the page's size bucket
+ * request: the page, its sellers and their kept tiers (kept-tiers.ts), each listing as the JSON
+ * text the answer sends. Its SQL depends only on which filters are present, the sort and the page's size bucket
  * (the request's "shape"): each shape is built once and prepared, and where its best plan does not
  * depend on the values, Postgres keeps one plan for it (see planDependsOnValues). A keyword of one
  * plain word reads app.listing_words (wordPage), any other the listings' tsvector.
