@@ -33,9 +33,10 @@ import { walletRoutes } from "./routes/wallet/index.ts";
 export function createApp(given: Deps) {
   const readCache = given.readCache ?? new ReadCache(given.config.browseCacheMs);
   const deps: Deps = { ...given, readCache };
+  const useCases = createUseCases(deps);
   const routeDeps: RouteDeps = {
-    useCases: createUseCases(deps),
-    guards: createGuards(deps),
+    useCases,
+    guards: createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey }),
     config: deps.config,
     readCache,
   };

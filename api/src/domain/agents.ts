@@ -173,6 +173,8 @@ export function agentUseCases(deps: Deps) {
   return {
     register: (input: RegisterAgentInput) => registerAgent(deps, input),
     ownProfile,
+    /** The own profile of the agent holding a live API key, read with the key's check (GET /me). */
+    ownProfileByKey: profiles.ownProfileByKey,
     updateProfile,
     activeAgent,
     /** The public view of an active agent; 404 otherwise. */

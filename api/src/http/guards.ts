@@ -1,9 +1,8 @@
 import { optionalViewer } from "../auth/optional-viewer.ts";
-import { requireAgent } from "../auth/require-agent.ts";
+import { type KeyCheck, requireAgent } from "../auth/require-agent.ts";
 import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
 import { requireOwner } from "../auth/require-owner.ts";
 import type { Deps } from "../deps.ts";
-import { agentProfiles } from "../domain/agent-profile.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
 import { idempotency } from "./idempotency.ts";
 import { clientIp } from "./request.ts";
@@ -14,11 +13,16 @@ const HOUR_MS = 60 * 60 * 1000;
  * The middleware route modules mount in front of their handlers: who the caller is, replays, and
  * per-route limits. Built once per app from its dependencies; routes never see the database.
  */
-export function createGuards(deps: Pick<Deps, "db" | "config" | "chain" | "rateLimitStore">) {
+export function createGuards(
+  deps: Pick<Deps, "db" | "config" | "chain" | "rateLimitStore">,
+  checks: {
+    /** The API key check that reads the own profile with it (domain/agent-profile.ts). */
+    ownProfileByKey: KeyCheck;
+  },
+) {
   const { db, config } = deps;
   const arbiterCheck: ArbiterCheck = { db, config, arbiterAddress: () => deps.chain.arbiter() };
   const agent = requireAgent(db);
-  const profiles = agentProfiles(deps);
   return {
     /**
      * Acting as an agent: its API key (`Authorization: Bearer`), or an owner's session with
@@ -29,7 +33,7 @@ export function createGuards(deps: Pick<Deps, "db" | "config" | "chain" | "rateL
      * As `agent`, with the agent's own profile read in the key's check (`c.get("ownProfile")`): GET
      * /api/agents/me in one round trip. A session's request reads it in the route as usual.
      */
-    agentWithOwnProfile: requireAgent(db, { keyCheck: profiles.ownProfileByKey }),
+    agentWithOwnProfile: requireAgent(db, { keyCheck: checks.ownProfileByKey }),
     /** As `agent`, but a session may name its agent with the body's `agent_id` (claim, as the spec has it). */
     agentOrOwner: requireAgent(db, { agentIdInBody: true }),
     /** An owner's session (Sign-In with Ethereum) for the owner's own routes; sets `c.get("session")`. */
