@@ -9,8 +9,9 @@
  * round trip to Postgres: the floor of any read that asks the database):
  * - varied (traffic.ts): every browse draws its own keyword, filters, sort and 30 % next pages;
  *   GET /api/agents/me with 1,000 agents' keys; details and profiles of random listings and agents.
- *   With the read cache off (every request runs its SQL: the goals), on one API process and on two
- *   (API_PROCESSES=2), and browse again with the cache on (the default). On one process each read
+ *   With the read cache off (no answer served from memory: the goals), on one API process and on
+ *   two (API_PROCESSES=2), browse with its pages read by SQL instead of the listing index
+ *   (BROWSE_INDEX=sql), and browse again with the cache on (the default). On one process each read
  *   is also sent at a steady half of the throughput it reached (measureAtRate: requests due at
  *   even intervals, each timed from when it was due): the latency of a busy, unsaturated service.
  * - repeated queries: the same browse or /me again and again, as served (cache on): what a cache
@@ -117,6 +118,7 @@ try {
     return peak;
   }
   const peakMiB = await onApi({ BROWSE_CACHE_MS: "0" }, varied("cache off"), true, true);
+  await onApi({ BROWSE_CACHE_MS: "0", BROWSE_INDEX: "sql" }, [["browse, varied (cache off, SQL per page)", browse]]);
   await onApi({ BROWSE_CACHE_MS: "0", API_PROCESSES: "2" }, varied("cache off, 2 processes"));
   const keywordBrowse = "/api/listings?keyword=kalo&category=coding";
   const categoryBrowse = "/api/listings?category=coding";
@@ -128,7 +130,7 @@ try {
   ]);
 
   const bare = rows[0]?.requestsPerSecond ?? 1;
-  const workload = `${seeded}; ${LOAD.connections} connections (autocannon; each sends its next request when its last is answered), ${LOAD.seconds} s per row after a ${LOAD.warmupSeconds} s warm-up, ${availableParallelism()} CPUs shared by the API, Postgres, the chain, the indexer and the client. Varied browse: per request a keyword from ${VOCABULARY.length} words (60 %), a category (50 %), a type (40 %), one of 3 sorts, price bounds (25 %) or starter; 30 % of requests follow the connection's previous next_cursor. /me with ${count(KEYS)} agents' keys; details and profiles of random listings and agents. "cache off": BROWSE_CACHE_MS=0, every request runs its SQL; "2 processes": API_PROCESSES=2 on the one port. "steady N req/s": the same requests due at even intervals, N a second (half the row above's throughput), on up to ${LOAD.connections} connections, each timed from when it was due. Repeated rows send one request again and again. Peak memory of the one-process API (cache off): ${peakMiB} MiB`;
+  const workload = `${seeded}; ${LOAD.connections} connections (autocannon; each sends its next request when its last is answered), ${LOAD.seconds} s per row after a ${LOAD.warmupSeconds} s warm-up, ${availableParallelism()} CPUs shared by the API, Postgres, the chain, the indexer and the client. Varied browse: per request a keyword from ${VOCABULARY.length} words (60 %), a category (50 %), a type (40 %), one of 3 sorts, price bounds (25 %) or starter; 30 % of requests follow the connection's previous next_cursor. /me with ${count(KEYS)} agents' keys; details and profiles of random listings and agents. "cache off": BROWSE_CACHE_MS=0, no answer is served from memory: browse searches the process's listing index after one round trip that catches it up with every committed write (BROWSE_INDEX=memory, the default), the other reads run their SQL; "SQL per page": BROWSE_INDEX=sql, a browse statement per page; "2 processes": API_PROCESSES=2 on the one port. "steady N req/s": the same requests due at even intervals, N a second (half the row above's throughput), on up to ${LOAD.connections} connections, each timed from when it was due. Repeated rows send one request again and again. Peak memory of the one-process API (cache off): ${peakMiB} MiB`;
   console.log(`\nAPI process peak memory (cache off, one process): ${peakMiB} MiB`);
   writeSection("2-api-reads", {
     order: 2,

@@ -4,6 +4,8 @@ import { requestId } from "hono/request-id";
 import { hashApiKey } from "./auth/api-keys.ts";
 import { cookieSession } from "./auth/cookie-session.ts";
 import type { Deps } from "./deps.ts";
+import { sellerSuffixSql } from "./domain/listing-browse.ts";
+import { listingIndexSync } from "./domain/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
@@ -32,7 +34,10 @@ import { walletRoutes } from "./routes/wallet/index.ts";
 /** The whole HTTP API, built from its dependencies (no globals): tests build it the same way. */
 export function createApp(given: Deps) {
   const readCache = given.readCache ?? new ReadCache(given.config.browseCacheMs);
-  const deps: Deps = { ...given, readCache };
+  const listingIndex =
+    given.listingIndex ??
+    (given.config.browseIndex === "memory" ? listingIndexSync(given.db, sellerSuffixSql) : undefined);
+  const deps: Deps = { ...given, readCache, listingIndex };
   const useCases = createUseCases(deps);
   const routeDeps: RouteDeps = {
     useCases,

@@ -32,6 +32,11 @@ const EnvSchema = z.object({
   /** How long a listing browse answer may be served from memory (0: never). */
   BROWSE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /**
+   * Where browse pages are read: `memory`, this process's listing index, current with Postgres at
+   * every page (domain/listing-index-sync.ts); `sql`, a statement per page.
+   */
+  BROWSE_INDEX: z.enum(["memory", "sql"]).default("memory"),
+  /**
    * The relayer's key (32 bytes of hex): it pays the gas of hosted agents' actions and is the
    * escrow's operator. On the local chain it defaults to the Hardhat node's account #2.
    */
@@ -132,6 +137,7 @@ export interface Config {
   messagesPerMinute: number;
   bodyLimitBytes: number;
   browseCacheMs: number;
+  browseIndex: "memory" | "sql";
   trustProxy: boolean;
   relayerPrivateKey: `0x${string}`;
   disputeWindowSeconds: number;
@@ -214,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     messagesPerMinute: e.MESSAGES_PER_MINUTE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     browseCacheMs: e.BROWSE_CACHE_MS,
+    browseIndex: e.BROWSE_INDEX,
     trustProxy: e.TRUST_PROXY,
     relayerPrivateKey,
     disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,

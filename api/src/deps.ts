@@ -8,6 +8,7 @@ import type { UsdcActions } from "./chain/usdc-actions.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { IndexedBlocks } from "./db/indexed-blocks.ts";
+import type { ListingIndexSync } from "./domain/listing-index-sync.ts";
 import type { ReadCache } from "./http/read-cache.ts";
 import type { RateLimitStore } from "./rate-limit/store.ts";
 
@@ -33,4 +34,9 @@ export interface Deps {
   rateLimitStore: RateLimitStore;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */
   readCache?: ReadCache;
+  /**
+   * The listings browse can show, kept in this process's memory (BROWSE_INDEX=memory): createApp
+   * makes one if absent. Without it, browse reads every page by SQL.
+   */
+  listingIndex?: ListingIndexSync;
 }

@@ -8,6 +8,8 @@ import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { KEPT_TIERS_FULL_REFRESH_MS, refreshKeptTiers } from "./domain/kept-tiers.ts";
+import { sellerSuffixSql } from "./domain/listing-browse.ts";
+import { BROWSE_CHANGES_PRUNE_MS, listingIndexSync, pruneBrowseChanges } from "./domain/listing-index-sync.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { createKeeper } from "./keeper/keeper.ts";
 import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
@@ -49,7 +51,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const resumed = await services.relayer.resume();
   if (resumed > 0) logger.info({ resumed }, "relayer resumed unfinished transactions");
   const readCache = new ReadCache(config.browseCacheMs);
-  const app = createApp({ config, db, genericPlansDb, ...services, logger, rateLimitStore, readCache });
+  // The listings browse can show, loaded before serving; each page then catches up on its own.
+  const listingIndex = config.browseIndex === "memory" ? listingIndexSync(db, sellerSuffixSql) : undefined;
+  await listingIndex?.check(undefined);
+  const app = createApp({ config, db, genericPlansDb, ...services, logger, rateLimitStore, readCache, listingIndex });
   const stopKeeper =
     config.keeperIntervalMs > 0
       ? createKeeper({ db, config, ...services, logger, readCache }).start(config.keeperIntervalMs)
@@ -67,6 +72,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     () => refreshKeptTiers(db, config.chainId),
     (error) => logger.error({ err: error }, "kept tiers refresh failed"),
   );
+  // The listing indexes of every process read the changes since theirs: the newest are kept.
+  const stopPruning = repeatEvery(
+    BROWSE_CHANGES_PRUNE_MS,
+    () => pruneBrowseChanges(db),
+    (error) => logger.error({ err: error }, "pruning browse changes failed"),
+  );
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const address = server.address();
@@ -82,7 +93,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         setTimeout(() => (server as Server).closeAllConnections(), CLOSE_GRACE_MS).unref();
       });
       await stopKeeper();
-      await Promise.all([...stopNotifying, stopKeepingTiers].map((stop) => stop()));
+      await Promise.all([...stopNotifying, stopKeepingTiers, stopPruning].map((stop) => stop()));
       await rateLimitStore.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },

@@ -219,6 +219,22 @@ export const listingWords = app.table(
 );
 
 /**
+ * What changed that a browse page shows, in the order the changes were committed: each API process
+ * keeps the listings browse can show in memory (domain/listing-index.ts) and, before answering a
+ * page, reads the newest version here and catches up on the listings and sellers changed since.
+ * Written by deferred triggers on app.listings and app.agents (migration 0026) under one advisory
+ * lock taken just before commit, so a version is never seen before a smaller one. The newest
+ * changes are kept (pruned by the API); a process further behind loads everything again.
+ */
+export const browseChanges = app.table("browse_changes", {
+  version: bigint("version", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  /** A listing inserted, updated in something browse shows, or deleted. */
+  listingId: uuid("listing_id"),
+  /** A seller renamed, or its kept tier changed (its cards name both). */
+  agentId: uuid("agent_id"),
+});
+
+/**
  * A trade between two agents. Its id is the escrow's id (escrowIdToBytes32(id) on chain); its state
  * is derived from chain.escrow, never stored.
  */

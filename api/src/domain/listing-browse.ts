@@ -13,6 +13,8 @@ import {
 } from "../schemas/listing.ts";
 import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
+import type { IndexQuery, SortPoint } from "./listing-index.ts";
+import { type ListingIndexSync, prefixesOfTsQuery } from "./listing-index-sync.ts";
 import { formatUsdcSql } from "./money.ts";
 import { formatRatingSql } from "./ratings.ts";
 
@@ -184,11 +186,45 @@ function fetchOf(limit: number): number {
   return FETCH_BUCKETS.find((bucket) => bucket > limit) ?? limit + 1;
 }
 
-/** The query's shape and the values of its parameters; an empty page when the keyword has no words. */
-function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowseParams } | undefined {
+/** A browse query checked, with its starter and price ceilings made one, and its keyword as a tsquery. */
+interface BrowseFilters {
+  category?: string;
+  listingType?: string;
+  minPrice?: string;
+  maxPrice?: string;
+  excludeAgent?: string;
+  /** The keyword as a prefix tsquery (prefixTsQuery). */
+  tsquery?: string;
+  cursor?: { id: string; key: string | number };
+}
+
+/** The query's filters (400 for contradictory bounds, a foreign cursor); undefined when its keyword has no words. */
+function filtersOf(query: BrowseListingsQuery): BrowseFilters | undefined {
   if (query.min_price && query.max_price && BigInt(query.min_price) > BigInt(query.max_price)) {
     throw badRequest("min_price must not be greater than max_price");
   }
+  // starter is a price ceiling: the lower of the two when both are given.
+  const ceilings = [query.max_price, query.starter ? STARTER_MAX_WEI.toString() : undefined].filter(
+    (value): value is string => value !== undefined,
+  );
+  const filters: BrowseFilters = {
+    category: query.category,
+    listingType: query.listing_type,
+    minPrice: query.min_price || undefined,
+    maxPrice: ceilings.length > 0 ? ceilings.reduce((a, b) => (BigInt(a) < BigInt(b) ? a : b)) : undefined,
+    excludeAgent: query.exclude_agent || undefined,
+  };
+  if (query.keyword !== undefined) {
+    filters.tsquery = prefixTsQuery(query.keyword);
+    // A keyword without letters or digits matches nothing.
+    if (!filters.tsquery) return undefined;
+  }
+  if (query.cursor) filters.cursor = cursorPosition(query.sort, query.cursor);
+  return filters;
+}
+
+/** The statement's shape and the values of its parameters. */
+function shapeOf(query: BrowseListingsQuery, given: BrowseFilters): { shape: Shape; params: BrowseParams } {
   const filters: Shape["filters"] = [];
   const params: BrowseParams = {};
   let word = false;
@@ -196,32 +232,57 @@ function shapeOf(query: BrowseListingsQuery): { shape: Shape; params: BrowsePara
     filters.push(filter);
     Object.assign(params, values);
   };
-  if (query.category) add("category", { category: query.category });
-  if (query.listing_type) add("listingType", { listingType: query.listing_type });
-  // starter is a price ceiling: the lower of the two when both are given.
-  const ceilings = [query.max_price, query.starter ? STARTER_MAX_WEI.toString() : undefined].filter(
-    (value): value is string => value !== undefined,
-  );
-  if (query.min_price) add("minPrice", { minPrice: query.min_price });
-  if (ceilings.length > 0) {
-    add("maxPrice", { maxPrice: ceilings.reduce((a, b) => (BigInt(a) < BigInt(b) ? a : b)) });
-  }
-  if (query.exclude_agent) add("excludeAgent", { excludeAgent: query.exclude_agent });
-  if (query.keyword !== undefined) {
-    const tsquery = prefixTsQuery(query.keyword);
-    // A keyword without letters or digits matches nothing.
-    if (!tsquery) return undefined;
+  if (given.category) add("category", { category: given.category });
+  if (given.listingType) add("listingType", { listingType: given.listingType });
+  if (given.minPrice) add("minPrice", { minPrice: given.minPrice });
+  if (given.maxPrice) add("maxPrice", { maxPrice: given.maxPrice });
+  if (given.excludeAgent) add("excludeAgent", { excludeAgent: given.excludeAgent });
+  if (given.tsquery && query.keyword !== undefined) {
     const plainWord = plainWordOf(query.keyword);
     if (plainWord) {
       word = true;
       Object.assign(params, { word: plainWord, wordEnd: nextAfterPrefix(plainWord) });
-    } else add("keyword", { tsquery });
+    } else add("keyword", { tsquery: given.tsquery });
   }
-  if (query.cursor) {
-    const { id, key } = cursorPosition(query.sort, query.cursor);
-    add("cursor", { cursorId: id, cursorKey: key });
-  }
+  if (given.cursor) add("cursor", { cursorId: given.cursor.id, cursorKey: given.cursor.key });
   return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit), word }, params };
+}
+
+/** The index's query of the filters, with the keyword's prefixes as Postgres parsed them. */
+function indexQueryOf(query: BrowseListingsQuery, filters: BrowseFilters, prefixes: string[] | undefined): IndexQuery {
+  const { cursor } = filters;
+  const id = cursor?.id.toLowerCase() ?? "";
+  const after: SortPoint | undefined = cursor && {
+    id,
+    createdAt: query.sort === "newest" ? (cursor.key as string) : "",
+    price: query.sort === "cheapest" ? BigInt(cursor.key) : 0n,
+    timesPurchased: query.sort === "popular" ? (cursor.key as number) : 0,
+  };
+  return {
+    sort: query.sort,
+    rows: query.limit + 1,
+    category: filters.category,
+    listingType: filters.listingType,
+    minPrice: filters.minPrice === undefined ? undefined : BigInt(filters.minPrice),
+    maxPrice: filters.maxPrice === undefined ? undefined : BigInt(filters.maxPrice),
+    excludeAgent: filters.excludeAgent?.toLowerCase(),
+    prefixes,
+    after,
+  };
+}
+
+/** The next page's cursor, after a page's last row (by its sort's key, named as that sort's cursors name it). */
+function cursorAfter(
+  sort: ListingSort,
+  last: { id: string; createdAt: string | null; priceWei: string | null; timesPurchased: number | null },
+): string | null {
+  const [name, key] =
+    sort === "newest"
+      ? ["at", last.createdAt]
+      : sort === "cheapest"
+        ? ["price", last.priceWei]
+        : ["purchased", last.timesPurchased === null ? null : String(last.timesPurchased)];
+  return key === null ? null : encodeCursor({ sort, [name]: key, id: last.id });
 }
 
 /** The columns of a listing its answers show (not the tsvector). */
@@ -271,12 +332,17 @@ export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrap
  * counts the characters of the whole text, ~2.4 µs a card, a tenth of a page's time in Postgres.
  */
 function sellerCardSql(card: SQLWrapper, seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }): SQL<string> {
+  return sql<string>`${card} || ${sellerSuffixSql(seller)}`;
+}
+
+/** A card's last field, its seller, and its closing brace (the listing index keeps one per seller). */
+export function sellerSuffixSql(seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }): SQL<string> {
   const agent = jsonObject({
     id: jsonString(seller.id),
     name: jsonString(seller.name),
     reputation_tier: jsonString(seller.tier),
   });
-  return sql<string>`${card} || ',"agent":' || ${agent} || '}'`;
+  return sql<string>`',"agent":' || ${agent} || '}'`;
 }
 
 /** What a page reads of its listings: the stored card, and the keys it is sorted and cut by. */
@@ -319,7 +385,7 @@ function planDependsOnValues(shape: Shape): boolean {
 }
 
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
-export function listingBrowse(pools: { db: Database; genericPlansDb: Database }) {
+export function listingBrowse(pools: { db: Database; genericPlansDb: Database; index?: ListingIndexSync }) {
   const statements = new Map<string, ReturnType<typeof prepare>>();
 
   /** The page's listings, cut before their sellers are joined (joining first would join every match). */
@@ -422,27 +488,56 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database })
     return statement;
   }
 
-  /**
-   * One page of active listings of active, unpaused agents, in `sort` order, after `cursor`: the
-   * page's listings as the one text Postgres built of them.
-   */
-  return async function browse(query: BrowseListingsQuery): Promise<ListingPageJson> {
-    const shaped = shapeOf(query);
-    if (!shaped) return { cards: "", next_cursor: null };
-    const [page] = await statementOf(shaped.shape).execute({ ...shaped.params, pageLimit: query.limit });
+  /** A page read by its statement: the page's listings as the one text Postgres built of them. */
+  async function pageBySql(query: BrowseListingsQuery, filters: BrowseFilters): Promise<ListingPageJson> {
+    const { shape, params } = shapeOf(query, filters);
+    const [page] = await statementOf(shape).execute({ ...params, pageLimit: query.limit });
     if (!page) throw new Error("browse: the page statement answered no row");
-    // The page's last row's sort key, named as this sort's cursors name it.
-    const [name, key] =
-      query.sort === "newest"
-        ? ["at", page.lastCreatedAt]
-        : query.sort === "cheapest"
-          ? ["price", page.lastPriceWei]
-          : ["purchased", page.lastPurchased === null ? null : String(page.lastPurchased)];
     // More rows than the page: there is a next page, after its last row.
     const nextCursor =
-      page.rows > query.limit && page.lastId !== null && key !== null
-        ? encodeCursor({ sort: query.sort, [name]: key, id: page.lastId })
+      page.rows > query.limit && page.lastId !== null
+        ? cursorAfter(query.sort, {
+            id: page.lastId,
+            createdAt: page.lastCreatedAt,
+            priceWei: page.lastPriceWei,
+            timesPurchased: page.lastPurchased,
+          })
         : null;
     return { cards: page.cards ?? "", next_cursor: nextCursor };
+  }
+
+  /** A page from the listing index, current as of this call (one round trip, which also parses the keyword). */
+  async function pageByIndex(
+    index: ListingIndexSync,
+    query: BrowseListingsQuery,
+    filters: BrowseFilters,
+  ): Promise<ListingPageJson> {
+    const { terms } = await index.check(filters.tsquery);
+    let prefixes: string[] | undefined;
+    if (filters.tsquery) {
+      prefixes = terms === null ? undefined : prefixesOfTsQuery(terms);
+      // A keyword Postgres parses into something else than prefixes of lexemes (a phrase): by SQL.
+      if (!prefixes) return pageBySql(query, filters);
+    }
+    const rows = index.index.search(indexQueryOf(query, filters, prefixes));
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      cards: page.map((listing) => listing.card + index.sellerSuffix(listing.agentId)).join(","),
+      next_cursor:
+        rows.length > query.limit && last
+          ? cursorAfter(query.sort, { ...last, priceWei: last.price.toString() })
+          : null,
+    };
+  }
+
+  /**
+   * One page of active listings of active, unpaused agents, in `sort` order, after `cursor`: from
+   * the listing index when this process keeps one, else by its statement.
+   */
+  return async function browse(query: BrowseListingsQuery): Promise<ListingPageJson> {
+    const filters = filtersOf(query);
+    if (!filters) return { cards: "", next_cursor: null };
+    return pools.index ? pageByIndex(pools.index, query, filters) : pageBySql(query, filters);
   };
 }

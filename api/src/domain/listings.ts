@@ -70,7 +70,10 @@ function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
 }
 
 export function listingUseCases(
-  deps: Pick<Deps, "db" | "genericPlansDb" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache">,
+  deps: Pick<
+    Deps,
+    "db" | "genericPlansDb" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache" | "listingIndex"
+  >,
 ) {
   const { db, chain } = deps;
   const funding = escrowFunding(deps);
@@ -107,7 +110,7 @@ export function listingUseCases(
     return JSON.parse(await detailsJson(id)) as ListingView;
   }
 
-  const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db });
+  const browse = listingBrowse({ db, genericPlansDb: deps.genericPlansDb ?? db, index: deps.listingIndex });
   /** A listing with its seller and the seller's record: one prepared statement. */
   const listingById = compiled(
     db
