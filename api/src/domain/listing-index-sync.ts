@@ -101,6 +101,7 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
       createdAt: row.createdAt,
       card: row.card,
       wordsHash: wordsHash(row.words),
+      slot: -1,
     };
     return { listing, words: row.words };
   }

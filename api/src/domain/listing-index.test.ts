@@ -39,6 +39,7 @@ function randomEntry(random: () => number, id = hexId(random)): ListingEntry {
     createdAt: `2026-11-0${1 + Math.floor(random() * 3)}T10:00:00.00000${Math.floor(random() * 3)}Z`,
     card: `{"id":"${id}"`,
     wordsHash: wordsHash(words),
+    slot: -1,
   };
   return { listing, words };
 }

@@ -22,6 +22,8 @@ export interface IndexedListing {
   readonly card: string;
   /** A hash of its lexemes (wordsHash): a listing whose words did not change keeps its word lists. */
   readonly wordsHash: number;
+  /** Where the index keeps it (set by the index; -1 until then). */
+  slot: number;
 }
 
 /** A listing and its lexemes (its tsvector's, as Postgres parsed them), to be placed in the index. */
@@ -141,24 +143,18 @@ function sortedSet(): SortedSet {
   };
 }
 
-/** The first `rows` listings in a sort's order among those offered. */
-class BestRows {
-  readonly rows: IndexedListing[] = [];
-  readonly capacity: number;
-  readonly precedes: (a: SortPoint, b: SortPoint) => boolean;
-  constructor(capacity: number, precedes: (a: SortPoint, b: SortPoint) => boolean) {
-    this.capacity = capacity;
-    this.precedes = precedes;
-  }
-
-  offer(listing: IndexedListing): void {
-    const { rows } = this;
-    if (rows.length === this.capacity && !this.precedes(listing, rows[rows.length - 1] as IndexedListing)) return;
-    let at = rows.length;
-    while (at > 0 && this.precedes(listing, rows[at - 1] as IndexedListing)) at--;
-    rows.splice(at, 0, listing);
-    if (rows.length > this.capacity) rows.pop();
-  }
+/**
+ * A page's filters over slots: codes of its category and type (-1: any), ranges of positions in
+ * the whole index's lists by price and in the page's sort, the generation of its keyword's marks.
+ */
+interface SlotFilter {
+  category: number;
+  listingType: number;
+  priceFrom: number;
+  priceTo: number;
+  after: number;
+  excludeAgent?: string;
+  words: number;
 }
 
 export class ListingIndex {
@@ -172,8 +168,19 @@ export class ListingIndex {
   private all = sortedSet();
   private byCategory = new Map<string, SortedSet>();
   /** Marks of a keyword's matches, by slot: a slot holds the generation of the last word it matched. */
-  private marks = new Uint32Array(1024);
+  private marks = new Int32Array(1024);
   private generation = 0;
+  /** Category and type names as small numbers, and each slot's. */
+  private readonly codes = new Map<string, number>();
+  private categoryOf = new Uint8Array(1024);
+  private typeOf = new Uint8Array(1024);
+  /** Each slot's position in the whole index's list of each sort, worked out again after changes. */
+  private rankOf: Record<ListingSort, Int32Array> = {
+    newest: new Int32Array(1024),
+    cheapest: new Int32Array(1024),
+    popular: new Int32Array(1024),
+  };
+  private ranksStale = true;
 
   get size(): number {
     return this.slotOf.size;
@@ -203,7 +210,7 @@ export class ListingIndex {
       if (old && !resort) this.unsort(old);
       if (old && entry && old.wordsHash === entry.listing.wordsHash) {
         // Same words: the new version takes the old one's slot, and its word lists hold.
-        this.slots[slot as number] = entry.listing;
+        this.fill(slot as number, entry.listing);
       } else {
         if (old) this.kill(slot as number, id);
         if (entry) this.place(entry, newLexemes);
@@ -218,85 +225,115 @@ export class ListingIndex {
 
   /** The first `query.rows` listings of the sort that pass every filter, after `query.after`. */
   search(query: IndexQuery): IndexedListing[] {
-    const set = query.category === undefined ? this.all : this.byCategory.get(query.category);
-    if (!set) return [];
-    let matchesWords: ((listing: IndexedListing) => boolean) | undefined;
+    this.rankAgain();
+    const category = query.category === undefined ? -1 : this.codes.get(query.category);
+    const listingType = query.listingType === undefined ? -1 : this.codes.get(query.listingType);
+    // A category or type no listing has: an empty page.
+    if (category === undefined || listingType === undefined) return [];
+    // Ranges of positions in the whole index's lists: the listings in the price range, and after the cursor.
+    const byPrice = this.all.cheapest.items;
+    const filter: SlotFilter = {
+      category,
+      listingType,
+      priceFrom: query.minPrice === undefined ? 0 : lowerPriceBound(byPrice, query.minPrice),
+      priceTo: query.maxPrice === undefined ? byPrice.length : upperPriceBound(byPrice, query.maxPrice),
+      after: query.after ? this.all[query.sort].firstAfter(query.after) : 0,
+      excludeAgent: query.excludeAgent,
+      words: -1,
+    };
     if (query.prefixes && query.prefixes.length > 0) {
       const { matches, generation } = this.markMatches(query.prefixes);
-      if (matches.length <= GATHER_AT_MOST) return this.best(matches, query);
-      const marks = this.marks;
-      const slotOf = this.slotOf;
-      matchesWords = (listing) => marks[slotOf.get(listing.id) as number] === generation;
+      if (matches.length <= GATHER_AT_MOST) return this.best(matches, query, filter);
+      filter.words = generation;
     }
-    const { minPrice, maxPrice } = query;
-    const byPrice = set.cheapest;
-    const priceFrom = minPrice === undefined ? 0 : lowerPriceBound(byPrice.items, minPrice);
-    const priceTo = maxPrice === undefined ? byPrice.items.length : upperPriceBound(byPrice.items, maxPrice);
-    if (query.sort !== "cheapest" && priceTo - priceFrom <= GATHER_AT_MOST) {
-      return this.best(byPrice.items.slice(priceFrom, priceTo), query, matchesWords);
+    if (query.sort !== "cheapest" && filter.priceTo - filter.priceFrom <= GATHER_AT_MOST) {
+      const slots = byPrice.slice(filter.priceFrom, filter.priceTo).map((listing) => listing.slot);
+      return this.best(slots, query, filter);
     }
-    // Walk the sort's list from the cursor (from the lowest price, by price) until the page is full.
+    // Walk the sort's list (the category's, if asked for) from the cursor until the page is full.
+    const set = query.category === undefined ? this.all : (this.byCategory.get(query.category) as SortedSet);
     const list = set[query.sort];
     const found: IndexedListing[] = [];
     let at = query.after ? list.firstAfter(query.after) : 0;
     let end = list.items.length;
     if (query.sort === "cheapest") {
-      at = Math.max(at, priceFrom);
-      end = priceTo;
+      // By price, the range is where the walk starts and ends.
+      if (query.minPrice !== undefined) at = Math.max(at, lowerPriceBound(list.items, query.minPrice));
+      if (query.maxPrice !== undefined) end = upperPriceBound(list.items, query.maxPrice);
     }
     for (; at < end && found.length < query.rows; at++) {
       const listing = list.items[at] as IndexedListing;
-      if (passes(listing, query) && (!matchesWords || matchesWords(listing))) found.push(listing);
+      if (this.passes(listing.slot, filter)) found.push(listing);
     }
     return found;
   }
 
-  /** The best rows among `candidates` that pass the filters and come after the cursor. */
-  private best(
-    candidates: IndexedListing[],
-    query: IndexQuery,
-    matchesWords?: (listing: IndexedListing) => boolean,
-  ): IndexedListing[] {
-    const precedes = PRECEDES[query.sort];
-    const best = new BestRows(query.rows, precedes);
-    const { after } = query;
-    for (const listing of candidates) {
-      if (query.category !== undefined && listing.category !== query.category) continue;
-      if (after && !precedes(after, listing)) continue;
-      if (passes(listing, query) && (!matchesWords || matchesWords(listing))) best.offer(listing);
+  /** Whether the listing in `slot` passes every filter (its position by price and in the sort from the ranks). */
+  private passes(slot: number, filter: SlotFilter): boolean {
+    if (filter.category >= 0 && this.categoryOf[slot] !== filter.category) return false;
+    if (filter.listingType >= 0 && this.typeOf[slot] !== filter.listingType) return false;
+    const byPrice = this.rankOf.cheapest[slot] as number;
+    if (byPrice < filter.priceFrom || byPrice >= filter.priceTo) return false;
+    if (filter.words >= 0 && this.marks[slot] !== filter.words) return false;
+    return filter.excludeAgent === undefined || (this.slots[slot] as IndexedListing).agentId !== filter.excludeAgent;
+  }
+
+  /** The best rows among the listings in `slots` that pass the filters and come after the cursor: their ranks, sorted. */
+  private best(slots: ArrayLike<number>, query: IndexQuery, filter: SlotFilter): IndexedListing[] {
+    const rank = this.rankOf[query.sort];
+    const ranks: number[] = [];
+    for (let k = 0; k < slots.length; k++) {
+      const slot = slots[k] as number;
+      const at = rank[slot] as number;
+      if (at >= filter.after && this.passes(slot, filter)) ranks.push(at);
     }
-    return best.rows;
+    const sorted = Int32Array.from(ranks).sort();
+    const items = this.all[query.sort].items;
+    return Array.from(sorted.subarray(0, query.rows), (at) => items[at] as IndexedListing);
+  }
+
+  /** Each listing's position in each of the whole index's sorted lists, by slot, after a change. */
+  private rankAgain(): void {
+    if (!this.ranksStale) return;
+    for (const sort of SORTS) {
+      const rank = this.rankOf[sort];
+      this.all[sort].items.forEach((listing, at) => {
+        rank[listing.slot] = at;
+      });
+    }
+    this.ranksStale = false;
   }
 
   /**
-   * The listings with, for each prefix, a lexeme it starts: each prefix's word lists mark the
-   * slots that the previous prefix marked; those the last one marks are the matches.
+   * The slots of the listings with, for each prefix, a lexeme it starts: each prefix's word lists
+   * mark the slots that the previous prefix marked; those the last one marks are the matches.
    */
-  private markMatches(prefixes: readonly string[]): { matches: IndexedListing[]; generation: number } {
-    if (this.generation + prefixes.length + 1 >= 0xffffffff) {
+  private markMatches(prefixes: readonly string[]): { matches: number[]; generation: number } {
+    if (this.generation + prefixes.length + 1 >= 0x7fffffff) {
       this.marks.fill(0);
       this.generation = 0;
     }
-    const marks = this.marks;
-    const matches: IndexedListing[] = [];
+    const { marks, lexemes, postings, slots } = this;
+    const matches: number[] = [];
     const first = this.generation + 1;
-    prefixes.forEach((prefix, k) => {
+    for (let k = 0; k < prefixes.length; k++) {
+      const prefix = prefixes[k] as string;
       const generation = first + k;
+      const previous = k === 0 ? -1 : generation - 1;
       const last = k === prefixes.length - 1;
-      const from = lowerBound(this.lexemes, prefix);
-      for (let w = from; w < this.lexemes.length; w++) {
-        const lexeme = this.lexemes[w] as string;
+      for (let w = lowerBound(lexemes, prefix); w < lexemes.length; w++) {
+        const lexeme = lexemes[w] as string;
         if (!lexeme.startsWith(prefix)) break;
-        for (const slot of this.postings.get(lexeme) as number[]) {
-          if (k === 0 ? marks[slot] === generation : marks[slot] !== generation - 1) continue;
+        const list = postings.get(lexeme) as number[];
+        for (let p = 0; p < list.length; p++) {
+          const slot = list[p] as number;
+          const mark = marks[slot] as number;
+          if (mark === generation || (previous >= 0 && mark !== previous)) continue;
           marks[slot] = generation;
-          if (last) {
-            const listing = this.slots[slot];
-            if (listing) matches.push(listing);
-          }
+          if (last && slots[slot] !== undefined) matches.push(slot);
         }
       }
-    });
+    }
     this.generation = first + prefixes.length - 1;
     return { matches, generation: this.generation };
   }
@@ -304,13 +341,8 @@ export class ListingIndex {
   /** A listing in a new slot, in the word lists of its lexemes; its new lexemes are added to `newLexemes`. */
   private place({ listing, words }: ListingEntry, newLexemes?: string[]): void {
     const slot = this.slots.length;
-    this.slots.push(listing);
-    this.slotOf.set(listing.id, slot);
-    if (slot >= this.marks.length) {
-      const marks = new Uint32Array(this.marks.length * 2);
-      marks.set(this.marks);
-      this.marks = marks;
-    }
+    this.slots.push(undefined);
+    this.fill(slot, listing);
     for (const lexeme of new Set(words)) {
       const list = this.postings.get(lexeme);
       if (list) list.push(slot);
@@ -321,6 +353,36 @@ export class ListingIndex {
     }
   }
 
+  /** `listing` in `slot`, with its codes (the arrays by slot grown to hold it). */
+  private fill(slot: number, listing: IndexedListing): void {
+    if (slot >= this.marks.length) {
+      const grown = <T extends Int32Array | Uint8Array>(array: T): T => {
+        const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
+        bigger.set(array);
+        return bigger;
+      };
+      this.marks = grown(this.marks);
+      this.categoryOf = grown(this.categoryOf);
+      this.typeOf = grown(this.typeOf);
+      for (const sort of SORTS) this.rankOf[sort] = grown(this.rankOf[sort]);
+    }
+    this.slots[slot] = listing;
+    this.slotOf.set(listing.id, slot);
+    listing.slot = slot;
+    this.categoryOf[slot] = this.codeOf(listing.category);
+    this.typeOf[slot] = this.codeOf(listing.listingType);
+  }
+
+  private codeOf(name: string): number {
+    let code = this.codes.get(name);
+    if (code === undefined) {
+      code = this.codes.size;
+      if (code > 255) throw new Error("listing index: more than 256 categories and types");
+      this.codes.set(name, code);
+    }
+    return code;
+  }
+
   private kill(slot: number, id: string): void {
     this.slots[slot] = undefined;
     this.slotOf.delete(id);
@@ -328,12 +390,14 @@ export class ListingIndex {
   }
 
   private unsort(listing: IndexedListing): void {
+    this.ranksStale = true;
     for (const set of [this.all, this.byCategory.get(listing.category)]) {
       if (set) for (const sort of SORTS) set[sort].remove(listing);
     }
   }
 
   private sortIn(listing: IndexedListing): void {
+    this.ranksStale = true;
     let set = this.byCategory.get(listing.category);
     if (!set) {
       set = sortedSet();
@@ -346,6 +410,7 @@ export class ListingIndex {
   }
 
   private sortAgain(): void {
+    this.ranksStale = true;
     const live = this.slots.filter((listing): listing is IndexedListing => listing !== undefined);
     this.all = sortedSet();
     this.byCategory = new Map();
@@ -365,33 +430,25 @@ export class ListingIndex {
 
   /** New slots for the live listings, word lists without the dead ones. */
   private compact(): void {
-    const moved = new Int32Array(this.slots.length).fill(-1);
-    const slots: IndexedListing[] = [];
-    this.slots.forEach((listing, slot) => {
+    const old = this.slots;
+    const moved = new Int32Array(old.length).fill(-1);
+    this.slots = [];
+    old.forEach((listing, slot) => {
       if (!listing) return;
-      moved[slot] = slots.length;
-      this.slotOf.set(listing.id, slots.length);
-      slots.push(listing);
+      moved[slot] = this.slots.length;
+      this.slots.push(undefined);
+      this.fill(this.slots.length - 1, listing);
     });
     const postings = new Map<string, number[]>();
     for (const [lexeme, list] of this.postings) {
       const kept = list.map((slot) => moved[slot] as number).filter((slot) => slot >= 0);
       if (kept.length > 0) postings.set(lexeme, kept);
     }
-    this.slots = slots;
     this.postings = postings;
     this.lexemes = this.lexemes.filter((lexeme) => postings.has(lexeme));
     this.deadSlots = 0;
+    this.ranksStale = true;
   }
-}
-
-function passes(listing: IndexedListing, query: IndexQuery): boolean {
-  return (
-    (query.listingType === undefined || listing.listingType === query.listingType) &&
-    (query.minPrice === undefined || listing.price >= query.minPrice) &&
-    (query.maxPrice === undefined || listing.price <= query.maxPrice) &&
-    (query.excludeAgent === undefined || listing.agentId !== query.excludeAgent)
-  );
 }
 
 /** The first index of sorted `items` not less than `value`. */
