@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { API_HEAP_LIMIT_MIB, apiNodeFlags } from "./node-flags.ts";
+import { API_HEAP_LIMIT_MIB, API_SEMI_SPACE_MIB, apiNodeFlags } from "./node-flags.ts";
 
 /** The heap limit (MiB) of a Node process started with `flags` and `nodeOptions`. */
 function heapLimitOf(flags: string[], nodeOptions = ""): number {
@@ -16,20 +16,25 @@ function heapLimitOf(flags: string[], nodeOptions = ""): number {
 describe("apiNodeFlags", () => {
   it("caps V8's heap of an API process, unless NODE_OPTIONS or the process's flags set a cap", () => {
     const flags = apiNodeFlags("", []);
-    expect(flags).toEqual([`--max-old-space-size=${API_HEAP_LIMIT_MIB}`]);
+    expect(flags).toEqual([
+      `--max-old-space-size=${API_HEAP_LIMIT_MIB}`,
+      `--max-semi-space-size=${API_SEMI_SPACE_MIB}`,
+    ]);
     // The limit V8 reports is the old space's cap plus the young generation's.
     const capped = heapLimitOf(flags);
     expect(capped).toBeGreaterThanOrEqual(API_HEAP_LIMIT_MIB);
     expect(capped).toBeLessThan(API_HEAP_LIMIT_MIB + 64);
     expect(heapLimitOf([])).toBeGreaterThan(capped);
 
-    expect(apiNodeFlags("--max-old-space-size=1024", [])).toEqual([]);
-    expect(apiNodeFlags("", ["--max-old-space-size=512"])).toEqual([]);
+    expect(apiNodeFlags("--max-old-space-size=1024", [])).toEqual([`--max-semi-space-size=${API_SEMI_SPACE_MIB}`]);
+    expect(apiNodeFlags("", ["--max-old-space-size=512", "--max-semi-space-size=4"])).toEqual([]);
     expect(apiNodeFlags("--enable-source-maps", ["--inspect"])).toEqual(flags);
   });
 
-  it("is the cap the api package's start script runs with (the script cannot import it)", () => {
+  it("is what the api package's start script runs with (the script cannot import it)", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(manifest.scripts.start).toContain(`--max-old-space-size=${API_HEAP_LIMIT_MIB} `);
+    expect(manifest.scripts.start).toContain(
+      `--max-old-space-size=${API_HEAP_LIMIT_MIB} --max-semi-space-size=${API_SEMI_SPACE_MIB} `,
+    );
   });
 });

@@ -13,7 +13,7 @@ import {
 } from "../schemas/listing.ts";
 import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
-import type { IndexQuery, SortPoint } from "./listing-index.ts";
+import { type IndexQuery, microsecondsOf, priceOf, type SortPoint, timestampOfMicroseconds } from "./listing-index.ts";
 import { type ListingIndexSync, prefixesOfTsQuery } from "./listing-index-sync.ts";
 import { formatUsdcSql } from "./money.ts";
 import { formatRatingSql } from "./ratings.ts";
@@ -254,8 +254,8 @@ function indexQueryOf(query: BrowseListingsQuery, filters: BrowseFilters, prefix
   const id = cursor?.id.toLowerCase() ?? "";
   const after: SortPoint | undefined = cursor && {
     id,
-    createdAt: query.sort === "newest" ? (cursor.key as string) : "",
-    price: query.sort === "cheapest" ? BigInt(cursor.key) : 0n,
+    createdAt: query.sort === "newest" ? microsecondsOf(cursor.key as string) : 0,
+    price: query.sort === "cheapest" ? priceOf(String(cursor.key)) : 0,
     timesPurchased: query.sort === "popular" ? (cursor.key as number) : 0,
   };
   return {
@@ -263,8 +263,8 @@ function indexQueryOf(query: BrowseListingsQuery, filters: BrowseFilters, prefix
     rows: query.limit + 1,
     category: filters.category,
     listingType: filters.listingType,
-    minPrice: filters.minPrice === undefined ? undefined : BigInt(filters.minPrice),
-    maxPrice: filters.maxPrice === undefined ? undefined : BigInt(filters.maxPrice),
+    minPrice: filters.minPrice === undefined ? undefined : priceOf(filters.minPrice),
+    maxPrice: filters.maxPrice === undefined ? undefined : priceOf(filters.maxPrice),
     excludeAgent: filters.excludeAgent?.toLowerCase(),
     prefixes,
     after,
@@ -522,11 +522,19 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     const rows = index.index.search(indexQueryOf(query, filters, prefixes));
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
+    let cards = "";
+    for (const listing of page)
+      cards += `${cards === "" ? "" : ","}${listing.card}${index.sellerSuffix(listing.agentId)}`;
     return {
-      cards: page.map((listing) => listing.card + index.sellerSuffix(listing.agentId)).join(","),
+      cards,
       next_cursor:
         rows.length > query.limit && last
-          ? cursorAfter(query.sort, { ...last, priceWei: last.price.toString() })
+          ? cursorAfter(query.sort, {
+              id: last.id,
+              createdAt: timestampOfMicroseconds(last.createdAt),
+              priceWei: last.price.toString(),
+              timesPurchased: last.timesPurchased,
+            })
           : null,
     };
   }

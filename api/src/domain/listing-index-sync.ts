@@ -1,8 +1,7 @@
 import { and, inArray, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { timestampPosition } from "../db/cursor.ts";
 import { agents, browseChanges, listings } from "../db/schema.ts";
-import { type IndexedListing, type ListingEntry, ListingIndex, wordsHash } from "./listing-index.ts";
+import { type IndexedListing, type ListingEntry, ListingIndex, priceOf, wordsHash } from "./listing-index.ts";
 
 /*
  * This process's listing index, as current as Postgres at the moment each page is asked for.
@@ -44,10 +43,13 @@ export function prefixesOfTsQuery(text: string): string[] | undefined {
 /** The seller's part of a card: its last field, `agent`, and the card's closing brace. */
 export type SellerSuffixSql = (seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }) => SQLWrapper;
 
+/** Listings read per statement when everything is loaded: the rows of one batch are let go before the next. */
+const LOAD_BATCH = 1_000;
+
 export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql) {
-  const index = new ListingIndex();
+  let index = new ListingIndex();
   /** Each listed seller's part of its cards. */
-  const sellers = new Map<string, string>();
+  let sellers = new Map<string, string>();
   /** The newest change the index holds; -1 before it is loaded. */
   let version = -1;
   let reading: Promise<void> | undefined;
@@ -61,7 +63,7 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
     listingType: listings.listingType,
     priceWei: sql<string>`${listings.priceWei}::text`,
     timesPurchased: listings.timesPurchased,
-    createdAt: timestampPosition(listings.createdAt),
+    createdAt: sql<string>`(extract(epoch FROM ${listings.createdAt}) * 1000000)::bigint`,
     card: sql<string>`${listings.cardText}`,
     words: sql<string[]>`tsvector_to_array(${listings.search})`,
   };
@@ -96,9 +98,9 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
       agentId: share(row.agentId),
       category: share(row.category),
       listingType: share(row.listingType),
-      price: BigInt(row.priceWei),
+      price: priceOf(row.priceWei),
       timesPurchased: row.timesPurchased,
-      createdAt: row.createdAt,
+      createdAt: Number(row.createdAt),
       card: row.card,
       wordsHash: wordsHash(row.words),
       slot: -1,
@@ -120,19 +122,38 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
     for (const row of rows) sellers.set(share(row.id), row.suffix);
   }
 
-  /** Everything, in one snapshot: the newest change, the listed listings and their sellers. */
+  /**
+   * Everything, in one snapshot: the newest change, the listed listings (in batches) and their
+   * sellers, into a new index that replaces the old one when it is complete (pages go on being
+   * answered from the old one meanwhile).
+   */
   async function load(): Promise<void> {
     await db.transaction(
       async (tx) => {
         const { newest } = await spanOf(tx);
-        const rows = await tx.select(listingColumns).from(listings).where(listedSql);
-        sellers.clear();
+        const next = new ListingIndex();
+        let after = "00000000-0000-0000-0000-000000000000";
+        for (;;) {
+          const rows = await tx
+            .select(listingColumns)
+            .from(listings)
+            .where(and(listedSql, sql`${listings.id} > ${after}`))
+            .orderBy(listings.id)
+            .limit(LOAD_BATCH);
+          next.add(rows.map(entryOf));
+          const last = rows[rows.length - 1];
+          if (!last || rows.length < LOAD_BATCH) break;
+          after = last.id;
+        }
+        next.sorted();
+        const nextSellers = new Map<string, string>();
         const sellerRows = await tx
           .select(sellerColumns)
           .from(agents)
           .where(sql`${agents.id} IN (SELECT ${listings.agentId} FROM ${listings} WHERE ${listedSql})`);
-        for (const row of sellerRows) sellers.set(share(row.id), row.suffix);
-        index.load(rows.map(entryOf));
+        for (const row of sellerRows) nextSellers.set(share(row.id), row.suffix);
+        index = next;
+        sellers = nextSellers;
         version = newest;
         loads++;
       },
@@ -185,7 +206,10 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
   }
 
   return {
-    index,
+    /** The index as of the last read of Postgres. */
+    get index() {
+      return index;
+    },
     /** How many times everything was loaded (once at the first page, again only when too far behind). */
     get loads() {
       return loads;

@@ -6,7 +6,10 @@ import {
   type IndexQuery,
   type ListingEntry,
   ListingIndex,
+  microsecondsOf,
+  priceOf,
   type SortPoint,
+  timestampOfMicroseconds,
   wordsHash,
 } from "./listing-index.ts";
 
@@ -34,9 +37,14 @@ function randomEntry(random: () => number, id = hexId(random)): ListingEntry {
     agentId: `agent-${Math.floor(random() * 20)}`,
     category: pick(CATEGORIES),
     listingType: random() < 0.2 ? "BOUNTY" : "FIXED",
-    price: BigInt(1 + Math.floor(random() * 30)) * 100_000n,
+    // Prices beyond a safe number now and then: the index keeps those as bigints.
+    price: priceOf(
+      random() < 0.1
+        ? 2n ** 60n * BigInt(1 + Math.floor(random() * 3))
+        : BigInt(1 + Math.floor(random() * 30)) * 100_000n,
+    ),
     timesPurchased: Math.floor(random() * 5),
-    createdAt: `2026-11-0${1 + Math.floor(random() * 3)}T10:00:00.00000${Math.floor(random() * 3)}Z`,
+    createdAt: 1_795_000_000_000_000 + Math.floor(random() * 3) * 86_400_000_000 + Math.floor(random() * 3),
     card: `{"id":"${id}"`,
     wordsHash: wordsHash(words),
     slot: -1,
@@ -80,8 +88,9 @@ function randomQuery(random: () => number, entries: Map<string, ListingEntry>): 
   };
   if (random() < 0.5) query.category = CATEGORIES[Math.floor(random() * CATEGORIES.length)];
   if (random() < 0.3) query.listingType = random() < 0.5 ? "FIXED" : "BOUNTY";
-  if (random() < 0.3) query.minPrice = BigInt(Math.floor(random() * 20)) * 100_000n;
-  if (random() < 0.3) query.maxPrice = BigInt(Math.floor(random() * 30)) * 100_000n;
+  if (random() < 0.3) query.minPrice = priceOf(BigInt(Math.floor(random() * 20)) * 100_000n);
+  if (random() < 0.3)
+    query.maxPrice = priceOf(random() < 0.2 ? 2n ** 61n : BigInt(Math.floor(random() * 30)) * 100_000n);
   if (random() < 0.2) query.excludeAgent = `agent-${Math.floor(random() * 20)}`;
   if (random() < 0.6) {
     const prefixes = ["k", "ka", "kalo", "lo", "m", "s", "sute", "x", "1", "é", "zz", "kalomi"];
@@ -148,6 +157,19 @@ describe("the listing index", () => {
       expect(index.size).toBe(entries.size);
       expectSamePages(index, entries, random, 150);
     }
+  });
+
+  it("writes created_at back as the cursor text it was read from", () => {
+    for (const at of [
+      "2026-11-26T16:59:00.123456Z",
+      "1970-01-01T00:00:00.000001Z",
+      "2026-02-28T23:59:59.999999Z",
+      "2000-01-01T00:00:00.000000Z",
+    ]) {
+      expect(timestampOfMicroseconds(microsecondsOf(at))).toBe(at);
+    }
+    expect(priceOf("9007199254740991")).toBe(9007199254740991);
+    expect(priceOf("9007199254740992")).toBe(9007199254740992n);
   });
 
   it("keeps a listing's words when only its keys change, and drops them when its words do", () => {

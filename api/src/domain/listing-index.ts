@@ -14,10 +14,11 @@ export interface IndexedListing {
   readonly agentId: string;
   readonly category: string;
   readonly listingType: string;
-  readonly price: bigint;
+  /** price_wei: a number up to Number.MAX_SAFE_INTEGER, a bigint above (so equal prices are of one type). */
+  readonly price: number | bigint;
   readonly timesPurchased: number;
-  /** created_at in UTC to the microsecond (timestampPosition): its order is the text's. */
-  readonly createdAt: string;
+  /** created_at in microseconds since 1970 (microsecondsOf). */
+  readonly createdAt: number;
   /** The stored card, open (listingCardSql): its seller is appended when a page is written. */
   readonly card: string;
   /** A hash of its lexemes (wordsHash): a listing whose words did not change keeps its word lists. */
@@ -30,6 +31,24 @@ export interface IndexedListing {
 export interface ListingEntry {
   listing: IndexedListing;
   words: readonly string[];
+}
+
+/** A wei amount as the index keeps it: a number when it is one exactly, else a bigint. */
+export function priceOf(wei: string | bigint): number | bigint {
+  const value = BigInt(wei);
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
+/** A cursor's created_at (timestampPosition's text: UTC, six decimals) in microseconds since 1970. */
+export function microsecondsOf(at: string): number {
+  return Date.parse(`${at.slice(0, 23)}Z`) * 1000 + Number(at.slice(23, 26));
+}
+
+/** microsecondsOf's text again. */
+export function timestampOfMicroseconds(micros: number): string {
+  const below = ((micros % 1000) + 1000) % 1000;
+  const millis = (micros - below) / 1000;
+  return `${new Date(millis).toISOString().slice(0, 23)}${String(below).padStart(3, "0")}Z`;
 }
 
 /** A hash of lexemes (two FNV-1a hashes, 52 bits): equal words, equal hashes. */
@@ -58,8 +77,8 @@ export interface IndexQuery {
   rows: number;
   category?: string;
   listingType?: string;
-  minPrice?: bigint;
-  maxPrice?: bigint;
+  minPrice?: number | bigint;
+  maxPrice?: number | bigint;
   excludeAgent?: string;
   /** Lexemes that must each start one of the listing's lexemes (a keyword, as Postgres parsed it). */
   prefixes?: readonly string[];
@@ -163,7 +182,7 @@ export class ListingIndex {
   private readonly slotOf = new Map<string, number>();
   private deadSlots = 0;
   /** Each lexeme's slots (some of them dead), and every lexeme in order, to find those a prefix starts. */
-  private postings = new Map<string, number[]>();
+  private postings = new Map<string, number[] | Int32Array>();
   private lexemes: string[] = [];
   private all = sortedSet();
   private byCategory = new Map<string, SortedSet>();
@@ -186,15 +205,23 @@ export class ListingIndex {
     return this.slotOf.size;
   }
 
-  /** Everything at once: the listings browse can show. */
-  load(entries: Iterable<ListingEntry>): void {
-    this.slots = [];
-    this.slotOf.clear();
-    this.deadSlots = 0;
-    this.postings = new Map();
+  /** A new index's listings, a batch at a time, before it answers any page (then `sorted`). */
+  add(entries: Iterable<ListingEntry>): void {
     for (const entry of entries) this.place(entry);
+  }
+
+  /** After a new index's last `add`: its words and lists in order. */
+  sorted(): void {
+    // Word lists as they will mostly stay: four bytes a slot, no room to grow.
+    for (const [lexeme, list] of this.postings) this.postings.set(lexeme, Int32Array.from(list));
     this.lexemes = [...this.postings.keys()].sort();
     this.sortAgain();
+  }
+
+  /** A new index's listings at once. */
+  load(entries: Iterable<ListingEntry>): void {
+    this.add(entries);
+    this.sorted();
   }
 
   /**
@@ -324,7 +351,7 @@ export class ListingIndex {
       for (let w = lowerBound(lexemes, prefix); w < lexemes.length; w++) {
         const lexeme = lexemes[w] as string;
         if (!lexeme.startsWith(prefix)) break;
-        const list = postings.get(lexeme) as number[];
+        const list = postings.get(lexeme) as number[] | Int32Array;
         for (let p = 0; p < list.length; p++) {
           const slot = list[p] as number;
           const mark = marks[slot] as number;
@@ -345,8 +372,13 @@ export class ListingIndex {
     this.fill(slot, listing);
     for (const lexeme of new Set(words)) {
       const list = this.postings.get(lexeme);
-      if (list) list.push(slot);
-      else {
+      if (Array.isArray(list)) list.push(slot);
+      else if (list) {
+        const longer = new Int32Array(list.length + 1);
+        longer.set(list);
+        longer[list.length] = slot;
+        this.postings.set(lexeme, longer);
+      } else {
         this.postings.set(lexeme, [slot]);
         newLexemes?.push(lexeme);
       }
@@ -439,9 +471,9 @@ export class ListingIndex {
       this.slots.push(undefined);
       this.fill(this.slots.length - 1, listing);
     });
-    const postings = new Map<string, number[]>();
+    const postings = new Map<string, Int32Array>();
     for (const [lexeme, list] of this.postings) {
-      const kept = list.map((slot) => moved[slot] as number).filter((slot) => slot >= 0);
+      const kept = Int32Array.from(list, (slot) => moved[slot] as number).filter((slot) => slot >= 0);
       if (kept.length > 0) postings.set(lexeme, kept);
     }
     this.postings = postings;
@@ -464,7 +496,7 @@ function lowerBound(items: readonly string[], value: string): number {
 }
 
 /** The first listing (sorted by price) that costs at least `price`. */
-function lowerPriceBound(items: readonly IndexedListing[], price: bigint): number {
+function lowerPriceBound(items: readonly IndexedListing[], price: number | bigint): number {
   let low = 0;
   let high = items.length;
   while (low < high) {
@@ -476,7 +508,7 @@ function lowerPriceBound(items: readonly IndexedListing[], price: bigint): numbe
 }
 
 /** The first listing (sorted by price) that costs more than `price`. */
-function upperPriceBound(items: readonly IndexedListing[], price: bigint): number {
+function upperPriceBound(items: readonly IndexedListing[], price: number | bigint): number {
   let low = 0;
   let high = items.length;
   while (low < high) {
