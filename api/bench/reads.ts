@@ -71,10 +71,8 @@ try {
   const browse: Draw = (connection) => {
     connection.browser ??= browser(random);
     const person = connection.browser as ReturnType<typeof browser>;
-    return {
-      path: person.nextPath(),
-      keep: (body) => person.remember(nextCursorOf(body)),
-    };
+    const { path, remember } = person.next();
+    return { path, keep: (body) => remember(nextCursorOf(body)) };
   };
   const me: Draw = () => ({
     path: "/api/agents/me",

@@ -59,23 +59,23 @@ export function nextCursorOf(body: string): string | null {
 
 /**
  * A browsing person per worker: a new query, or (30 %) the next page of the last one when it had
- * one. `remember` takes the answer's next_cursor.
+ * one. Each path comes with its `remember`, which takes its answer's next_cursor: a worker with
+ * two requests under way (the steady-rate sender) keeps a cursor only for the query it belongs to.
  */
 export function browser(random: () => number) {
   let last: { query: URLSearchParams; cursor: string | null } | undefined;
   return {
-    nextPath(): string {
-      if (last?.cursor && random() < 0.3) {
-        const query = new URLSearchParams(last.query);
-        query.set("cursor", last.cursor);
-        return `/api/listings?${query}`;
-      }
-      const query = browseQuery(random);
-      last = { query, cursor: null };
-      return `/api/listings?${query}`;
-    },
-    remember(cursor: string | null | undefined) {
-      if (last) last.cursor = cursor ?? null;
+    next(): { path: string; remember: (cursor: string | null | undefined) => void } {
+      const current = last?.cursor && random() < 0.3 ? last : { query: browseQuery(random), cursor: null };
+      last = current;
+      const query = new URLSearchParams(current.query);
+      if (current.cursor) query.set("cursor", current.cursor);
+      return {
+        path: `/api/listings?${query}`,
+        remember: (cursor) => {
+          if (last === current) current.cursor = cursor ?? null;
+        },
+      };
     },
   };
 }

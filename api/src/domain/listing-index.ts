@@ -2,7 +2,7 @@ import type { ListingSort } from "../schemas/listing.ts";
 
 /*
  * The listings browse can show, in memory: each one's filters, sort keys, stored card and words,
- * sorted three ways (overall and within each category), and each word's listings. A page is the
+ * sorted three ways, and each word's listings. A page is the
  * first rows of one of the sorted lists that pass the filters, or, when few listings can match (a
  * keyword's, a narrow price range's), the best rows among those few. Nothing here talks to
  * Postgres: listing-index-sync.ts loads it and keeps it current, listing-browse.ts asks it.
@@ -151,7 +151,7 @@ class SortedListings {
   }
 }
 
-/** Each sort's list of a set of listings (all of them, or a category's). */
+/** Each sort's list of the listings. */
 type SortedSet = Record<ListingSort, SortedListings>;
 
 function sortedSet(): SortedSet {
@@ -185,7 +185,6 @@ export class ListingIndex {
   private postings = new Map<string, number[] | Int32Array>();
   private lexemes: string[] = [];
   private all = sortedSet();
-  private byCategory = new Map<string, SortedSet>();
   /** Marks of a keyword's matches, by slot: a slot holds the generation of the last word it matched. */
   private marks = new Int32Array(1024);
   private generation = 0;
@@ -277,16 +276,15 @@ export class ListingIndex {
       const slots = byPrice.slice(filter.priceFrom, filter.priceTo).map((listing) => listing.slot);
       return this.best(slots, query, filter);
     }
-    // Walk the sort's list (the category's, if asked for) from the cursor until the page is full.
-    const set = query.category === undefined ? this.all : (this.byCategory.get(query.category) as SortedSet);
-    const list = set[query.sort];
+    // Walk the sort's list from the cursor until the page is full.
+    const list = this.all[query.sort];
     const found: IndexedListing[] = [];
     let at = query.after ? list.firstAfter(query.after) : 0;
     let end = list.items.length;
     if (query.sort === "cheapest") {
       // By price, the range is where the walk starts and ends.
-      if (query.minPrice !== undefined) at = Math.max(at, lowerPriceBound(list.items, query.minPrice));
-      if (query.maxPrice !== undefined) end = upperPriceBound(list.items, query.maxPrice);
+      at = Math.max(at, filter.priceFrom);
+      end = filter.priceTo;
     }
     for (; at < end && found.length < query.rows; at++) {
       const listing = list.items[at] as IndexedListing;
@@ -423,41 +421,19 @@ export class ListingIndex {
 
   private unsort(listing: IndexedListing): void {
     this.ranksStale = true;
-    for (const set of [this.all, this.byCategory.get(listing.category)]) {
-      if (set) for (const sort of SORTS) set[sort].remove(listing);
-    }
+    for (const sort of SORTS) this.all[sort].remove(listing);
   }
 
   private sortIn(listing: IndexedListing): void {
     this.ranksStale = true;
-    let set = this.byCategory.get(listing.category);
-    if (!set) {
-      set = sortedSet();
-      this.byCategory.set(listing.category, set);
-    }
-    for (const sort of SORTS) {
-      this.all[sort].insert(listing);
-      set[sort].insert(listing);
-    }
+    for (const sort of SORTS) this.all[sort].insert(listing);
   }
 
   private sortAgain(): void {
     this.ranksStale = true;
     const live = this.slots.filter((listing): listing is IndexedListing => listing !== undefined);
     this.all = sortedSet();
-    this.byCategory = new Map();
-    const byCategory = new Map<string, IndexedListing[]>();
-    for (const listing of live) {
-      const list = byCategory.get(listing.category);
-      if (list) list.push(listing);
-      else byCategory.set(listing.category, [listing]);
-    }
     for (const sort of SORTS) this.all[sort].sortAll([...live]);
-    for (const [category, listings] of byCategory) {
-      const set = sortedSet();
-      for (const sort of SORTS) set[sort].sortAll([...listings]);
-      this.byCategory.set(category, set);
-    }
   }
 
   /** New slots for the live listings, word lists without the dead ones. */
