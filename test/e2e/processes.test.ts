@@ -10,6 +10,8 @@
  *   other process;
  * - a key's request budget is one budget across both processes, however the requests are spread;
  * - an Idempotency-Key holds across both: one purchase, the same answer from either process;
+ * - each process's listing index shows a listing written at the other at its next page: created,
+ *   repriced, renamed with its seller, its seller paused, deactivated;
  * - a hosted wallet's own sends (ERC-8004 feedback, its gas topped up first) asked of both at once
  *   all land, one at a time.
  * The stack stops cleanly with both processes.
@@ -51,6 +53,8 @@ const SETTINGS = {
   KEEPER_INTERVAL_MS: "300",
   NOTIFY_INTERVAL_MS: "200",
   WEBHOOK_RETRY_BASE_MS: "300",
+  // Pages are read afresh: each process's listing index is what is tested.
+  BROWSE_CACHE_MS: "0",
 };
 
 let dir: string;
@@ -510,6 +514,51 @@ describe("two API processes on one database and one chain", () => {
     expect(await sendsOf(ids, ["fund"])).toEqual([1, 1]);
     expect(await escrowEvents("Funded", ids)).toEqual([1, 1]);
     await expectOutboxGapless();
+  });
+
+  it("each process's listing index shows a write made at the other at its next page", async () => {
+    const processes = bothProcesses();
+    const seller = await hostedAgent(processes, "indexed seller");
+    const word = `indexed${Date.now()}`;
+    const page = async (at: 1 | 2) => {
+      const answer = await processes.process(at).call("GET", `/api/listings?keyword=${word}&sort=cheapest`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body.listings as { id: string; title: string; price_wei: string; agent: { name: string } }[];
+    };
+    // Both indexes loaded and asked before the writes.
+    expect(await page(1)).toEqual([]);
+    expect(await page(2)).toEqual([]);
+    const write = async (at: 1 | 2, method: string, route: string, body?: unknown) => {
+      const answer = await processes.process(at).call(method, route, body, seller.key);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    };
+
+    const created = await processes
+      .process(1)
+      .call(
+        "POST",
+        "/api/listings",
+        { agent_id: seller.id, title: `First ${word}`, description: "d", price_wei: "3000000" },
+        seller.key,
+      );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    expect((await page(2)).map((listing) => listing.id)).toEqual([id]);
+
+    await write(2, "PATCH", `/api/listings/${id}`, { price_wei: "2000000", title: `Second ${word}` });
+    expect(await page(1)).toMatchObject([{ id, price_wei: "2000000", title: `Second ${word}` }]);
+
+    await write(1, "PATCH", "/api/agents/me", { name: "renamed indexed seller" });
+    expect((await page(2))[0]?.agent.name).toBe("renamed indexed seller");
+
+    await write(2, "PATCH", "/api/agents/me", { is_paused: true });
+    expect(await page(1)).toEqual([]);
+    await write(1, "PATCH", "/api/agents/me", { is_paused: false });
+    expect((await page(2)).map((listing) => listing.id)).toEqual([id]);
+
+    await write(2, "DELETE", `/api/listings/${id}`);
+    expect(await page(1)).toEqual([]);
+    expect(await page(2)).toEqual([]);
   });
 
   it("a hosted reviewer reviews at both processes at once: each review is given on chain, its wallet's sends in turn", async () => {
