@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
+import { pruneBrowseChanges } from "../src/domain/listing-index-sync.ts";
 
 export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
 export const WORDS = (
@@ -108,7 +109,9 @@ export async function seedMarket(db: Database, counts: MarketCounts): Promise<Se
     const rows = apiKeys.slice(start, start + 1_000).map((key, k) => sql`(${agentIds[start + k]}, ${hashApiKey(key)})`);
     await db.execute(sql`INSERT INTO app.api_keys (agent_id, key_hash) VALUES ${sql.join(rows, sql`, `)}`);
   }
-  for (const table of ["agents", "listings", "listing_words", "api_keys"]) {
+  // The 100,000 listings' changes, pruned as an API process would have by now.
+  await pruneBrowseChanges(db);
+  for (const table of ["agents", "listings", "listing_words", "api_keys", "browse_changes"]) {
     await db.execute(sql.raw(`VACUUM ANALYZE app.${table}`));
   }
   return { agentIds, listingIds, apiKeys };
