@@ -3,7 +3,8 @@
  * Each read is answered by the real app (createApp) while its statements are captured at the pool;
  * every captured statement is then run again under EXPLAIN (ANALYZE, BUFFERS) with its own
  * parameters. Env: DATABASE_URL, RPC_URL, CHAIN_ID, DEPLOYMENTS_DIR of a seeded stack;
- * EXPLAIN_PATHS (JSON list of [label, path, api key?]).
+ * EXPLAIN_PATHS (JSON list of [label, path, api key?]). A browse sends only the listing index's
+ * round trip (its first also loads the index); BROWSE_INDEX=sql shows the browse statements' plans.
  */
 import { randomBytes } from "node:crypto";
 import pino from "pino";
