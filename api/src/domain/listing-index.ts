@@ -114,26 +114,12 @@ class SortedListings {
 
   /** The index of the first item that comes after `point` (all of them when none does). */
   firstAfter(point: SortPoint): number {
-    let low = 0;
-    let high = this.items.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.precedes(point, this.items[middle] as IndexedListing)) high = middle;
-      else low = middle + 1;
-    }
-    return low;
+    return partitionPoint(this.items, (item) => !this.precedes(point, item));
   }
 
   /** The index of the first item that `point` does not come after (where it is, or would go). */
   firstNotBefore(point: SortPoint): number {
-    let low = 0;
-    let high = this.items.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.precedes(this.items[middle] as IndexedListing, point)) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return partitionPoint(this.items, (item) => this.precedes(item, point));
   }
 
   insert(listing: IndexedListing): void {
@@ -459,38 +445,29 @@ export class ListingIndex {
   }
 }
 
-/** The first index of sorted `items` not less than `value`. */
-function lowerBound(items: readonly string[], value: string): number {
+/** The first index of `items` whose item is not `before` (the items `before` holds for come first). */
+function partitionPoint<T>(items: readonly T[], before: (item: T) => boolean): number {
   let low = 0;
   let high = items.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((items[middle] as string) < value) low = middle + 1;
+    if (before(items[middle] as T)) low = middle + 1;
     else high = middle;
   }
   return low;
+}
+
+/** The first index of sorted `items` not less than `value`. */
+function lowerBound(items: readonly string[], value: string): number {
+  return partitionPoint(items, (item) => item < value);
 }
 
 /** The first listing (sorted by price) that costs at least `price`. */
 function lowerPriceBound(items: readonly IndexedListing[], price: number | bigint): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((items[middle] as IndexedListing).price < price) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return partitionPoint(items, (listing) => listing.price < price);
 }
 
 /** The first listing (sorted by price) that costs more than `price`. */
 function upperPriceBound(items: readonly IndexedListing[], price: number | bigint): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((items[middle] as IndexedListing).price <= price) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return partitionPoint(items, (listing) => listing.price <= price);
 }
