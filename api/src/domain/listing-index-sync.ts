@@ -124,8 +124,9 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
 
   /**
    * Everything, in one snapshot: the newest change, the listed listings (in batches) and their
-   * sellers, into a new index that replaces the old one when it is complete (pages go on being
-   * answered from the old one meanwhile).
+   * sellers, into a new index that replaces the old one when it is complete. A page that needs
+   * what is being read waits for it, as for any catch-up; one that needs no more than the old
+   * index holds (asked before the changes being read) is answered from the old one meanwhile.
    */
   async function load(): Promise<void> {
     await db.transaction(
