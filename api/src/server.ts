@@ -71,6 +71,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     KEPT_TIERS_FULL_REFRESH_MS,
     () => refreshKeptTiers(db, config.chainId),
     (error) => logger.error({ err: error }, "kept tiers refresh failed"),
+    // Just refreshed before serving.
+    KEPT_TIERS_FULL_REFRESH_MS,
   );
   // The listing indexes of every process read the changes since theirs: the newest are kept.
   const stopPruning = repeatEvery(

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import pino from "pino";
 import { type Address, createPublicClient, erc20Abi, http } from "viem";
@@ -151,6 +151,27 @@ export async function registerWithWallet(app: TestApp["app"], name: string, wall
 }
 
 export type { Database };
+
+/**
+ * An empty database of its own on the suite's Postgres, for a test that other files' rows (or
+ * other files' API processes) must not reach. `drop` removes it, cutting off whoever is still
+ * connected: close the test's own pools first.
+ */
+export async function databaseOfItsOwn(
+  t: TestApp,
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomUUID().replaceAll("-", "")}`;
+  await t.db.$client.query(`CREATE DATABASE ${name}`);
+  const url = new URL(inject("stack").databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await t.db.$client.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    },
+  };
+}
 
 /** A word no other test uses, for keyword searches that only find this test's listings. */
 export function uniqueWord(prefix = "kw") {

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedMarket } from "../../bench/seed.ts";
 import { randomSource } from "../../bench/traffic.ts";
-import { type TestApp, testApp } from "../../test/harness.ts";
+import { databaseOfItsOwn, type TestApp, testApp } from "../../test/harness.ts";
 import { createDatabase, type Database } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { agents, browseChanges, listings } from "../db/schema.ts";
@@ -44,16 +43,13 @@ const VOCABULARY = [
 
 beforeAll(async () => {
   t = await testApp();
-  const name = `listing_index_${randomUUID().replaceAll("-", "")}`;
-  await t.db.$client.query(`CREATE DATABASE ${name}`);
-  const url = new URL(inject("stack").databaseUrl);
-  url.pathname = `/${name}`;
-  db = createDatabase(url.toString(), { max: 4 });
-  other = createDatabase(url.toString(), { max: 4 });
-  genericPlansDb = createDatabase(url.toString(), { max: 2, genericPlans: true });
+  const own = await databaseOfItsOwn(t, "listing_index");
+  db = createDatabase(own.url, { max: 4 });
+  other = createDatabase(own.url, { max: 4 });
+  genericPlansDb = createDatabase(own.url, { max: 2, genericPlans: true });
   drop = async () => {
     await Promise.all([db.$client.end(), other.$client.end(), genericPlansDb.$client.end()]);
-    await t.db.$client.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await own.drop();
   };
   await migrateDatabase(db);
   ({ agentIds } = await seedMarket(db, { agents: 200, listings: 3_000, keys: 0 }));

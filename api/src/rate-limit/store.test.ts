@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { type TestApp, testApp } from "../../test/harness.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { databaseOfItsOwn, type TestApp, testApp } from "../../test/harness.ts";
 import { createDatabase, type Database } from "../db/client.ts";
 import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore, SharedRateLimitStore } from "./store.ts";
 
@@ -15,11 +15,8 @@ afterAll(() => t.close());
  * the suite's database say they are alive there, and an instance there is never alone.
  */
 async function storeOnlyDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
-  const name = `rate_limits_${randomUUID().replaceAll("-", "")}`;
-  await t.db.$client.query(`CREATE DATABASE ${name}`);
-  const url = new URL(inject("stack").databaseUrl);
-  url.pathname = `/${name}`;
-  const db = createDatabase(url.toString(), { max: 2 });
+  const own = await databaseOfItsOwn(t, "rate_limits");
+  const db = createDatabase(own.url, { max: 2 });
   // The tables as migrations 0000, 0001 and 0023 leave them.
   await db.$client.query(`CREATE SCHEMA app;
     CREATE UNLOGGED TABLE app.rate_limit_windows (key text PRIMARY KEY, window_start timestamptz NOT NULL, hits integer NOT NULL);
@@ -28,7 +25,7 @@ async function storeOnlyDatabase(): Promise<{ db: Database; drop: () => Promise<
     db,
     drop: async () => {
       await db.$client.end();
-      await t.db.$client.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await own.drop();
     },
   };
 }
