@@ -131,6 +131,11 @@ export const accountStats = onchainTable(
     /** Still held in escrow for this buyer. */
     lockedAsBuyer: t.bigint().notNull(),
     updatedBlock: t.bigint().notNull(),
+    /**
+     * The id of the newest escrow event naming this account as buyer or seller (any kind, DELIVERED
+     * too): the API keeps each agent's profile until this moves (api/src/domain/profile-docs.ts).
+     */
+    lastEvent: t.text().notNull(),
   }),
   (table) => ({ pk: primaryKey({ columns: [table.chainId, table.address] }) }),
 );

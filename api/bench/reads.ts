@@ -31,7 +31,7 @@ import { createDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { type Server, startApi, startHello } from "./api-process.ts";
 import { type Draw, measureAtRate, measureReads, type ReadFigures, same } from "./read-load.ts";
-import { seedEscrows, seedMarket, VOCABULARY } from "./seed.ts";
+import { seedEscrows, seedKeptProfiles, seedMarket, VOCABULARY } from "./seed.ts";
 import { browser, nextCursorOf, pickFrom, randomSource } from "./traffic.ts";
 
 const LOAD = {
@@ -63,6 +63,7 @@ try {
   const seedStarted = performance.now();
   const market = await seedMarket(db, { agents: AGENTS, listings: LISTINGS, keys: KEYS });
   await seedEscrows(db, { schema: stack.schema, chainId: stack.deployment.chainId }, ESCROWS);
+  await seedKeptProfiles(db, { chainId: stack.deployment.chainId, deployment: stack.deployment }, market.agentIds);
   await db.$client.end();
   const seeded = `${count(LISTINGS)} listings of ${count(AGENTS)} agents, ${count(ESCROWS)} indexed escrows and ${count(KEYS)} API keys`;
   console.log(`seeded ${seeded} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);

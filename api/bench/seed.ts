@@ -8,6 +8,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
+import type { Deps } from "../src/deps.ts";
+import { agentProfiles } from "../src/domain/agent-profile.ts";
+import { pruneProfileChanges } from "../src/domain/kept-profiles.ts";
 import { pruneBrowseChanges } from "../src/domain/listing-index-sync.ts";
 
 export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
@@ -111,7 +114,8 @@ export async function seedMarket(db: Database, counts: MarketCounts): Promise<Se
   }
   // The 100,000 listings' changes, pruned as an API process would have by now.
   await pruneBrowseChanges(db);
-  for (const table of ["agents", "listings", "listing_words", "api_keys", "browse_changes"]) {
+  await pruneProfileChanges(db);
+  for (const table of ["agents", "listings", "listing_words", "api_keys", "browse_changes", "profile_changes"]) {
     await db.execute(sql.raw(`VACUUM ANALYZE app.${table}`));
   }
   return { agentIds, listingIds, apiKeys };
@@ -183,7 +187,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
       INSERT INTO ${table("account_stats")} (chain_id, address, escrows_as_buyer, escrows_as_seller, released_as_buyer,
         released_as_seller, refunded_as_buyer, refunded_as_seller, disputed_as_buyer, disputed_as_seller,
         resolved_as_buyer, resolved_as_seller, volume_as_buyer, volume_as_seller, earned, refunded_to_buyer,
-        locked_as_buyer, updated_block)
+        locked_as_buyer, updated_block, last_event)
       SELECT chain_id, address,
              count(*) FILTER (WHERE role = 'buyer'), count(*) FILTER (WHERE role = 'seller'),
              count(*) FILTER (WHERE role = 'buyer' AND status = 'RELEASED'),
@@ -199,7 +203,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
              coalesce(sum(seller_payout) FILTER (WHERE role = 'seller'), 0),
              coalesce(sum(buyer_payout) FILTER (WHERE role = 'buyer'), 0),
              coalesce(sum(amount) FILTER (WHERE role = 'buyer' AND status IN ('FUNDED', 'DELIVERED', 'DISPUTED')), 0),
-             1
+             1, 'bench seed'
       FROM (SELECT chain_id, buyer AS address, 'buyer' AS role, status, amount, seller_payout, fee_paid, buyer_payout
             FROM ${table("escrow")} WHERE chain_id = ${target.chainId}
             UNION ALL
@@ -209,4 +213,26 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
   });
   for (const name of ["escrow", "account_stats"]) await db.execute(sql`VACUUM ANALYZE ${table(name)}`);
   await db.execute(sql`VACUUM ANALYZE app.transactions`);
+  // Their buyers' and sellers' profile changes, pruned as an API process would have by now.
+  await pruneProfileChanges(db);
+  await db.execute(sql`VACUUM ANALYZE app.profile_changes`);
+}
+
+/**
+ * Builds and keeps every agent's public profile (domain/kept-profiles.ts), as a service that had
+ * answered each once would hold them: profile reads then measure the kept profiles, as they are
+ * served once running, not the first read of each after a seed that wrote around the API.
+ */
+export async function seedKeptProfiles(
+  db: Database,
+  chain: Pick<Deps["chain"], "chainId" | "deployment">,
+  agentIds: readonly string[],
+): Promise<void> {
+  const profiles = agentProfiles({ db, chain });
+  let next = 0;
+  const worker = async () => {
+    while (next < agentIds.length) await profiles.publicJson(agentIds[next++] as string);
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  await db.execute(sql`VACUUM ANALYZE app.profile_docs`);
 }

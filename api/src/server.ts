@@ -7,6 +7,7 @@ import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { pruneProfileChanges } from "./domain/kept-profiles.ts";
 import { KEPT_TIERS_FULL_REFRESH_MS, refreshKeptTiers } from "./domain/kept-tiers.ts";
 import { sellerSuffixSql } from "./domain/listing-browse.ts";
 import { BROWSE_CHANGES_PRUNE_MS, listingIndexSync, pruneBrowseChanges } from "./domain/listing-index-sync.ts";
@@ -74,11 +75,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // Just refreshed before serving.
     KEPT_TIERS_FULL_REFRESH_MS,
   );
-  // The listing indexes of every process read the changes since theirs: the newest are kept.
+  // The listing indexes of every process read the changes since theirs, and kept profiles are
+  // checked against those since they were built: the newest are kept.
   const stopPruning = repeatEvery(
     BROWSE_CHANGES_PRUNE_MS,
-    () => pruneBrowseChanges(db),
-    (error) => logger.error({ err: error }, "pruning browse changes failed"),
+    () => Promise.all([pruneBrowseChanges(db), pruneProfileChanges(db)]),
+    (error) => logger.error({ err: error }, "pruning browse or profile changes failed"),
   );
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

@@ -21,6 +21,7 @@ import {
   termsOf,
   totalsDelta,
   uuidOfEscrowId,
+  withEveryParty,
   ZERO_ACCOUNT_FIGURES,
   ZERO_ADDRESS,
   ZERO_TOTAL_FIGURES,
@@ -217,6 +218,17 @@ describe("account deltas", () => {
       { address: OTHER.toLowerCase(), delta: { escrowsAsSeller: 1 } },
     ]);
     expect(accountDeltasOnAssigned(SELLER, SELLER.toLowerCase() as `0x${string}`)).toEqual([]);
+  });
+
+  it("name every party of an event once, with an empty delta for a party the event does not count for", () => {
+    expect(withEveryParty([], [BUYER, SELLER])).toEqual([
+      { address: buyer, delta: {} },
+      { address: seller, delta: {} },
+    ]);
+    expect(withEveryParty(accountDeltasOnAssigned(ZERO_ADDRESS, OTHER), [BUYER, ZERO_ADDRESS, OTHER])).toEqual([
+      { address: OTHER.toLowerCase(), delta: { escrowsAsSeller: 1 } },
+      { address: buyer, delta: {} },
+    ]);
   });
 
   it("settle a release: the buyer's lock becomes volume, the seller earns the amount less the fee", () => {

@@ -276,6 +276,14 @@ function byAddress(entries: AccountDelta[]): AccountDelta[] {
   return [...merged].map(([address, delta]) => ({ address, delta }));
 }
 
+/**
+ * `deltas` with each of `parties` named, an empty delta for a party they leave out: every party of
+ * an escrow's event then has its account row's `lastEvent` moved (the API's kept profiles compare it).
+ */
+export function withEveryParty(deltas: AccountDelta[], parties: Hex[]): AccountDelta[] {
+  return byAddress([...deltas, ...parties.map((address) => ({ address, delta: {} }))]);
+}
+
 export function accountDeltasOnFunded(escrow: Parties): AccountDelta[] {
   return byAddress([
     { address: escrow.buyer, delta: { escrowsAsBuyer: 1, lockedAsBuyer: escrow.amount } },

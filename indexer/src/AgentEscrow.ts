@@ -19,6 +19,7 @@ import {
   settlementStep,
   type TotalFigures,
   totalsDelta,
+  withEveryParty,
   ZERO_ACCOUNT_FIGURES,
   ZERO_TOTAL_FIGURES,
 } from "../lib/escrow-mapping.ts";
@@ -53,12 +54,14 @@ async function recordEvent(context: EscrowContext, kind: EscrowEventKind, data: 
   await context.db.insert(escrowEvent).values(eventRow(context.chain.id, kind, data, meta));
 }
 
-async function addToAccounts(context: EscrowContext, deltas: AccountDelta[], block: bigint) {
-  for (const { address, delta } of deltas) {
+/** Adds an escrow event's deltas to its accounts, and marks every one of `parties` with the event. */
+async function addToAccounts(context: EscrowContext, deltas: AccountDelta[], parties: Hex[], meta: LogMeta) {
+  const marks = { updatedBlock: meta.blockNumber, lastEvent: meta.id };
+  for (const { address, delta } of withEveryParty(deltas, parties)) {
     await context.db
       .insert(accountStats)
-      .values({ chainId: context.chain.id, address, ...addDelta(ZERO_ACCOUNT_FIGURES, delta), updatedBlock: block })
-      .onConflictDoUpdate((row) => ({ ...addDelta(row, delta), updatedBlock: block }));
+      .values({ chainId: context.chain.id, address, ...addDelta(ZERO_ACCOUNT_FIGURES, delta), ...marks })
+      .onConflictDoUpdate((row) => ({ ...addDelta(row, delta), ...marks }));
   }
 }
 
@@ -94,7 +97,7 @@ ponder.on("AgentEscrow:Funded", async ({ event, context }) => {
     { escrowId: row.id, actor: row.buyer, amount: row.amount, seller: row.seller, fee: null },
     meta,
   );
-  await addToAccounts(context, accountDeltasOnFunded(row), meta.blockNumber);
+  await addToAccounts(context, accountDeltasOnFunded(row), [row.buyer, row.seller], meta);
   await addToTotals(context, totalsDelta.funded(row.amount), meta.blockNumber);
 });
 
@@ -110,7 +113,12 @@ ponder.on("AgentEscrow:SellerAssigned", async ({ event, context }) => {
     updatedBlock: meta.blockNumber,
   });
   await recordEvent(context, "SELLER_ASSIGNED", { escrowId: before.id, actor: meta.txFrom, seller }, meta);
-  await addToAccounts(context, accountDeltasOnAssigned(before.seller, seller), meta.blockNumber);
+  await addToAccounts(
+    context,
+    accountDeltasOnAssigned(before.seller, seller),
+    [before.buyer, before.seller, seller],
+    meta,
+  );
 });
 
 ponder.on("AgentEscrow:Delivered", async ({ event, context }) => {
@@ -130,6 +138,7 @@ ponder.on("AgentEscrow:Delivered", async ({ event, context }) => {
     { escrowId: before.id, actor: before.seller, dataHash: event.args.deliverableHash },
     meta,
   );
+  await addToAccounts(context, [], [before.buyer, before.seller], meta);
 });
 
 ponder.on("AgentEscrow:Disputed", async ({ event, context }) => {
@@ -151,7 +160,7 @@ ponder.on("AgentEscrow:Disputed", async ({ event, context }) => {
     { escrowId: before.id, actor: disputant, dataHash: event.args.reasonHash },
     meta,
   );
-  await addToAccounts(context, accountDeltasOnDisputed(before), meta.blockNumber);
+  await addToAccounts(context, accountDeltasOnDisputed(before), [before.buyer, before.seller], meta);
   await addToTotals(context, totalsDelta.disputed(), meta.blockNumber);
 });
 
@@ -168,7 +177,7 @@ ponder.on("AgentEscrow:Released", async ({ event, context }) => {
     ...settlementStep(actor, meta),
   });
   await recordEvent(context, "RELEASED", { escrowId: before.id, actor, amount: sellerAmount, fee }, meta);
-  await addToAccounts(context, accountDeltasOnReleased(before, sellerAmount, fee), meta.blockNumber);
+  await addToAccounts(context, accountDeltasOnReleased(before, sellerAmount, fee), [before.buyer, before.seller], meta);
   await addToTotals(context, totalsDelta.released(before.amount, sellerAmount, fee), meta.blockNumber);
   await noteSettlement(context, before.id, meta.txHash);
 });
@@ -186,7 +195,7 @@ ponder.on("AgentEscrow:Refunded", async ({ event, context }) => {
     ...settlementStep(actor, meta),
   });
   await recordEvent(context, "REFUNDED", { escrowId: before.id, actor, amount, buyerAmount: amount }, meta);
-  await addToAccounts(context, accountDeltasOnRefunded(before, amount), meta.blockNumber);
+  await addToAccounts(context, accountDeltasOnRefunded(before, amount), [before.buyer, before.seller], meta);
   await addToTotals(context, totalsDelta.refunded(before.amount), meta.blockNumber);
   await noteSettlement(context, before.id, meta.txHash);
 });
@@ -209,7 +218,12 @@ ponder.on("AgentEscrow:Resolved", async ({ event, context }) => {
     { escrowId: before.id, actor: meta.txFrom, amount: sellerAmount, buyerAmount, fee, sellerBps },
     meta,
   );
-  await addToAccounts(context, accountDeltasOnResolved(before, sellerAmount, buyerAmount, fee), meta.blockNumber);
+  await addToAccounts(
+    context,
+    accountDeltasOnResolved(before, sellerAmount, buyerAmount, fee),
+    [before.buyer, before.seller],
+    meta,
+  );
   await addToTotals(context, totalsDelta.resolved(before.amount, sellerAmount, fee), meta.blockNumber);
   await noteSettlement(context, before.id, meta.txHash);
 });

@@ -7,7 +7,6 @@ import type { Agent } from "../domain/agent-summary.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import type { OwnProfileView } from "../schemas/agents.ts";
 import { hashApiKey } from "./api-keys.ts";
 import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { findSession, ownedAgent } from "./user-sessions.ts";
@@ -26,7 +25,8 @@ export interface KeyCheckResult {
   keyId: string;
   lastUsedAt: Date | null;
   agent: Agent;
-  ownProfile?: OwnProfileView;
+  /** The own profile's JSON. */
+  ownProfile?: string;
 }
 
 /** Finds the live key of `keyHash` held by an active agent; undefined when there is none. */

@@ -61,6 +61,8 @@ export const chainAccountStats = chain
     earned: wei("earned").notNull(),
     refundedToBuyer: wei("refunded_to_buyer").notNull(),
     lockedAsBuyer: wei("locked_as_buyer").notNull(),
+    /** The newest escrow event naming the account as buyer or seller (domain/kept-profiles.ts). */
+    lastEvent: text("last_event").notNull(),
   })
   .existing();
 

@@ -235,6 +235,41 @@ export const browseChanges = app.table("browse_changes", {
 });
 
 /**
+ * Which agents' profiles changed, in commit order (as app.browse_changes, and under the same lock):
+ * a kept profile (app.profile_docs) holds while no change of its agent is newer than the one it was
+ * built after. Written by deferred triggers (migration 0027) on what a profile shows of the app's
+ * tables: the agent, its listings, its transactions and their disputes, and the names of the agents
+ * it traded with. The newest changes are kept (pruned by the API, as browse_changes).
+ */
+export const profileChanges = app.table(
+  "profile_changes",
+  {
+    version: bigint("version", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    agentId: uuid("agent_id").notNull(),
+  },
+  (t) => [index("profile_changes_agent_version_idx").on(t.agentId, t.version)],
+);
+
+/**
+ * Each agent's public profile (GET /api/agents/{id}) as the JSON it answers, kept from one read to
+ * the next (domain/profile-docs.ts). It is served while it is current: no app.profile_changes row
+ * of the agent after `built_version`, the agent's chain.account_stats `last_event` (its newest
+ * escrow event) still `last_event`, and the same escrow contract. Otherwise it is built again.
+ */
+export const profileDocs = app.table("profile_docs", {
+  agentId: uuid("agent_id")
+    .primaryKey()
+    .references(() => agents.id, { onDelete: "cascade" }),
+  body: text("body").notNull(),
+  /** The newest app.profile_changes version the body's snapshot saw. */
+  builtVersion: bigint("built_version", { mode: "number" }).notNull(),
+  /** The agent's account_stats.last_event in the body's snapshot; null without a row there. */
+  lastEvent: text("last_event"),
+  /** The escrow contract the body's transactions name (a new local chain has another). */
+  escrowContract: text("escrow_contract").notNull(),
+});
+
+/**
  * A trade between two agents. Its id is the escrow's id (escrowIdToBytes32(id) on chain); its state
  * is derived from chain.escrow, never stored.
  */

@@ -2,19 +2,24 @@ import { and, eq, getViewSelectedFields, isNull, type SQL, sql } from "drizzle-o
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
-import { agents, apiKeys, listings } from "../db/schema.ts";
+import { agents, apiKeys, listings, profileDocs } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { type OwnProfileView, PROFILE_LISTINGS, type PublicAgentView, RECENT_TRANSACTIONS } from "../schemas/agents.ts";
 import { type Agent, agentSummary } from "./agent-summary.ts";
+import { keepProfile, keptProfileIsCurrent, newestProfileChange } from "./kept-profiles.ts";
 import { formatUsdc } from "./money.ts";
 import { type AgentRecord, recordOf, sellerRecordOn } from "./track-record.ts";
 import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "./transactions.ts";
 
 /*
  * An agent's profile (GET /api/agents/{id}) and its own, fuller one (GET /api/agents/me): the
- * agent, its indexed record, its newest active listings and its newest transactions, read in one
- * prepared statement (listings and transactions as JSON, wei as text: they do not fit a JSON
- * number). The own profile by API key checks the key in the same statement: one round trip.
+ * agent, its indexed record, its newest active listings and its newest transactions.
+ *
+ * The public profile is kept as the JSON it answers (domain/kept-profiles.ts): a read is one
+ * statement that finds the kept profile and checks it is current. One that is not is built again
+ * from the tables in one prepared statement (listings and transactions as JSON, wei as text: they
+ * do not fit a JSON number) and kept. The own profile is the public one with the agent's own
+ * fields after it, from its row and record; by API key, the key is checked in the same statement.
  */
 
 /** A listing as a profile lists it, from the profile statement's JSON. */
@@ -39,7 +44,8 @@ export interface OwnProfileByKey {
   keyId: string;
   lastUsedAt: Date | null;
   agent: Agent;
-  ownProfile: OwnProfileView;
+  /** The own profile's JSON. */
+  ownProfile: string;
 }
 
 /** The escrow contract a profile's transactions name. */
@@ -89,11 +95,9 @@ function publicViewOf(
   return { view, record };
 }
 
-/** The caller's own profile: the public view and what only the agent sees. */
-function ownViewOf(agent: Agent, parts: ProfileParts, escrows: EscrowTarget): OwnProfileView {
-  const { view, record } = publicViewOf(agent, parts, escrows);
+/** The fields of the own profile that the public one lacks, in the order they follow it. */
+function ownFieldsOf(agent: Agent, record: AgentRecord): Omit<OwnProfileView, keyof PublicAgentView> {
   return {
-    ...view,
     is_active: agent.isActive,
     is_paused: agent.isPaused,
     hosted: agent.hosted,
@@ -108,55 +112,117 @@ function ownViewOf(agent: Agent, parts: ProfileParts, escrows: EscrowTarget): Ow
   };
 }
 
-/** The profile statements of one database and chain. */
-export function agentProfiles(deps: Pick<Deps, "db" | "chain">) {
+/**
+ * The own profile's JSON: the public profile's (an object's text, kept), with the own fields after
+ * its last, the text not parsed and written again.
+ */
+function ownJsonOf(publicJson: string, agent: Agent, record: AgentRecord): string {
+  const own = JSON.stringify(ownFieldsOf(agent, record));
+  return `${publicJson.slice(0, publicJson.lastIndexOf("}"))},${own.slice(1)}`;
+}
+
+/** The profile statements of one database and chain (its id and the escrow contract its transactions name). */
+export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "chainId" | "deployment"> }) {
   const { db, chain } = deps;
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
   const columns = profileColumns(db, chain.chainId);
+  const kept = { body: profileDocs.body, current: keptProfileIsCurrent(escrows.contractAddress) };
 
-  const byId = compiled(
+  // A profile built from the tables, with what it is built as of (domain/kept-profiles.ts).
+  const build = compiled(
     db
-      .select({ agent: agents, ...columns })
+      .select({ agent: agents, ...columns, builtVersion: newestProfileChange })
       .from(agents)
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("agent_profile"),
   );
-  // The auth guard's key check (auth/require-agent.ts: a live key of an active agent) with the
-  // agent's profile read alongside.
-  const byKey = compiled(
+  // The kept profile of an active agent, whether it is current, and its record (an own profile's figures).
+  const keptById = compiled(
     db
-      .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt, agent: agents, ...columns })
+      .select({ agentId: agents.id, stats: getViewSelectedFields(chainAccountStats), ...kept })
+      .from(agents)
+      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
+      .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
+      .prepare("kept_agent_profile"),
+  );
+  // The auth guard's key check (auth/require-agent.ts: a live key of an active agent) with the
+  // agent's kept profile read alongside.
+  const keptByKey = compiled(
+    db
+      .select({
+        keyId: apiKeys.id,
+        lastUsedAt: apiKeys.lastUsedAt,
+        agent: agents,
+        stats: getViewSelectedFields(chainAccountStats),
+        ...kept,
+      })
       .from(apiKeys)
       .innerJoin(agents, eq(agents.id, apiKeys.agentId))
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
       .limit(literalLimit(1))
-      .prepare("own_profile_by_key"),
+      .prepare("kept_own_profile_by_key"),
   );
 
+  /** Builds the public profile of an active agent from the tables and keeps it; undefined when there is none. */
+  async function built(id: string): Promise<{ view: PublicAgentView; json: string; record: AgentRecord } | undefined> {
+    const [row] = await build.execute({ id });
+    if (!row) return undefined;
+    const { view, record } = publicViewOf(row.agent, row, escrows);
+    const json = JSON.stringify(view);
+    await keepProfile(db, {
+      agentId: id,
+      body: json,
+      builtVersion: row.builtVersion,
+      lastEvent: row.stats?.lastEvent ?? null,
+      escrowContract: escrows.contractAddress,
+    });
+    return { view, json, record };
+  }
+
+  /** The public profile's JSON: the kept one while it is current, else built again. */
+  async function publicJson(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
+    const [row] = await keptById.execute({ id });
+    if (!row) return undefined;
+    if (row.current && row.body !== null) return { json: row.body, record: recordOf(row.stats ?? undefined) };
+    return built(id);
+  }
+
   return {
-    /** The public view of an active agent and its record; undefined when there is none. */
-    async publicView(id: string): Promise<{ view: PublicAgentView; record: AgentRecord } | undefined> {
-      const [row] = await byId.execute({ id });
-      return row && publicViewOf(row.agent, row, escrows);
+    /** The public view of an active agent, as JSON; undefined when there is none. */
+    async publicJson(id: string): Promise<string | undefined> {
+      return (await publicJson(id))?.json;
+    },
+
+    /** The public view of an active agent, as an object; undefined when there is none. */
+    async publicView(id: string): Promise<PublicAgentView | undefined> {
+      const profile = await publicJson(id);
+      return profile && (JSON.parse(profile.json) as PublicAgentView);
     },
 
     /** `agent`'s own profile (its row as the caller has it, the rest read now); undefined once it is inactive. */
-    async ownProfile(agent: Agent): Promise<OwnProfileView | undefined> {
-      const [row] = await byId.execute({ id: agent.id });
-      return row && ownViewOf(agent, row, escrows);
+    async ownProfile(agent: Agent): Promise<string | undefined> {
+      const profile = await publicJson(agent.id);
+      return profile && ownJsonOf(profile.json, agent, profile.record);
     },
 
     /** The own profile of the agent holding the live API key of `keyHash`; undefined when none does. */
     async ownProfileByKey(keyHash: string): Promise<OwnProfileByKey | undefined> {
-      const [row] = await byKey.execute({ keyHash });
+      const [row] = await keptByKey.execute({ keyHash });
       if (!row) return undefined;
+      const profile =
+        row.current && row.body !== null
+          ? { json: row.body, record: recordOf(row.stats ?? undefined) }
+          : await built(row.agent.id);
+      if (!profile) return undefined;
       return {
         keyId: row.keyId,
         lastUsedAt: row.lastUsedAt,
         agent: row.agent,
-        ownProfile: ownViewOf(row.agent, row, escrows),
+        ownProfile: ownJsonOf(profile.json, row.agent, profile.record),
       };
     },
   };

@@ -7,7 +7,7 @@ import { agents, apiKeys } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../notifications/webhook-url.ts";
-import type { OwnProfileView, PublicAgentView } from "../schemas/agents.ts";
+import type { PublicAgentView } from "../schemas/agents.ts";
 import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles } from "./agent-profile.ts";
@@ -117,8 +117,8 @@ export function agentUseCases(deps: Deps) {
       .prepare("active_agent"),
   );
 
-  /** The caller's full profile (404 once the agent is inactive). */
-  async function ownProfile(agent: Agent): Promise<OwnProfileView> {
+  /** The caller's full profile, as JSON (404 once the agent is inactive). */
+  async function ownProfile(agent: Agent): Promise<string> {
     const profile = await profiles.ownProfile(agent);
     if (!profile) throw notFound("Agent");
     return profile;
@@ -138,7 +138,7 @@ export function agentUseCases(deps: Deps) {
   async function updateProfile(
     agent: Agent,
     changes: ProfileChanges,
-  ): Promise<{ profile: OwnProfileView; webhookSecret?: string }> {
+  ): Promise<{ profile: string; webhookSecret?: string }> {
     let webhookSecret: ReturnType<typeof newWebhookSecret> | undefined;
     if (typeof changes.webhookUrl === "string") {
       await checkWebhookUrl(changes.webhookUrl, config.webhooks.allowPrivateAddresses).catch((error: unknown) => {
@@ -181,7 +181,13 @@ export function agentUseCases(deps: Deps) {
     async publicProfile(id: string): Promise<PublicAgentView> {
       const profile = await profiles.publicView(id);
       if (!profile) throw notFound("Agent");
-      return profile.view;
+      return profile;
+    },
+    /** The public view of an active agent, as JSON; 404 otherwise. */
+    async publicProfileJson(id: string): Promise<string> {
+      const profile = await profiles.publicJson(id);
+      if (!profile) throw notFound("Agent");
+      return profile;
     },
     /** ETH and USDC balance of an address, read from the chain. */
     balance(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }> {

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
-import type { OwnProfileView } from "../schemas/agents.ts";
 
 /** What middleware puts on every request's context. */
 export interface AppEnv {
@@ -13,7 +12,8 @@ export interface AppEnv {
      * Set by a key check that read the agent's own profile with its key (GET /api/agents/me): the
      * answer, as of the same statement.
      */
-    ownProfile: OwnProfileView;
+    /** GET /me's answer, as JSON, when the key check read it. */
+    ownProfile: string;
     /** Set when the request carries a live owner's session (Sign-In with Ethereum). */
     session: OwnerSession;
     /** Set on the arbiter's routes, and on public reads made by the arbiter. */

@@ -1,16 +1,21 @@
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
 
 /** The JSON bytes of a value of type `T`: serialized once, sent many times (cached answers). */
 export type SerializedJson<T> = Uint8Array<ArrayBuffer> & { readonly __jsonOf?: T };
 
-/** Sends serialized JSON as the typed JSON answer it encodes, without serializing it again. */
+/** Sends serialized JSON as the typed JSON answer it encodes (as c.json types it), without serializing it again. */
 export function sendSerializedJson<T, S extends ContentfulStatusCode>(
   c: Context,
   body: SerializedJson<T>,
   status: S,
-): TypedResponse<T, S, "json"> {
-  return c.body(body, status, { "content-type": "application/json" }) as unknown as TypedResponse<T, S, "json">;
+): TypedResponse<JSONParsed<T>, S, "json"> {
+  return c.body(body, status, { "content-type": "application/json" }) as unknown as TypedResponse<
+    JSONParsed<T>,
+    S,
+    "json"
+  >;
 }
 
 /**

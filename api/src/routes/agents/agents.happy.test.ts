@@ -167,20 +167,32 @@ describe("GET /api/agents/me in one round trip", () => {
     return names;
   }
 
-  it("checks the key and reads the whole profile in one statement; an inactive agent's key is refused there", async () => {
+  it("checks the key and reads the kept profile in one statement; a change builds it again; an inactive agent's key is refused there", async () => {
     const agent = await registerAgent(t.app, "One trip");
     const listing = await createListing(t.app, agent, { title: "Read with the key" });
     // The first request learns whose budget the key counts against and notes the key's use.
     const first = await json(await get(t.app, "/api/agents/me", agent.key));
     expect(first).toMatchObject({ id: agent.id, name: "One trip", listings: [{ id: listing.id }] });
     // Bookkeeping that the answer does not wait for (the key's last use) is not a round trip of it.
-    const sent = (await statementsDuring(() => get(t.app, "/api/agents/me", agent.key))).filter(
-      (name) => name !== "touch_api_key",
-    );
-    expect(sent).toEqual(["own_profile_by_key"]);
+    const meStatements = async () =>
+      (await statementsDuring(() => get(t.app, "/api/agents/me", agent.key))).filter(
+        (name) => name !== "touch_api_key",
+      );
+    expect(await meStatements()).toEqual(["kept_own_profile_by_key"]);
     // The same profile the public view shows, with the own fields.
     const { listings, recent_transactions, reputation_tier } = await json(await get(t.app, `/api/agents/${agent.id}`));
     expect(first).toMatchObject({ listings, recent_transactions, reputation_tier, is_active: true });
+
+    // A new listing is a change of the profile: the next read builds it from the tables and keeps it.
+    const second = await createListing(t.app, agent, { title: "Listed later" });
+    const rebuilt = await meStatements();
+    expect(rebuilt.slice(0, 2)).toEqual(["kept_own_profile_by_key", "agent_profile"]);
+    expect(rebuilt[2]).toMatch(/^insert into "app"."profile_docs"/);
+    expect(rebuilt).toHaveLength(3);
+    expect(await meStatements()).toEqual(["kept_own_profile_by_key"]);
+    expect(
+      (await json(await get(t.app, "/api/agents/me", agent.key))).listings.map((row: { id: string }) => row.id),
+    ).toEqual([second.id, listing.id]);
 
     await t.db.execute(sql`UPDATE app.agents SET is_active = false WHERE id = ${agent.id}`);
     expect((await get(t.app, "/api/agents/me", agent.key)).status).toBe(401);

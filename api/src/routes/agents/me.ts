@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { AgentName, OwnProfile, Skills } from "../../schemas/agents.ts";
+import { sendSerializedJson } from "../../http/serialized-json.ts";
+import { AgentName, OwnProfile, type OwnProfileView, Skills } from "../../schemas/agents.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -67,7 +68,8 @@ export const updateProfileRoute = createRoute({
 export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
     // Read with the key by the guard (agentWithOwnProfile); a session's request reads it here.
-    return c.json(c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").row)), 200);
+    const json = c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").row));
+    return sendSerializedJson<OwnProfileView, 200>(c, Buffer.from(json), 200);
   });
 
   app.openapi(updateProfileRoute, async function updateProfile(c) {
@@ -80,6 +82,9 @@ export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
       metadata: body.metadata,
       webhookUrl: body.webhook_url,
     });
-    return c.json({ ...profile, ...(webhookSecret && { webhook_secret: webhookSecret }) }, 200);
+    return c.json(
+      { ...(JSON.parse(profile) as OwnProfileView), ...(webhookSecret && { webhook_secret: webhookSecret }) },
+      200,
+    );
   });
 }

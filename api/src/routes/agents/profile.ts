@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
-import { PublicAgent } from "../../schemas/agents.ts";
+import { sendSerializedJson } from "../../http/serialized-json.ts";
+import { PublicAgent, type PublicAgentView } from "../../schemas/agents.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -20,6 +21,7 @@ export const publicProfileRoute = createRoute({
 /** GET /api/agents/{id}: public. */
 export function registerProfile(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(publicProfileRoute, async function publicProfile(c) {
-    return c.json(await useCases.agents.publicProfile(c.req.valid("param").id), 200);
+    const json = await useCases.agents.publicProfileJson(c.req.valid("param").id);
+    return sendSerializedJson<PublicAgentView, 200>(c, Buffer.from(json), 200);
   });
 }
