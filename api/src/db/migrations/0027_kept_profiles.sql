@@ -64,11 +64,12 @@ BEGIN
     SELECT unnest(ARRAY["buyer_agent_id", "seller_agent_id"]) FROM "app"."transactions" WHERE "id" = disputed));
   RETURN NULL;
 END $$;--> statement-breakpoint
--- The agent; renamed, also every agent it traded with (their transactions name it).
+-- The agent; renamed or with another wallet, also every agent it traded with (their transactions
+-- name it, and a transaction's escrow is the one its buyer's wallet funded).
 CREATE FUNCTION "app"."note_profile_change_of_agent"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM "app"."note_profile_changes"(ARRAY[NEW."id"]);
-  IF OLD."name" IS DISTINCT FROM NEW."name" THEN
+  IF (OLD."name", OLD."wallet_address") IS DISTINCT FROM (NEW."name", NEW."wallet_address") THEN
     PERFORM "app"."note_profile_changes"(ARRAY(
       SELECT "seller_agent_id" FROM "app"."transactions" WHERE "buyer_agent_id" = NEW."id"
       UNION SELECT "buyer_agent_id" FROM "app"."transactions" WHERE "seller_agent_id" = NEW."id"));
