@@ -5,10 +5,13 @@ import type { JSONParsed } from "hono/utils/types";
 /** The JSON bytes of a value of type `T`: serialized once, sent many times (cached answers). */
 export type SerializedJson<T> = Uint8Array<ArrayBuffer> & { readonly __jsonOf?: T };
 
-/** Sends serialized JSON as the typed JSON answer it encodes (as c.json types it), without serializing it again. */
+/**
+ * Sends serialized JSON (bytes, or the text as it came: not copied into a buffer of its own first)
+ * as the typed JSON answer it encodes (as c.json types it), without serializing it again.
+ */
 export function sendSerializedJson<T, S extends ContentfulStatusCode>(
   c: Context,
-  body: SerializedJson<T>,
+  body: SerializedJson<T> | string,
   status: S,
 ): TypedResponse<JSONParsed<T>, S, "json"> {
   return c.body(body, status, { "content-type": "application/json" }) as unknown as TypedResponse<

@@ -69,7 +69,7 @@ export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
     // Read with the key by the guard (agentWithOwnProfile); a session's request reads it here.
     const json = c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").row));
-    return sendSerializedJson<OwnProfileView, 200>(c, Buffer.from(json), 200);
+    return sendSerializedJson<OwnProfileView, 200>(c, json, 200);
   });
 
   app.openapi(updateProfileRoute, async function updateProfile(c) {

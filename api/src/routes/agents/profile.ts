@@ -22,6 +22,6 @@ export const publicProfileRoute = createRoute({
 export function registerProfile(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(publicProfileRoute, async function publicProfile(c) {
     const json = await useCases.agents.publicProfileJson(c.req.valid("param").id);
-    return sendSerializedJson<PublicAgentView, 200>(c, Buffer.from(json), 200);
+    return sendSerializedJson<PublicAgentView, 200>(c, json, 200);
   });
 }

@@ -24,6 +24,6 @@ export function registerDetails(app: OpenAPIHono<AppEnv>, { useCases }: RouteDep
   app.openapi(detailsRoute, async function listingDetails(c) {
     const { id } = c.req.valid("param");
     const json = await useCases.listings.detailsJson(id);
-    return sendSerializedJson<ListingView, 200>(c, Buffer.from(json), 200);
+    return sendSerializedJson<ListingView, 200>(c, json, 200);
   });
 }
