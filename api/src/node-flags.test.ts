@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { API_HEAP_GROWING_PERCENT, API_HEAP_LIMIT_MIB, API_SEMI_SPACE_MIB, apiNodeFlags } from "./node-flags.ts";
+import { API_HEAP_LIMIT_MIB, API_SEMI_SPACE_MIB, apiNodeFlags } from "./node-flags.ts";
 
 /** The heap limit (MiB) of a Node process started with `flags` and `nodeOptions`. */
 function heapLimitOf(flags: string[], nodeOptions = ""): number {
@@ -19,7 +19,6 @@ describe("apiNodeFlags", () => {
     expect(flags).toEqual([
       `--max-old-space-size=${API_HEAP_LIMIT_MIB}`,
       `--max-semi-space-size=${API_SEMI_SPACE_MIB}`,
-      `--heap-growing-percent=${API_HEAP_GROWING_PERCENT}`,
     ]);
     // The limit V8 reports is the old space's cap plus the young generation's.
     const capped = heapLimitOf(flags);
@@ -27,20 +26,15 @@ describe("apiNodeFlags", () => {
     expect(capped).toBeLessThan(API_HEAP_LIMIT_MIB + 64);
     expect(heapLimitOf([])).toBeGreaterThan(capped);
 
-    expect(apiNodeFlags("--max-old-space-size=1024", [])).toEqual([
-      `--max-semi-space-size=${API_SEMI_SPACE_MIB}`,
-      `--heap-growing-percent=${API_HEAP_GROWING_PERCENT}`,
-    ]);
-    expect(apiNodeFlags("--heap-growing-percent=50", ["--max-old-space-size=512", "--max-semi-space-size=4"])).toEqual(
-      [],
-    );
+    expect(apiNodeFlags("--max-old-space-size=1024", [])).toEqual([`--max-semi-space-size=${API_SEMI_SPACE_MIB}`]);
+    expect(apiNodeFlags("", ["--max-old-space-size=512", "--max-semi-space-size=4"])).toEqual([]);
     expect(apiNodeFlags("--enable-source-maps", ["--inspect"])).toEqual(flags);
   });
 
   it("is what the api package's start script runs with (the script cannot import it)", () => {
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
     expect(manifest.scripts.start).toContain(
-      `--max-old-space-size=${API_HEAP_LIMIT_MIB} --max-semi-space-size=${API_SEMI_SPACE_MIB} --heap-growing-percent=${API_HEAP_GROWING_PERCENT} `,
+      `--max-old-space-size=${API_HEAP_LIMIT_MIB} --max-semi-space-size=${API_SEMI_SPACE_MIB} `,
     );
   });
 });

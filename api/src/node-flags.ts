@@ -13,27 +13,23 @@
  * (179 against 209 MiB idle, 202 against 229 at peak under details and profiles at load) with the
  * same throughput, room the listing index (domain/listing-index.ts) takes.
  *
- * After each full collection V8 lets the old generation grow by API_HEAP_GROWING_PERCENT before the
- * next (by default it lets it grow by 10 to 300 %, more the faster it collected): the listing index
- * and the kept plans are ~110 MiB that every request's survivors are added to. On the read
- * benchmark's dev stack (varied browse, /me, details and profiles at 50 connections) the API's peak
- * was 290 MiB against 303 with the same throughput; at 15 % the collections began to cost /me and
- * profiles 10-15 % of their throughput.
+ * Not set: --heap-growing-percent=25 (the old generation grows by a quarter between full
+ * collections, where V8 lets it grow by 10-300 %) lowered the read benchmark's peak from 303 to 290
+ * MiB, but the money flows' buys fell from 51.9 to 32.7 a second: their API's heap is small and
+ * busy, and was collected far more often.
  *
- * An operator's own flag of any of these kinds in NODE_OPTIONS wins.
+ * An operator's own flag of either kind in NODE_OPTIONS wins.
  */
 export const API_HEAP_LIMIT_MIB = 256;
 export const API_SEMI_SPACE_MIB = 8;
-export const API_HEAP_GROWING_PERCENT = 25;
 
-const FLAGS: Array<[flag: string, value: number]> = [
+const FLAGS: Array<[flag: string, mib: number]> = [
   ["--max-old-space-size", API_HEAP_LIMIT_MIB],
   ["--max-semi-space-size", API_SEMI_SPACE_MIB],
-  ["--heap-growing-percent", API_HEAP_GROWING_PERCENT],
 ];
 
 /** The flags to start an API process with, given the NODE_OPTIONS and flags it would get already. */
 export function apiNodeFlags(nodeOptions = process.env.NODE_OPTIONS ?? "", execArgv = process.execArgv): string[] {
   const given = (flag: string) => [nodeOptions, ...execArgv].some((flags) => flags.includes(flag));
-  return FLAGS.filter(([flag]) => !given(flag)).map(([flag, value]) => `${flag}=${value}`);
+  return FLAGS.filter(([flag]) => !given(flag)).map(([flag, mib]) => `${flag}=${mib}`);
 }

@@ -140,7 +140,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   // The kept profile of an active agent, whether it is current, and its record (an own profile's figures).
   const keptById = compiled(
     db
-      .select({ agentId: agents.id, stats: getViewSelectedFields(chainAccountStats), ...kept })
+      .select({ stats: getViewSelectedFields(chainAccountStats), ...kept })
       .from(agents)
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
@@ -168,7 +168,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   );
 
   /** Builds the public profile of an active agent from the tables and keeps it; undefined when there is none. */
-  async function built(id: string): Promise<{ view: PublicAgentView; json: string; record: AgentRecord } | undefined> {
+  async function built(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
     const [row] = await build.execute({ id });
     if (!row) return undefined;
     const { view, record } = publicViewOf(row.agent, row, escrows);
@@ -180,7 +180,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       lastEvent: row.stats?.lastEvent ?? null,
       escrowContract: escrows.contractAddress,
     });
-    return { view, json, record };
+    return { json, record };
   }
 
   /** The public profile's JSON: the kept one while it is current, else built again. */
