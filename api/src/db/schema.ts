@@ -252,7 +252,7 @@ export const profileChanges = app.table(
 
 /**
  * Each agent's public profile (GET /api/agents/{id}) as the JSON it answers, kept from one read to
- * the next (domain/profile-docs.ts). It is served while it is current: no app.profile_changes row
+ * the next (domain/kept-profiles.ts). It is served while it is current: no app.profile_changes row
  * of the agent after `built_version`, the agent's chain.account_stats `last_event` (its newest
  * escrow event) still `last_event`, and the same escrow contract. Otherwise it is built again.
  */

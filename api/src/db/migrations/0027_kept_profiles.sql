@@ -1,4 +1,4 @@
--- Kept profiles (api/src/domain/profile-docs.ts): each agent's public profile as the JSON it answers,
+-- Kept profiles (api/src/domain/kept-profiles.ts): each agent's public profile as the JSON it answers,
 -- served until something it shows changes. Changes of the app's tables are noted here, by agent, in
 -- commit order; changes on the chain move the agent's chain.account_stats.last_event.
 CREATE TABLE "app"."profile_changes" (
