@@ -11,7 +11,8 @@
  * - a key's request budget is one budget across both processes, however the requests are spread;
  * - an Idempotency-Key holds across both: one purchase, the same answer from either process;
  * - each process's listing index shows a listing written at the other at its next page: created,
- *   repriced, renamed with its seller, its seller paused, deactivated;
+ *   repriced, renamed with its seller, its seller paused, deactivated; so does the seller's kept
+ *   profile, read at either;
  * - a hosted wallet's own sends (ERC-8004 feedback, its gas topped up first) asked of both at once
  *   all land, one at a time.
  * The stack stops cleanly with both processes.
@@ -516,7 +517,7 @@ describe("two API processes on one database and one chain", () => {
     await expectOutboxGapless();
   });
 
-  it("each process's listing index shows a write made at the other at its next page", async () => {
+  it("each process's listing index, and the kept profile either answers, show a write made at the other at once", async () => {
     const processes = bothProcesses();
     const seller = await hostedAgent(processes, "indexed seller");
     const word = `indexed${Date.now()}`;
@@ -525,9 +526,16 @@ describe("two API processes on one database and one chain", () => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       return answer.body.listings as { id: string; title: string; price_wei: string; agent: { name: string } }[];
     };
-    // Both indexes loaded and asked before the writes.
+    const profile = async (at: 1 | 2) => {
+      const answer = await processes.process(at).call("GET", `/api/agents/${seller.id}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body as { name: string; listings: { id: string; title: string; price_wei: string }[] };
+    };
+    // Both indexes loaded and asked before the writes; the seller's profile kept, read at both.
     expect(await page(1)).toEqual([]);
     expect(await page(2)).toEqual([]);
+    expect((await profile(1)).listings).toEqual([]);
+    expect((await profile(2)).listings).toEqual([]);
     const write = async (at: 1 | 2, method: string, route: string, body?: unknown) => {
       const answer = await processes.process(at).call(method, route, body, seller.key);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -544,12 +552,15 @@ describe("two API processes on one database and one chain", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
     expect((await page(2)).map((listing) => listing.id)).toEqual([id]);
+    expect((await profile(2)).listings.map((listing) => listing.id)).toEqual([id]);
 
     await write(2, "PATCH", `/api/listings/${id}`, { price_wei: "2000000", title: `Second ${word}` });
     expect(await page(1)).toMatchObject([{ id, price_wei: "2000000", title: `Second ${word}` }]);
+    expect((await profile(1)).listings).toMatchObject([{ id, price_wei: "2000000", title: `Second ${word}` }]);
 
     await write(1, "PATCH", "/api/agents/me", { name: "renamed indexed seller" });
     expect((await page(2))[0]?.agent.name).toBe("renamed indexed seller");
+    expect((await profile(2)).name).toBe("renamed indexed seller");
 
     await write(2, "PATCH", "/api/agents/me", { is_paused: true });
     expect(await page(1)).toEqual([]);
@@ -559,6 +570,7 @@ describe("two API processes on one database and one chain", () => {
     await write(2, "DELETE", `/api/listings/${id}`);
     expect(await page(1)).toEqual([]);
     expect(await page(2)).toEqual([]);
+    expect((await profile(1)).listings).toEqual([]);
   });
 
   it("a hosted reviewer reviews at both processes at once: each review is given on chain, its wallet's sends in turn", async () => {
