@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
+import { keepNewestChanges } from "../db/change-logs.ts";
 import type { Database } from "../db/client.ts";
 import { profileChanges, profileDocs } from "../db/schema.ts";
 
@@ -69,14 +70,7 @@ export async function keepProfile(db: Database, built: BuiltProfile): Promise<vo
     });
 }
 
-/**
- * Forgets the profile changes but the newest `kept` (at least one: an empty table would not tell
- * a kept profile that changes it never saw were pruned): profiles built before them are built again.
- */
-export async function pruneProfileChanges(db: Database, kept = PROFILE_CHANGES_KEPT): Promise<void> {
-  await db
-    .delete(profileChanges)
-    .where(
-      sql`${profileChanges.version} <= (SELECT max(${profileChanges.version}) FROM ${profileChanges}) - ${Math.max(1, kept)}`,
-    );
+/** Forgets the profile changes but the newest `kept` (at least one): profiles built before them are built again. */
+export function pruneProfileChanges(db: Database, kept = PROFILE_CHANGES_KEPT): Promise<void> {
+  return keepNewestChanges(db, profileChanges, kept);
 }

@@ -1,4 +1,5 @@
 import { and, inArray, type SQLWrapper, sql } from "drizzle-orm";
+import { keepNewestChanges } from "../db/change-logs.ts";
 import type { Database } from "../db/client.ts";
 import { agents, browseChanges, listings } from "../db/schema.ts";
 import { type IndexedListing, type ListingEntry, ListingIndex, priceOf, wordsHash } from "./listing-index.ts";
@@ -238,10 +239,8 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
 }
 
 /** Forgets the changes but the newest `kept`: a process that had not read them loads everything again. */
-export async function pruneBrowseChanges(db: Database, kept = BROWSE_CHANGES_KEPT): Promise<void> {
-  await db
-    .delete(browseChanges)
-    .where(sql`${browseChanges.version} <= (SELECT max(${browseChanges.version}) FROM ${browseChanges}) - ${kept}`);
+export function pruneBrowseChanges(db: Database, kept = BROWSE_CHANGES_KEPT): Promise<void> {
+  return keepNewestChanges(db, browseChanges, kept);
 }
 
 export type ListingIndexSync = ReturnType<typeof listingIndexSync>;
