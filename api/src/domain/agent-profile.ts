@@ -137,6 +137,16 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("agent_profile"),
   );
+  // The kept profile of an active agent and whether it is current: a public read needs no more.
+  const keptPublicById = compiled(
+    db
+      .select(kept)
+      .from(agents)
+      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
+      .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
+      .prepare("kept_public_agent_profile"),
+  );
   // The kept profile of an active agent, whether it is current, and its record (an own profile's figures).
   const keptById = compiled(
     db
@@ -194,7 +204,10 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   return {
     /** The public view of an active agent, as JSON; undefined when there is none. */
     async publicJson(id: string): Promise<string | undefined> {
-      return (await publicJson(id))?.json;
+      const [row] = await keptPublicById.execute({ id });
+      if (!row) return undefined;
+      if (row.current && row.body !== null) return row.body;
+      return (await built(id))?.json;
     },
 
     /** The public view of an active agent, as an object; undefined when there is none. */

@@ -1,6 +1,5 @@
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import type { Context } from "hono";
-import { base, baseSepolia } from "viem/chains";
 
 /*
  * The headers of the HTML pages this service answers (the web app, /docs): a Content-Security-Policy
@@ -33,10 +32,15 @@ export function contentSecurityPolicy(parts: PolicyParts = {}): string {
   ].join("; ");
 }
 
-/** The public RPC endpoints viem's chains name, by chain id: the web app's wallet transport uses them. */
-const PUBLIC_RPC: Record<number, readonly string[]> = {
-  [base.id]: base.rpcUrls.default.http,
-  [baseSepolia.id]: baseSepolia.rpcUrls.default.http,
+/**
+ * The public RPC endpoints of Base and Base Sepolia, by chain id, as viem's chains name them: the web
+ * app's wallet transport uses those (web/src/wallet/config.ts). Written out rather than imported:
+ * `viem/chains` loads every chain viem knows, about 740 modules and 26 MiB of the API's memory, for
+ * two URLs. security-headers.test.ts holds them to viem's.
+ */
+export const PUBLIC_RPC: Readonly<Record<number, readonly string[]>> = {
+  8453: ["https://mainnet.base.org"],
+  84532: ["https://sepolia.base.org"],
 };
 
 /**

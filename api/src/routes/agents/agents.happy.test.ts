@@ -197,6 +197,20 @@ describe("GET /api/agents/me in one round trip", () => {
     await t.db.execute(sql`UPDATE app.agents SET is_active = false WHERE id = ${agent.id}`);
     expect((await get(t.app, "/api/agents/me", agent.key)).status).toBe(401);
   });
+
+  it("a public profile is one statement that reads only the kept profile and whether it is current", async () => {
+    const agent = await registerAgent(t.app, "Public trip");
+    const profileStatements = () => statementsDuring(() => get(t.app, `/api/agents/${agent.id}`));
+    // The first read builds the profile and keeps it; the next ones read it.
+    await profileStatements();
+    expect(await profileStatements()).toEqual(["kept_public_agent_profile"]);
+    await createListing(t.app, agent, { title: "Shown publicly" });
+    const rebuilt = await profileStatements();
+    expect(rebuilt.slice(0, 2)).toEqual(["kept_public_agent_profile", "agent_profile"]);
+    expect(rebuilt[2]).toMatch(/^insert into "app"."profile_docs"/);
+    expect(await profileStatements()).toEqual(["kept_public_agent_profile"]);
+    expect((await json(await get(t.app, `/api/agents/${agent.id}`))).listings).toHaveLength(1);
+  });
 });
 
 describe("GET /api/agents/{id}", () => {
