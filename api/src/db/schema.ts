@@ -169,6 +169,8 @@ export const listings = app.table(
     // A profile's newest active listings: their ids in order from the index alone, where the index on
     // agent_id made Postgres fetch every listing of the agent and sort them (domain/agent-profile.ts).
     index("listings_agent_active_created_idx").on(t.agentId, t.createdAt, t.id).where(sql`${t.isActive}`),
+    // /api/stats and /api/info count the active listings of each type from this index alone.
+    index("listings_active_type_idx").on(t.listingType).where(sql`${t.isActive}`),
     // The keeper looks for funded bounties still hidden: few rows, looked up every run.
     index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),
   ],

@@ -1,0 +1,2 @@
+-- /api/stats and /api/info count the active listings of each type from this index alone (domain/platform.ts).
+CREATE INDEX "listings_active_type_idx" ON "app"."listings" USING btree ("listing_type") WHERE "app"."listings"."is_active";
