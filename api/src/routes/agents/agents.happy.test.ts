@@ -148,7 +148,7 @@ describe("GET/PATCH /api/agents/me", () => {
   });
 });
 
-describe("GET /api/agents/me in one round trip", () => {
+describe("GET /api/agents/me and GET /api/agents/{id} in one round trip", () => {
   /** The names of the prepared statements `t.db` is sent while `request` runs. */
   async function statementsDuring(request: () => Response | Promise<Response>): Promise<string[]> {
     const pool = t.db.$client as unknown as { query: (...args: unknown[]) => unknown };
