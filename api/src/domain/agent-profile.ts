@@ -147,7 +147,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("kept_public_agent_profile"),
   );
-  // The kept profile of an active agent, whether it is current, and its record (an own profile's figures).
+  // The same with the agent's record: an own profile's figures (a session's GET /me).
   const keptById = compiled(
     db
       .select({ stats: getViewSelectedFields(chainAccountStats), ...kept })
@@ -194,7 +194,15 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   }
 
   /** The public profile's JSON: the kept one while it is current, else built again. */
-  async function publicJson(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
+  async function publicJson(id: string): Promise<string | undefined> {
+    const [row] = await keptPublicById.execute({ id });
+    if (!row) return undefined;
+    if (row.current && row.body !== null) return row.body;
+    return (await built(id))?.json;
+  }
+
+  /** The public profile's JSON with the agent's record, which an own profile adds to it. */
+  async function publicJsonAndRecord(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
     const [row] = await keptById.execute({ id });
     if (!row) return undefined;
     if (row.current && row.body !== null) return { json: row.body, record: recordOf(row.stats ?? undefined) };
@@ -203,22 +211,17 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
 
   return {
     /** The public view of an active agent, as JSON; undefined when there is none. */
-    async publicJson(id: string): Promise<string | undefined> {
-      const [row] = await keptPublicById.execute({ id });
-      if (!row) return undefined;
-      if (row.current && row.body !== null) return row.body;
-      return (await built(id))?.json;
-    },
+    publicJson,
 
     /** The public view of an active agent, as an object; undefined when there is none. */
     async publicView(id: string): Promise<PublicAgentView | undefined> {
-      const profile = await publicJson(id);
-      return profile && (JSON.parse(profile.json) as PublicAgentView);
+      const json = await publicJson(id);
+      return json === undefined ? undefined : (JSON.parse(json) as PublicAgentView);
     },
 
     /** `agent`'s own profile (its row as the caller has it, the rest read now); undefined once it is inactive. */
     async ownProfile(agent: Agent): Promise<string | undefined> {
-      const profile = await publicJson(agent.id);
+      const profile = await publicJsonAndRecord(agent.id);
       return profile && ownJsonOf(profile.json, agent, profile.record);
     },
 
