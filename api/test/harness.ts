@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { type Address, createPublicClient, erc20Abi, http } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
@@ -19,11 +19,11 @@ export const ARBITER_API_KEY = "a".repeat(64);
 /**
  * The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. A
  * test file registers many agents from one address, so the registration limit is raised unless
- * the test sets it; the rate-limit tests set their own.
+ * the test sets it; the rate-limit tests set their own. Its logger is silent unless given.
  */
 export async function testApp(
   overrides: Partial<Config> = {},
-  pool: { max?: number; connectionTimeoutMs?: number } = {},
+  { logger = pino({ level: "silent" }), ...pool }: { max?: number; connectionTimeoutMs?: number; logger?: Logger } = {},
 ) {
   const stack = inject("stack");
   const config = {
@@ -50,7 +50,7 @@ export async function testApp(
     db,
     genericPlansDb,
     ...services,
-    logger: pino({ level: "silent" }),
+    logger,
     rateLimitStore: new MemoryRateLimitStore(),
   });
   return {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/env.ts";
-import { apiKeyFromHeader } from "./api-keys.ts";
+import { apiKeyFromHeader, hashApiKey } from "./api-keys.ts";
 import { sessionTokenFromHeader } from "./user-sessions.ts";
 
 /*
@@ -14,6 +14,17 @@ import { sessionTokenFromHeader } from "./user-sessions.ts";
 /** The API key the request carries, if any (keys travel only in the Authorization header). */
 export function apiKeyOf(c: Context<AppEnv>): string | undefined {
   return apiKeyFromHeader(c.req.header("authorization"));
+}
+
+/** The SHA-256 of the request's API key (what is stored and looked up), worked out once a request. */
+export function apiKeyHashOf(c: Context<AppEnv>): string | undefined {
+  const known = c.get("apiKeyHash");
+  if (known !== undefined) return known;
+  const key = apiKeyOf(c);
+  if (!key) return undefined;
+  const keyHash = hashApiKey(key);
+  c.set("apiKeyHash", keyHash);
+  return keyHash;
 }
 
 /** The owner's session token the request carries: in the Authorization header, else in the admitted cookie. */

@@ -7,8 +7,7 @@ import type { Agent } from "../domain/agent-summary.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
-import { hashApiKey } from "./api-keys.ts";
-import { apiKeyOf, sessionTokenOf } from "./credential.ts";
+import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { findSession, ownedAgent } from "./user-sessions.ts";
 
 /** The header an owner's session names the agent it acts for with. */
@@ -82,9 +81,9 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     const token = sessionTokenOf(c);
     if (token) return actAsOwnedAgent(c, next, token);
 
-    const key = apiKeyOf(c);
-    if (!key) throw unauthorized();
-    const found = await checkKey(hashApiKey(key));
+    const keyHash = apiKeyHashOf(c);
+    if (!keyHash) throw unauthorized();
+    const found = await checkKey(keyHash);
     if (!found) throw unauthorized();
     await refuseOtherAgentId(c, found.agent.id);
     if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
@@ -93,7 +92,8 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     }
     c.set("agent", { id: found.agent.id, keyId: found.keyId, row: found.agent });
     if (found.ownProfile) c.set("ownProfile", found.ownProfile);
-    c.set("logger", c.get("logger").child({ agent_id: found.agent.id }));
+    // The request's own logger (app.ts): its lines from here on, the request's line among them, name the agent.
+    c.get("logger").setBindings({ agent_id: found.agent.id });
     await next();
   };
 
@@ -114,7 +114,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     await refuseOtherAgentId(c, agent.id);
     c.set("session", { id: session.id, address: session.address });
     c.set("agent", { id: agent.id, keyId: `session:${session.id}`, row: agent });
-    c.set("logger", c.get("logger").child({ agent_id: agent.id, session_id: session.id }));
+    c.get("logger").setBindings({ agent_id: agent.id, session_id: session.id });
     await next();
   }
 }

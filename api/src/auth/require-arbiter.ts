@@ -6,8 +6,7 @@ import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
-import { hashApiKey } from "./api-keys.ts";
-import { apiKeyOf, sessionTokenOf } from "./credential.ts";
+import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { findSession } from "./user-sessions.ts";
 
 /*
@@ -27,9 +26,8 @@ export async function arbiterStanding(
   c: Context<AppEnv>,
   { db, config, arbiterAddress }: ArbiterCheck,
 ): Promise<"arbiter" | "other" | "none"> {
-  const key = apiKeyOf(c);
-  if (key) {
-    const keyHash = hashApiKey(key);
+  const keyHash = apiKeyHashOf(c);
+  if (keyHash) {
     if (config.arbiter && keyHash === config.arbiter.apiKeyHash) return "arbiter";
     const [live] = await db
       .select({ id: apiKeys.id })

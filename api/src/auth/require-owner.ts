@@ -23,7 +23,7 @@ export function requireOwner(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
     const session = await findSession(db, token);
     if (!session) throw unauthorized();
     c.set("session", { id: session.id, address: session.address });
-    c.set("logger", c.get("logger").child({ session_id: session.id }));
+    c.get("logger").setBindings({ session_id: session.id });
     await next();
   };
 }

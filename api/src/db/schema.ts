@@ -253,16 +253,19 @@ export const profileChanges = app.table(
 );
 
 /**
- * Each agent's public profile (GET /api/agents/{id}) as the JSON it answers, kept from one read to
- * the next (domain/kept-profiles.ts). It is served while it is current: no app.profile_changes row
- * of the agent after `built_version`, the agent's chain.account_stats `last_event` (its newest
- * escrow event) still `last_event`, and the same escrow contract. Otherwise it is built again.
+ * Each agent's public profile (GET /api/agents/{id}) as the JSON it answers, and the fields its own
+ * profile (GET /api/agents/me) adds, kept from one read to the next (domain/kept-profiles.ts). They
+ * are served while they are current: no app.profile_changes row of the agent after `built_version`,
+ * the agent's chain.account_stats `last_event` (its newest escrow event) still `last_event`, and
+ * the same escrow contract. Otherwise they are built again.
  */
 export const profileDocs = app.table("profile_docs", {
   agentId: uuid("agent_id")
     .primaryKey()
     .references(() => agents.id, { onDelete: "cascade" }),
   body: text("body").notNull(),
+  /** The own profile's fields after the public ones, as a JSON object's text. */
+  ownFields: text("own_fields").notNull(),
   /** The newest app.profile_changes version the body's snapshot saw. */
   builtVersion: bigint("built_version", { mode: "number" }).notNull(),
   /** The agent's account_stats.last_event in the body's snapshot; null without a row there. */

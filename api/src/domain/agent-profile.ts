@@ -19,7 +19,8 @@ import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from 
  * statement that finds the kept profile and checks it is current. One that is not is built again
  * from the tables in one prepared statement (listings and transactions as JSON, wei as text: they
  * do not fit a JSON number) and kept. The own profile is the public one with the agent's own
- * fields after it, from its row and record; by API key, the key is checked in the same statement.
+ * fields after it (from its row and record), kept and built with it; by API key, the key is checked
+ * in the same statement.
  */
 
 /** A listing as a profile lists it, from the profile statement's JSON. */
@@ -112,13 +113,25 @@ function ownFieldsOf(agent: Agent, record: AgentRecord): Omit<OwnProfileView, ke
   };
 }
 
+/** A profile's public JSON and its own fields' JSON, as kept. */
+interface KeptProfile {
+  json: string;
+  ownFields: string;
+}
+
+/** The kept profile of a statement's row while it is current; undefined when it must be built again. */
+function keptIfCurrent(row: { body: string | null; ownFields: string | null; current: boolean | null }) {
+  return row.current && row.body !== null && row.ownFields !== null
+    ? { json: row.body, ownFields: row.ownFields }
+    : undefined;
+}
+
 /**
- * The own profile's JSON: the public profile's (an object's text, kept), with the own fields after
- * its last, the text not parsed and written again.
+ * The own profile's JSON: the public profile's and the own fields' (two objects' text, kept), the
+ * own fields after the public ones, the text not parsed and written again.
  */
-function ownJsonOf(publicJson: string, agent: Agent, record: AgentRecord): string {
-  const own = JSON.stringify(ownFieldsOf(agent, record));
-  return `${publicJson.slice(0, publicJson.lastIndexOf("}"))},${own.slice(1)}`;
+function ownJsonOf(kept: KeptProfile): string {
+  return `${kept.json.slice(0, kept.json.lastIndexOf("}"))},${kept.ownFields.slice(1)}`;
 }
 
 /** The profile statements of one database and chain (its id and the escrow contract its transactions name). */
@@ -126,7 +139,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   const { db, chain } = deps;
   const escrows = { chainId: chain.chainId, contractAddress: chain.deployment.contracts.AgentEscrow.address };
   const columns = profileColumns(db, chain.chainId);
-  const kept = { body: profileDocs.body, current: keptProfileIsCurrent(escrows.contractAddress) };
+  const current = keptProfileIsCurrent(escrows.contractAddress);
 
   // A profile built from the tables, with what it is built as of (domain/kept-profiles.ts).
   const build = compiled(
@@ -140,33 +153,34 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   // The kept profile of an active agent and whether it is current: a public read needs no more.
   const keptPublicById = compiled(
     db
-      .select(kept)
+      .select({ body: profileDocs.body, current })
       .from(agents)
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("kept_public_agent_profile"),
   );
-  // The same with the agent's record: an own profile's figures (a session's GET /me).
-  const keptById = compiled(
+  // The same with the own fields (a session's GET /me).
+  const keptOwnById = compiled(
     db
-      .select({ stats: getViewSelectedFields(chainAccountStats), ...kept })
+      .select({ body: profileDocs.body, ownFields: profileDocs.ownFields, current })
       .from(agents)
       .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
-      .prepare("kept_agent_profile"),
+      .prepare("kept_own_profile"),
   );
   // The auth guard's key check (auth/require-agent.ts: a live key of an active agent) with the
-  // agent's kept profile read alongside.
+  // agent's kept own profile read alongside.
   const keptByKey = compiled(
     db
       .select({
         keyId: apiKeys.id,
         lastUsedAt: apiKeys.lastUsedAt,
         agent: agents,
-        stats: getViewSelectedFields(chainAccountStats),
-        ...kept,
+        body: profileDocs.body,
+        ownFields: profileDocs.ownFields,
+        current,
       })
       .from(apiKeys)
       .innerJoin(agents, eq(agents.id, apiKeys.agentId))
@@ -177,20 +191,25 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       .prepare("kept_own_profile_by_key"),
   );
 
-  /** Builds the public profile of an active agent from the tables and keeps it; undefined when there is none. */
-  async function built(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
+  /**
+   * Builds the public profile of an active agent and its own fields from the tables and keeps them;
+   * undefined when there is none.
+   */
+  async function built(id: string): Promise<KeptProfile | undefined> {
     const [row] = await build.execute({ id });
     if (!row) return undefined;
     const { view, record } = publicViewOf(row.agent, row, escrows);
     const json = JSON.stringify(view);
+    const ownFields = JSON.stringify(ownFieldsOf(row.agent, record));
     await keepProfile(db, {
       agentId: id,
       body: json,
+      ownFields,
       builtVersion: row.builtVersion,
       lastEvent: row.stats?.lastEvent ?? null,
       escrowContract: escrows.contractAddress,
     });
-    return { json, record };
+    return { json, ownFields };
   }
 
   /** The public profile's JSON: the kept one while it is current, else built again. */
@@ -199,14 +218,6 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
     if (!row) return undefined;
     if (row.current && row.body !== null) return row.body;
     return (await built(id))?.json;
-  }
-
-  /** The public profile's JSON with the agent's record, which an own profile adds to it. */
-  async function publicJsonAndRecord(id: string): Promise<{ json: string; record: AgentRecord } | undefined> {
-    const [row] = await keptById.execute({ id });
-    if (!row) return undefined;
-    if (row.current && row.body !== null) return { json: row.body, record: recordOf(row.stats ?? undefined) };
-    return built(id);
   }
 
   return {
@@ -219,27 +230,21 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       return json === undefined ? undefined : (JSON.parse(json) as PublicAgentView);
     },
 
-    /** `agent`'s own profile (its row as the caller has it, the rest read now); undefined once it is inactive. */
-    async ownProfile(agent: Agent): Promise<string | undefined> {
-      const profile = await publicJsonAndRecord(agent.id);
-      return profile && ownJsonOf(profile.json, agent, profile.record);
+    /** The own profile of an active agent, as JSON; undefined when there is none. */
+    async ownProfile(id: string): Promise<string | undefined> {
+      const [row] = await keptOwnById.execute({ id });
+      if (!row) return undefined;
+      const profile = keptIfCurrent(row) ?? (await built(id));
+      return profile && ownJsonOf(profile);
     },
 
     /** The own profile of the agent holding the live API key of `keyHash`; undefined when none does. */
     async ownProfileByKey(keyHash: string): Promise<OwnProfileByKey | undefined> {
       const [row] = await keptByKey.execute({ keyHash });
       if (!row) return undefined;
-      const profile =
-        row.current && row.body !== null
-          ? { json: row.body, record: recordOf(row.stats ?? undefined) }
-          : await built(row.agent.id);
+      const profile = keptIfCurrent(row) ?? (await built(row.agent.id));
       if (!profile) return undefined;
-      return {
-        keyId: row.keyId,
-        lastUsedAt: row.lastUsedAt,
-        agent: row.agent,
-        ownProfile: ownJsonOf(profile.json, row.agent, profile.record),
-      };
+      return { keyId: row.keyId, lastUsedAt: row.lastUsedAt, agent: row.agent, ownProfile: ownJsonOf(profile) };
     },
   };
 }

@@ -118,8 +118,8 @@ export function agentUseCases(deps: Deps) {
   );
 
   /** The caller's full profile, as JSON (404 once the agent is inactive). */
-  async function ownProfile(agent: Agent): Promise<string> {
-    const profile = await profiles.ownProfile(agent);
+  async function ownProfile(agentId: string): Promise<string> {
+    const profile = await profiles.ownProfile(agentId);
     if (!profile) throw notFound("Agent");
     return profile;
   }
@@ -155,19 +155,18 @@ export function agentUseCases(deps: Deps) {
       ...(changes.webhookUrl !== undefined && { webhookUrl: changes.webhookUrl }),
       ...(webhookSecret && { webhookSecretEncrypted: webhookSecret.sealed }),
     };
-    let current = agent;
     if (Object.keys(set).length > 0) {
       const [updated] = await db
         .update(agents)
         .set({ ...set, updatedAt: new Date() })
         .where(eq(agents.id, agent.id))
-        .returning();
+        .returning({ id: agents.id });
       if (!updated) throw notFound("Agent");
-      current = updated;
       // Names and pauses show in listing browse answers.
       deps.readCache?.invalidate();
     }
-    return { profile: await ownProfile(current), ...(webhookSecret && { webhookSecret: webhookSecret.secret }) };
+    // Read after the change: it is a change of the kept profile, built again with it.
+    return { profile: await ownProfile(agent.id), ...(webhookSecret && { webhookSecret: webhookSecret.secret }) };
   }
 
   return {

@@ -95,6 +95,18 @@ describe("kept profiles", () => {
       hosted: true,
       total_spent_wei: "0",
     });
+    // Its own fields alone: GET /me answers each change, from the change on (the kept own fields
+    // were current before it).
+    for (const change of [
+      { is_paused: true },
+      { metadata: { plan: "kept" } },
+      { webhook_url: "http://127.0.0.1:9/kept" },
+      { is_paused: false, webhook_url: null },
+    ]) {
+      expect(await json(await get(t.app, "/api/agents/me", seller.key))).not.toMatchObject(change);
+      expect(await json(await patch(t.app, "/api/agents/me", change, seller.key))).toMatchObject(change);
+      expect(await json(await get(t.app, "/api/agents/me", seller.key))).toMatchObject(change);
+    }
 
     // Its listings: a new one, a new price, one taken down.
     const listing = await createListing(t.app, seller, { title: "First kept" });

@@ -5,9 +5,10 @@ import type { Database } from "../db/client.ts";
 import { profileChanges, profileDocs } from "../db/schema.ts";
 
 /*
- * Kept profiles: each agent's public profile as the JSON it answers (app.profile_docs), so that a
- * profile read is a few index lookups and the stored text, not the agent's listings, transactions,
- * escrows and disputes gathered and written out again (about three quarters of its time).
+ * Kept profiles: each agent's public profile as the JSON it answers, and the fields its own profile
+ * adds (app.profile_docs), so that a profile read is a few index lookups and the stored text, not
+ * the agent's listings, transactions, escrows and disputes gathered and written out again (about
+ * three quarters of its time).
  *
  * A kept profile is current while nothing it shows has changed since it was built:
  * - the app's side: no app.profile_changes row of the agent is newer than the newest version the
@@ -44,10 +45,11 @@ export function keptProfileIsCurrent(escrowContract: string): SQL<boolean | null
                     WHERE ${profileChanges.agentId} = ${profileDocs.agentId} AND ${profileChanges.version} > ${profileDocs.builtVersion}))`;
 }
 
-/** A profile's body as built, and what it was built as of. */
+/** A profile's body and own fields as built, and what they were built as of. */
 export interface BuiltProfile {
   agentId: string;
   body: string;
+  ownFields: string;
   builtVersion: number;
   lastEvent: string | null;
   escrowContract: string;
@@ -62,6 +64,7 @@ export async function keepProfile(db: Database, built: BuiltProfile): Promise<vo
       target: profileDocs.agentId,
       set: {
         body: sql`excluded.body`,
+        ownFields: sql`excluded.own_fields`,
         builtVersion: sql`excluded.built_version`,
         lastEvent: sql`excluded.last_event`,
         escrowContract: sql`excluded.escrow_contract`,

@@ -9,15 +9,16 @@ export interface AppEnv {
     /** Set by the auth middleware on routes that act as an agent: by its key or an owner's session. */
     agent: AuthenticatedAgent;
     /**
-     * Set by a key check that read the agent's own profile with its key (GET /api/agents/me): the
-     * answer, as of the same statement.
+     * GET /api/agents/me's answer, as JSON, when the key check read it with the key (in the same
+     * statement).
      */
-    /** GET /me's answer, as JSON, when the key check read it. */
     ownProfile: string;
     /** Set when the request carries a live owner's session (Sign-In with Ethereum). */
     session: OwnerSession;
     /** Set on the arbiter's routes, and on public reads made by the arbiter. */
     arbiter: true;
+    /** The hash of the request's API key, once worked out (auth/credential.ts `apiKeyHashOf`). */
+    apiKeyHash: string;
     /** Set by the request budget on keyed requests: whose budget the request counts against. */
     rateLimitSubject: string;
     /**

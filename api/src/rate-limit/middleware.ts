@@ -1,7 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
-import { hashApiKey } from "../auth/api-keys.ts";
-import { apiKeyOf, sessionTokenOf } from "../auth/credential.ts";
+import { apiKeyHashOf, sessionTokenOf } from "../auth/credential.ts";
 import { hashSessionToken } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
 import { literalLimit } from "../db/compiled-statement.ts";
@@ -105,9 +104,8 @@ export function requestBudget(
       c.set("rateLimitSubject", `session:${hashSessionToken(session)}`);
       return perKey(c, next);
     }
-    const key = apiKeyOf(c);
-    if (!key) return perIp(c, next);
-    const keyHash = hashApiKey(key);
+    const keyHash = apiKeyHashOf(c);
+    if (!keyHash) return perIp(c, next);
     const owner = await options.ownerOfKey(keyHash);
     c.set("rateLimitSubject", owner ? `agent:${owner}` : `key:${keyHash}`);
     return perKey(c, next);

@@ -90,8 +90,13 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Another instance is alive when heard from within this many flush intervals. */
-const ALIVE_FOR = 30;
+/**
+ * Another instance is alive when heard from within this many flush intervals (10 s at 100 ms).
+ * Generous: an instance that stalls (a starved CPU, a long GC) while it serves must not be taken
+ * for gone, or the others would count alone and pass its hits by. One that stops says so (close);
+ * only a crashed one makes the others ask the database this long after.
+ */
+const ALIVE_FOR = 100;
 /** This instance counts alone while it last heard of no other within this many flush intervals. */
 const ALONE_HEARD_FOR = 10;
 

@@ -68,7 +68,7 @@ export const updateProfileRoute = createRoute({
 export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
     // Read with the key by the guard (agentWithOwnProfile); a session's request reads it here.
-    const json = c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").row));
+    const json = c.get("ownProfile") ?? (await useCases.agents.ownProfile(c.get("agent").id));
     return sendSerializedJson<OwnProfileView, 200>(c, json, 200);
   });
 
