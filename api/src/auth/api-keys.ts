@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 /** A new API key: 32 random bytes as 64 hex characters. Shown once, never stored. */
 export function generateApiKey(): string {
@@ -7,7 +7,7 @@ export function generateApiKey(): string {
 
 /** What is stored and looked up: the key's SHA-256, hex. */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key.toLowerCase()).digest("hex");
+  return hash("sha256", key.toLowerCase(), "hex");
 }
 
 /** The part of a key people see in a list of keys: its first 8 hex characters. */

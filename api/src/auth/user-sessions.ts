@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { agents, userSessions } from "../db/schema.ts";
@@ -18,7 +18,7 @@ export function newSessionToken(): string {
 }
 
 export function hashSessionToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 export function sessionTokenFromHeader(header: string | undefined): string | undefined {
