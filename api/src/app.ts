@@ -24,6 +24,7 @@ import { listingRoutes } from "./routes/listings/index.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { messageRoutes } from "./routes/messages/index.ts";
 import { notificationRoutes } from "./routes/notifications/index.ts";
+import { offerRoutes } from "./routes/offers/index.ts";
 import { ownerRoutes } from "./routes/owner/index.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
@@ -96,6 +97,7 @@ export function createApp(given: Deps) {
   app.route("/api/messages", messageRoutes(routeDeps));
   app.route("/api/feed", feedRoutes(routeDeps));
   app.route("/api/notifications", notificationRoutes(routeDeps));
+  app.route("/api/offers", offerRoutes(routeDeps));
   app.route("/api/reviews", reviewFileRoutes(routeDeps));
   app.route("/api/auth", authRoutes(routeDeps));
   app.route("/api/owner", ownerRoutes(routeDeps));

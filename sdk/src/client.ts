@@ -95,6 +95,32 @@ export function createMarketplaceClient(options: ClientOptions) {
     claimListing: (id: Id, body: RequestBody<"/api/listings/{id}/claim", "post"> = {}) =>
       send<Answer<"/api/listings/{id}/claim", "post">>("post", "/api/listings/{id}/claim", { params: { id }, body }),
 
+    // Offers on negotiable listings: the party whose turn it is counters, accepts or declines;
+    // the buyer withdraws, or buys an ACCEPTED offer with `buyListing(id, { offer_id })`.
+    makeOffer: (listingId: Id, body: RequestBody<"/api/listings/{id}/offers", "post">) =>
+      send<Answer<"/api/listings/{id}/offers", "post">>("post", "/api/listings/{id}/offers", {
+        params: { id: listingId },
+        body,
+      }),
+    /** A listing's offers: all of them for its seller, your own for anyone else. */
+    listingOffers: (listingId: Id, query: QueryOf<"/api/listings/{id}/offers", "get"> = {}) =>
+      send<Answer<"/api/listings/{id}/offers", "get">>("get", "/api/listings/{id}/offers", {
+        params: { id: listingId },
+        query,
+      }),
+    /** Your offers, made as buyer and received as seller (`role`, `status` narrow them). */
+    listOffers: (query: QueryOf<"/api/offers", "get"> = {}) =>
+      send<Answer<"/api/offers", "get">>("get", "/api/offers", { query }),
+    getOffer: (id: Id) => send<Answer<"/api/offers/{id}", "get">>("get", "/api/offers/{id}", { params: { id } }),
+    counterOffer: (id: Id, body: RequestBody<"/api/offers/{id}/counter", "post">) =>
+      send<Answer<"/api/offers/{id}/counter", "post">>("post", "/api/offers/{id}/counter", { params: { id }, body }),
+    acceptOffer: (id: Id, body: RequestBody<"/api/offers/{id}/accept", "post"> = {}) =>
+      send<Answer<"/api/offers/{id}/accept", "post">>("post", "/api/offers/{id}/accept", { params: { id }, body }),
+    declineOffer: (id: Id, body: RequestBody<"/api/offers/{id}/decline", "post"> = {}) =>
+      send<Answer<"/api/offers/{id}/decline", "post">>("post", "/api/offers/{id}/decline", { params: { id }, body }),
+    withdrawOffer: (id: Id, body: RequestBody<"/api/offers/{id}/withdraw", "post"> = {}) =>
+      send<Answer<"/api/offers/{id}/withdraw", "post">>("post", "/api/offers/{id}/withdraw", { params: { id }, body }),
+
     // Transactions
     listTransactions: (query: QueryOf<"/api/transactions", "get"> = {}) =>
       send<Answer<"/api/transactions", "get">>("get", "/api/transactions", { query }),

@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { OfferAction, OfferStatus } from "../domain/offer-state.ts";
 import type { ReputationTier } from "../domain/reputation.ts";
 
 /**
@@ -300,6 +301,65 @@ export const transactions = app.table(
     index("transactions_seller_idx").on(t.sellerAgentId, t.createdAt),
     index("transactions_created_idx").on(t.createdAt, t.id),
   ],
+);
+
+/**
+ * An offer of another price on a negotiable FIXED listing (domain/offers.ts, the rules in
+ * domain/offer-state.ts): its current price and status, whose turn follows from the status. A buyer
+ * has at most one live offer per listing.
+ */
+export const offers = app.table(
+  "offers",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    listingId: uuid("listing_id")
+      .notNull()
+      .references(() => listings.id),
+    buyerAgentId: uuid("buyer_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    sellerAgentId: uuid("seller_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    /** The price last proposed (the agreed one once ACCEPTED). */
+    priceWei: wei("price_wei").notNull(),
+    /** The delivery deadline of the purchase, in hours from funding. */
+    deadlineHours: integer("deadline_hours").notNull(),
+    status: text("status").$type<OfferStatus>().notNull(),
+    /** When a live offer expires (72 h after its last price, 24 h after acceptance); null once closed. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** The purchase of a PURCHASED offer. */
+    transactionId: uuid("transaction_id").references(() => transactions.id),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("offers_listing_idx").on(t.listingId, t.createdAt, t.id),
+    index("offers_buyer_idx").on(t.buyerAgentId, t.createdAt, t.id),
+    index("offers_seller_idx").on(t.sellerAgentId, t.createdAt, t.id),
+    uniqueIndex("offers_live_per_buyer_key")
+      .on(t.listingId, t.buyerAgentId)
+      .where(sql`${t.status} IN ('OPEN', 'COUNTERED', 'ACCEPTED')`),
+    index("offers_live_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+  ],
+);
+
+/** Each move of an offer, in order: who made it, what, at which price and with which message. */
+export const offerMoves = app.table(
+  "offer_moves",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    offerId: uuid("offer_id")
+      .notNull()
+      .references(() => offers.id),
+    /** Null for the service's own move (an expiry). */
+    agentId: uuid("agent_id").references(() => agents.id),
+    action: text("action").$type<OfferAction>().notNull(),
+    priceWei: wei("price_wei").notNull(),
+    message: text("message"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("offer_moves_offer_idx").on(t.offerId, t.createdAt)],
 );
 
 /** Hits of the Postgres rate-limit store: one row per key and window. */

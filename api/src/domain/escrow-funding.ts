@@ -81,7 +81,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     terms: FundingTerms,
     authorization: FundingAuthorization,
     insert?: boolean,
-    alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
+    alsoRecord?: (tx: Pick<Database, "insert" | "update">) => Promise<void>,
   ): Promise<Hex> {
     const sent = await settle(escrow.relayedFunding(terms, authorization), {
       transactionId: row.id,
@@ -127,7 +127,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       buyer: Agent,
       row: TransactionRow,
       seller: string,
-      alsoRecord?: (tx: Pick<Database, "insert">) => Promise<void>,
+      alsoRecord?: (tx: Pick<Database, "insert" | "update">) => Promise<void>,
     ): Promise<Hex> {
       const terms = termsOf(row, buyer.walletAddress, seller);
       // A short balance makes the relayer's simulation revert; relay() answers it with the 402.

@@ -1,12 +1,14 @@
 import { bytes32ToEscrowId, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex, type TransactionReceipt } from "viem";
+import type { Database } from "../db/client.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { badRequest, conflict, EscrowRefusedError, forbidden, notFound, TransactionRevertedError } from "./errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { isUuid } from "./ids.ts";
+import { acceptedOfferFor, recordOfferPurchase } from "./offers.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
 import { queryTransactions } from "./transactions.ts";
@@ -24,8 +26,10 @@ type TransactionRow = typeof transactions.$inferSelect;
 export interface BuyInput {
   /** The agent the client named as buyer, if it did: must be `buyer`. */
   buyerAgentId?: string;
-  /** Hours the seller has to deliver. */
+  /** Hours the seller has to deliver (an offer's own, when the purchase names one). */
   deadlineHours: number;
+  /** The buyer's ACCEPTED offer on this listing: bought at its price (domain/offers.ts). */
+  offerId?: string;
   /** An external buyer's second call: the transaction that funded the escrow. */
   txHash?: Hex;
 }
@@ -101,23 +105,31 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
 
     if (input.txHash) return proveFunding(input.txHash, listing.id, buyer.id, buyerWallet, sellerWallet);
 
+    // An accepted offer sets the price and the deadline; it is marked bought with the purchase's
+    // record, before anything is sent (a second purchase of it is refused then).
+    const offer = input.offerId ? await acceptedOfferFor(db, input.offerId, buyer.id, listing.id) : undefined;
+    const deadlineHours = offer?.deadlineHours ?? input.deadlineHours;
     const row: TransactionRow = {
       id: crypto.randomUUID(),
       listingId: listing.id,
       buyerAgentId: buyer.id,
       sellerAgentId: seller.id,
-      amountWei: listing.priceWei,
+      amountWei: offer?.priceWei ?? listing.priceWei,
       currency: "USDC",
       description: listing.title,
-      ...(await funding.schedule(input.deadlineHours)),
+      ...(await funding.schedule(deadlineHours)),
       createdAt: new Date(),
     };
+    const recordOffer = offer && ((tx: Pick<Database, "insert" | "update">) => recordOfferPurchase(tx, offer, row.id));
 
     if (buyer.hosted) {
-      const txHash = await funding.fundHosted(buyer, row, sellerWallet);
+      const txHash = await funding.fundHosted(buyer, row, sellerWallet, recordOffer);
       return fundedAnswer(row, txHash);
     }
-    await db.insert(transactions).values(row);
+    await db.transaction(async (tx) => {
+      await tx.insert(transactions).values(row);
+      await recordOffer?.(tx);
+    });
     const terms = funding.termsOf(row, buyerWallet, sellerWallet);
     return {
       transaction_id: row.id,
@@ -128,7 +140,7 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
       amount_wei: row.amountWei,
       currency: "USDC" as const,
       deadline: row.deadline.toISOString(),
-      deadline_hours: input.deadlineHours,
+      deadline_hours: deadlineHours,
       instructions: funding.instructions(
         row,
         terms,

@@ -11,6 +11,7 @@ import { leaderboardUseCases } from "./leaderboard.ts";
 import { listingUseCases } from "./listings.ts";
 import { messageUseCases } from "./messages.ts";
 import { notificationUseCases } from "./notifications.ts";
+import { offerUseCases } from "./offers.ts";
 import { ownerUseCases } from "./owners.ts";
 import { platformUseCases } from "./platform.ts";
 import { purchaseUseCases } from "./purchases.ts";
@@ -37,6 +38,7 @@ export function createUseCases(deps: Deps) {
     wallet: walletUseCases(deps),
     devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
+    offers: offerUseCases(deps),
     feed: feedUseCases(deps),
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),

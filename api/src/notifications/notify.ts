@@ -15,6 +15,12 @@ export const NOTIFICATION_KINDS = [
   "review.received",
   "message.received",
   "wallet.withdrawal",
+  "offer.received",
+  "offer.countered",
+  "offer.accepted",
+  "offer.declined",
+  "offer.withdrawn",
+  "offer.expired",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

@@ -34,6 +34,8 @@ let ownerTransaction: string;
 let thirdAgent: string;
 /** A webhook delivery of the owner's (the third agent's message, sent to the owner's webhook). */
 let ownerDelivery: string;
+/** The owner's offer on the third agent's listing. */
+let ownerOffer: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
@@ -65,6 +67,9 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${owner.key}` },
   });
   ownerDelivery = (await json(log)).deliveries[0].id;
+  const offered = await post(t.app, `/api/listings/${thirdListing}/offers`, { price_wei: "900000" }, owner.key);
+  if (offered.status !== 201) throw new Error(`offer answered ${offered.status}`);
+  ownerOffer = (await json(offered)).offer.id;
 });
 afterAll(() => t.close());
 
@@ -206,6 +211,23 @@ const KEYED: Record<string, KeyedRoute> = {
   "POST /api/feed": { body: () => ({ content: "a post" }), intruder: "self" },
   // An agent registers its own ERC-8004 identity: another key registers (or is told how) itself.
   "POST /api/agents/me/erc8004/register": { body: () => ({}), intruder: "self" },
+  // Offers: another key makes and lists its own; the owner's offer is its parties' alone.
+  "POST /api/listings/{id}/offers": {
+    body: () => ({ price_wei: "800000" }),
+    params: () => ({ id: thirdListing }),
+    intruder: "self",
+  },
+  "GET /api/listings/{id}/offers": { params: () => ({ id: thirdListing }), intruder: "self" },
+  "GET /api/offers": { intruder: "self" },
+  "GET /api/offers/{id}": { params: () => ({ id: ownerOffer }), intruder: "forbidden" },
+  "POST /api/offers/{id}/counter": {
+    body: () => ({ price_wei: "950000" }),
+    params: () => ({ id: ownerOffer }),
+    intruder: "forbidden",
+  },
+  "POST /api/offers/{id}/accept": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
+  "POST /api/offers/{id}/decline": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
+  "POST /api/offers/{id}/withdraw": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
 };
 
 /** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
@@ -270,7 +292,9 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(l::text, ',' ORDER BY l.id)) FROM app.listings l),
       (SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM app.transactions x),
       (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m),
-      (SELECT md5(string_agg(r::text, ',' ORDER BY r.id)) FROM app.reviews r)) AS digest`),
+      (SELECT md5(string_agg(r::text, ',' ORDER BY r.id)) FROM app.reviews r),
+      (SELECT md5(string_agg(o::text, ',' ORDER BY o.id)) FROM app.offers o),
+      (SELECT md5(string_agg(v::text, ',' ORDER BY v.id)) FROM app.offer_moves v)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }

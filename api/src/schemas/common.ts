@@ -34,6 +34,14 @@ export const PositiveWei = Wei.refine((value) => !DIGITS.test(value) || BigInt(v
   message: "must be greater than 0",
 });
 
+/** Escrow amounts are uint128 on chain. */
+export const MAX_ESCROW_WEI = 2n ** 128n - 1n;
+
+/** A positive USDC amount an escrow can hold: at most 2^128 - 1 wei. */
+export const EscrowWei = PositiveWei.refine((value) => !DIGITS.test(value) || BigInt(value) <= MAX_ESCROW_WEI, {
+  message: "must be at most 2^128 - 1",
+});
+
 /** A transaction hash: 0x and 32 bytes of hex. */
 export const TxHash = z
   .string()

@@ -12,6 +12,10 @@ const BuyBody = z
     deadline_hours: z.number().int().min(1).max(720).default(72).openapi({
       description: "Hours the seller has to deliver (1 to 720, default 72)",
     }),
+    offer_id: Uuid.optional().openapi({
+      description:
+        "Your ACCEPTED offer on this listing: bought at its price, with its deadline_hours (409 if it is not ACCEPTED, another buyer's or another listing's)",
+    }),
     tx_hash: TxHash.optional().openapi({
       description: "Second call of an external buyer: the transaction that funded the escrow",
     }),
@@ -86,6 +90,7 @@ export function registerBuy(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
     const purchase = await useCases.purchases.buy(c.get("agent").row, id, {
       buyerAgentId: body.buyer_agent_id,
       deadlineHours: body.deadline_hours,
+      offerId: body.offer_id,
       txHash: body.tx_hash as Hex | undefined,
     });
     return purchase.state === "FUNDED" ? c.json(purchase, 200) : c.json(purchase, 201);

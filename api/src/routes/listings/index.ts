@@ -8,11 +8,13 @@ import { registerClaim } from "./claim.ts";
 import { registerCreate } from "./create.ts";
 import { registerDeactivate } from "./deactivate.ts";
 import { registerDetails } from "./details.ts";
+import { registerOffers } from "./offers.ts";
 import { registerUpdate } from "./update.ts";
 
 /*
  * /api/listings: browse and details (public); an agent's own listings created, updated and
- * deactivated; a FIXED listing bought into a funded escrow, a BOUNTY claimed.
+ * deactivated; a FIXED listing bought into a funded escrow, a BOUNTY claimed; offers of another
+ * price on a negotiable listing made and listed.
  */
 export function listingRoutes(deps: RouteDeps) {
   const { guards } = deps;
@@ -21,6 +23,8 @@ export function listingRoutes(deps: RouteDeps) {
   app.on(["PATCH", "DELETE"], "/:id", guards.agent);
   app.use("/:id/buy", guards.agent, guards.idempotent);
   app.use("/:id/claim", guards.agentOrOwner, guards.idempotent);
+  app.on("POST", "/:id/offers", guards.agent, guards.idempotent);
+  app.on("GET", "/:id/offers", guards.agent);
   registerBrowse(app, deps);
   registerDetails(app, deps);
   registerCreate(app, deps);
@@ -28,5 +32,6 @@ export function listingRoutes(deps: RouteDeps) {
   registerDeactivate(app, deps);
   registerBuy(app, deps);
   registerClaim(app, deps);
+  registerOffers(app, deps);
   return app;
 }

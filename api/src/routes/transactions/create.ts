@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
-import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
+import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -10,16 +10,11 @@ import type { RouteDeps } from "../route-deps.ts";
  * is (hosted buyer: at once; external buyer: instructions, then POST /{id}/confirm).
  */
 
-/** Escrow amounts are uint128 on chain. */
-const MAX_ESCROW_WEI = 2n ** 128n - 1n;
-
 const CreateBody = z
   .object({
     buyer_agent_id: Uuid.openapi({ description: "The caller's agent: the buyer" }),
     seller_agent_id: Uuid,
-    amount_wei: PositiveWei.refine((value) => !/^\d+$/.test(value) || BigInt(value) <= MAX_ESCROW_WEI, {
-      message: "must be at most 2^128 - 1",
-    }),
+    amount_wei: EscrowWei,
     currency: z.literal("USDC").default("USDC"),
     description: z.string().max(2_000).default(""),
     deadline_hours: z.number().int().min(1).max(720).default(72),
