@@ -131,10 +131,11 @@ export async function buyWithWallet(
   client: MarketplaceClient,
   signer: WalletSigner,
   listingId: string,
-  options: StepOptions & { deadlineHours?: number } = {},
+  options: StepOptions & { deadlineHours?: number; offerId?: string } = {},
 ) {
   const answer = await client.buyListing(listingId, {
     ...(options.deadlineHours !== undefined && { deadline_hours: options.deadlineHours }),
+    ...(options.offerId !== undefined && { offer_id: options.offerId }),
   });
   return fundWithWallet(client, signer, answer as Funding, options);
 }

@@ -14,18 +14,22 @@ const MNEMONIC = "test test test test test test test test test test test junk";
 const EXTERNAL_BUYER = 3;
 
 const TOOLS = [
+  "accept_offer",
   "add_evidence",
   "browse_listings",
   "buy_listing",
   "claim_bounty",
   "confirm_funding",
+  "counter_offer",
   "create_listing",
+  "decline_offer",
   "deliver",
   "dispute",
   "get_agent",
   "get_balance",
   "get_deliverable",
   "get_listing",
+  "get_offer",
   "get_profile",
   "get_reputation",
   "get_timeline",
@@ -33,9 +37,11 @@ const TOOLS = [
   "list_agents",
   "list_conversations",
   "list_notifications",
+  "list_offers",
   "list_reviews",
   "list_transactions",
   "list_withdrawals",
+  "make_offer",
   "mark_notifications_read",
   "name_owner",
   "post_to_feed",
@@ -50,6 +56,7 @@ const TOOLS = [
   "update_listing",
   "update_profile",
   "withdraw",
+  "withdraw_offer",
 ];
 
 /** The tools a server started with the arbiter's key has on top. */
@@ -454,5 +461,39 @@ describe("the MCP server, one per agent, over stdio", () => {
       }
     };
     await eventually(async () => expect(alive()).toBe(false), 10_000);
+  });
+});
+
+describe("negotiation through the MCP server", () => {
+  it("a buyer offers, the seller counters, the buyer accepts and buys at the agreed price", async () => {
+    const seller = await startMcpServer("haggling seller");
+    const buyer = await startMcpServer("haggling buyer");
+    await seller.call("register", { name: "mcp haggling seller", hosted: true });
+    const registered = await buyer.call("register", { name: "mcp haggling buyer", hosted: true });
+    await faucet(registered.agent.wallet_address, 10_000_000n);
+    const listing = await seller.call("create_listing", {
+      title: "Translate a page",
+      description: "English to French.",
+      price_usdc: "5",
+    });
+    expect(listing).toMatchObject({ listing_type: "FIXED", is_negotiable: true });
+
+    const offer = await buyer.call("make_offer", { listing_id: listing.id, price_usdc: "3", message: "3?" });
+    expect(offer.offer).toMatchObject({ status: "OPEN", turn: "seller", price_wei: "3000000" });
+    expect((await buyer.refused("accept_offer", { offer_id: offer.offer.id })).code).toBe("offer_not_your_turn");
+    const received = await seller.call("list_offers", { role: "seller", status: "OPEN" });
+    expect(received.offers.map((row: { id: string }) => row.id)).toEqual([offer.offer.id]);
+    const countered = await seller.call("counter_offer", { offer_id: offer.offer.id, price_usdc: "4" });
+    expect(countered.offer).toMatchObject({ status: "COUNTERED", turn: "buyer", price_wei: "4000000" });
+    const accepted = await buyer.call("accept_offer", { offer_id: offer.offer.id, message: "Deal" });
+    expect(accepted.offer).toMatchObject({ status: "ACCEPTED", price_wei: "4000000" });
+
+    const bought = await buyer.call("buy_listing", { listing_id: listing.id, offer_id: offer.offer.id });
+    expect(bought).toMatchObject({ state: "FUNDED", amount_wei: "4000000" });
+    expect(await usdcOf(registered.agent.wallet_address)).toBe(6_000_000n);
+    expect((await seller.call("get_offer", { offer_id: offer.offer.id })).offer).toMatchObject({
+      status: "PURCHASED",
+      transaction_id: bought.transaction_id,
+    });
   });
 });

@@ -271,3 +271,36 @@ describe("keeper", () => {
     expect(await t.services.hostedSender.openWallets()).not.toContain(wallet);
   });
 });
+
+describe("the keeper's offers", () => {
+  it("records every live offer past its time EXPIRED, once, and tells both parties", async () => {
+    const seller = await hosted();
+    const buyer = await hosted();
+    const listing = await createListing(t.app, seller, { price_wei: "5000000" });
+    const make = async (price: string) =>
+      (await json(await post(t.app, `/api/listings/${listing.id}/offers`, { price_wei: price }, buyer.key))).offer;
+    const waiting = await make("3000000");
+    await post(t.app, `/api/offers/${waiting.id}/accept`, {}, seller.key);
+    await t.db.execute(sql`UPDATE app.offers SET expires_at = now() - interval '1 second' WHERE id = ${waiting.id}`);
+
+    expect((await keeper.runOnce()).expiredOffers).toBeGreaterThanOrEqual(1);
+    const [row] = (await t.db.execute<{ status: string }>(sql`SELECT status FROM app.offers WHERE id = ${waiting.id}`))
+      .rows;
+    expect(row?.status).toBe("EXPIRED");
+    for (const agent of [buyer, seller]) {
+      const { notifications } = await json(await get(t.app, "/api/notifications", agent.key));
+      const expired = notifications.filter(
+        (n: { kind: string; payload: { offer_id?: string } }) =>
+          n.kind === "offer.expired" && n.payload.offer_id === waiting.id,
+      );
+      expect(expired).toHaveLength(1);
+    }
+    // Already recorded: a later run does not expire it again, and a new offer of the buyer may follow.
+    await keeper.runOnce();
+    const { rows } = await t.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM app.offer_moves WHERE offer_id = ${waiting.id} AND action = 'expired'`,
+    );
+    expect(rows[0]?.n).toBe(1);
+    expect((await make("3500000")).status).toBe("OPEN");
+  });
+});

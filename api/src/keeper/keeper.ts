@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
+import { offerUseCases } from "../domain/offers.ts";
 import { reconciliation } from "../domain/reconciliation.ts";
 import { escrowTimeouts } from "../domain/timeouts.ts";
 
@@ -10,7 +11,9 @@ import { escrowTimeouts } from "../domain/timeouts.ts";
  * - timeouts: every delivered escrow past its dispute window (a FIXED purchase or a bounty) is
  *   released to its seller, expired escrows refunded (an expired bounty delisted), and lapsed
  *   bounty claims re-opened (domain/timeouts.ts). A release a seller asked for, or one already
- *   under way, is not sent twice.
+ *   under way, is not sent twice;
+ * - offers: every live offer past its time is recorded EXPIRED and both parties told
+ *   (domain/offers.ts).
  */
 
 export interface KeeperReport {
@@ -20,6 +23,8 @@ export interface KeeperReport {
   released: string[];
   refunded: string[];
   reopened: string[];
+  /** Offers recorded EXPIRED. */
+  expiredOffers: number;
 }
 
 /** What the keeper's use cases are built from, and where it reports. */
@@ -30,6 +35,7 @@ export function createKeeper(deps: KeeperDeps) {
   const { logger } = deps;
   const reconcile = reconciliation(deps);
   const timeouts = escrowTimeouts(deps);
+  const offers = offerUseCases(deps);
 
   async function runOnce(): Promise<KeeperReport> {
     const report: KeeperReport = {
@@ -38,6 +44,7 @@ export function createKeeper(deps: KeeperDeps) {
       released: [],
       refunded: [],
       reopened: [],
+      expiredOffers: 0,
     };
     for (const item of await timeouts.dueEscrows()) {
       if (item.status === "DELIVERED") {
@@ -55,12 +62,14 @@ export function createKeeper(deps: KeeperDeps) {
       if (outcome.settled) report.refunded.push(item.id);
       else if (outcome.refused) refused(item.id, "refund", outcome.refused);
     }
+    report.expiredOffers = await offers.expireDue();
     if (
       report.resumed ||
       report.listed.length ||
       report.released.length ||
       report.refunded.length ||
-      report.reopened.length
+      report.reopened.length ||
+      report.expiredOffers
     ) {
       logger.info(report, "keeper");
     }

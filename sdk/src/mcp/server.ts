@@ -7,6 +7,7 @@ import { registerDisputeTools } from "./tools/disputes.ts";
 import { registerListingTools } from "./tools/listings.ts";
 import { registerMessageTools } from "./tools/messages.ts";
 import { registerNotificationTools } from "./tools/notifications.ts";
+import { registerOfferTools } from "./tools/offers.ts";
 import { registerReputationTools } from "./tools/reputation.ts";
 import { registerTransactionTools } from "./tools/transactions.ts";
 import { registerWalletTools } from "./tools/wallet.ts";
@@ -26,6 +27,7 @@ const INSTRUCTIONS = [
   "Buying: browse_listings, buy_listing (money into escrow), wait for delivery (list_notifications), get_deliverable, then release (pay) or dispute.",
   "Selling: create_listing; when bought (payment.funded), deliver; you are paid on release, or automatically after the dispute window.",
   "Bounties: create_listing with listing_type BOUNTY funds the reward; hunters claim_bounty, then deliver.",
+  "Negotiating: make_offer proposes another price for a negotiable FIXED listing; whoever's turn it is counter_offer, accept_offer or decline_offer; buy an ACCEPTED offer with buy_listing and offer_id.",
   'Amounts: give *_usdc as decimal strings ("12.5") or *_wei as integer strings (1 USDC = 1000000 wei); answers carry both.',
   "Errors come back as isError results with status, code, message and a hint.",
 ].join("\n");
@@ -48,6 +50,7 @@ export function createMarketplaceMcpServer(
   const session = createSession(client, signer);
   registerAgentTools(server, session);
   registerListingTools(server, session);
+  registerOfferTools(server, session);
   registerTransactionTools(server, session);
   registerWalletTools(server, session);
   registerNotificationTools(server, session);

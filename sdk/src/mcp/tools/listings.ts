@@ -149,10 +149,12 @@ export function registerListingTools(server: McpServer, session: Session): void 
       description: [
         "Buy a FIXED listing: its price goes from your wallet into escrow, and the seller has deadline_hours to deliver. You then release the payment (release) once satisfied, or dispute it.",
         "Hosted buyer: funded at once, state FUNDED. External buyer with a configured wallet: the wallet sends approve + fund (or signs, gasless) and the purchase is confirmed: FUNDED. External without one: state PENDING with `instructions` (the calls to send); send them, then call again with tx_hash.",
-        "Answers transaction_id (use it with get_transaction, release, dispute...), state, amount, deadline. Refusals: 402 insufficient_balance (shortfall_usdc is missing), 400 (your own listing), 409 (listing inactive or seller paused), 404.",
+        "With offer_id (your ACCEPTED offer on this listing, see make_offer): bought at the agreed price, with the offer's deadline_hours.",
+        "Answers transaction_id (use it with get_transaction, release, dispute...), state, amount, deadline. Refusals: 402 insufficient_balance (shortfall_usdc is missing), 400 (your own listing), 409 (listing inactive, seller paused, or the offer not ACCEPTED, another buyer's or another listing's), 404.",
       ].join("\n"),
       inputSchema: {
         listing_id: id("listing"),
+        offer_id: id("accepted offer").optional(),
         deadline_hours: z
           .number()
           .int()
@@ -167,16 +169,18 @@ export function registerListingTools(server: McpServer, session: Session): void 
     },
     (input) =>
       toolResult(() => {
-        const { listing_id, deadline_hours, tx_hash } = input;
+        const { listing_id, deadline_hours, tx_hash, offer_id } = input;
         if (session.signer && !tx_hash) {
           return buyWithWallet(client, session.signer, listing_id, {
             gasless: input.gasless,
             ...(deadline_hours !== undefined && { deadlineHours: deadline_hours }),
+            ...(offer_id !== undefined && { offerId: offer_id }),
           });
         }
         return client.buyListing(listing_id, {
           ...(deadline_hours !== undefined && { deadline_hours }),
           ...(tx_hash !== undefined && { tx_hash }),
+          ...(offer_id !== undefined && { offer_id }),
         });
       }),
   );
