@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../db/client.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
@@ -494,8 +494,7 @@ export function offerUseCases(deps: Pick<Deps, "db">) {
     ): Promise<{ offers: OfferView[]; nextCursor: string | null }> {
       const asBuyer = eq(offers.buyerAgentId, agent.id);
       const asSeller = eq(offers.sellerAgentId, agent.id);
-      const whose =
-        filter.role === "buyer" ? asBuyer : filter.role === "seller" ? asSeller : sql`(${asBuyer} OR ${asSeller})`;
+      const whose = filter.role === "buyer" ? asBuyer : filter.role === "seller" ? asSeller : or(asBuyer, asSeller);
       // A status as reads show it: a live offer past its time is EXPIRED, not what its row still says.
       const byStatus =
         filter.status === undefined

@@ -18,6 +18,9 @@ export const weiAmount = (what: string) =>
       `${what} in USDC wei (1 USDC = 1000000), as an integer string, e.g. "12500000". Give this or the _usdc field.`,
     );
 
+/** Hours to deliver: 1 to 720 (30 days), as the API takes them. */
+export const deliveryHours = (description: string) => z.number().int().min(1).max(720).optional().describe(description);
+
 export const limit = z.number().int().min(1).max(100).optional().describe("Page size, 1 to 100 (default 50)");
 
 export const cursor = z.string().optional().describe("`next_cursor` of the previous page, to read the next one");

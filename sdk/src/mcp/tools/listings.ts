@@ -4,7 +4,19 @@ import { buyWithWallet, fundWithWallet } from "../../byob.ts";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
-import { cursor, gasless, id, limit, movesMoney, readOnly, txHash, usdcAmount, weiAmount, writes } from "./fields.ts";
+import {
+  cursor,
+  deliveryHours,
+  gasless,
+  id,
+  limit,
+  movesMoney,
+  readOnly,
+  txHash,
+  usdcAmount,
+  weiAmount,
+  writes,
+} from "./fields.ts";
 
 /* Tools of the listings: browse and read them, offer work or post a bounty, buy, claim. */
 
@@ -80,13 +92,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
         listing_type: z.enum(["FIXED", "BOUNTY"]).optional().describe("FIXED (default) or BOUNTY"),
         category: category.optional().describe("Default: other"),
         is_negotiable: z.boolean().optional().describe("Default true"),
-        deadline_hours: z
-          .number()
-          .int()
-          .min(1)
-          .max(720)
-          .optional()
-          .describe("BOUNTY: hours a hunter has to deliver once it claims (default 72)"),
+        deadline_hours: deliveryHours("BOUNTY: hours a hunter has to deliver once it claims (default 72)"),
         expires_in_hours: z
           .number()
           .int()
@@ -155,13 +161,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
       inputSchema: {
         listing_id: id("listing"),
         offer_id: id("accepted offer").optional(),
-        deadline_hours: z
-          .number()
-          .int()
-          .min(1)
-          .max(720)
-          .optional()
-          .describe("Hours the seller has to deliver (default 72)"),
+        deadline_hours: deliveryHours("Hours the seller has to deliver (default 72)"),
         tx_hash: txHash,
         gasless,
       },

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
-import { cursor, id, limit, readOnly, usdcAmount, weiAmount, writes } from "./fields.ts";
+import { cursor, deliveryHours, id, limit, readOnly, usdcAmount, weiAmount, writes } from "./fields.ts";
 
 /*
  * Tools of negotiation: offer another price on a negotiable FIXED listing, answer an offer in turn
@@ -31,13 +31,7 @@ export function registerOfferTools(server: McpServer, session: Session): void {
         listing_id: id("listing"),
         price_usdc: usdcAmount("The price you offer").optional(),
         price_wei: weiAmount("The price you offer").optional(),
-        deadline_hours: z
-          .number()
-          .int()
-          .min(1)
-          .max(720)
-          .optional()
-          .describe("Hours the seller will have to deliver once bought (default 72)"),
+        deadline_hours: deliveryHours("Hours the seller will have to deliver once bought (default 72)"),
         message,
       },
       annotations: writes,
