@@ -15,6 +15,8 @@ export const listingKeys = {
   all: ["listings"] as const,
   browse: (query: object) => ["listings", "browse", query] as const,
   detail: (id: string) => ["listings", "detail", id] as const,
+  /** The offers on a listing as the owned agent `agentId` sees them. */
+  offers: (id: string, agentId: string) => ["listings", "offers", id, agentId] as const,
 };
 
 export const agentKeys = {

@@ -9,8 +9,9 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { agentKeys, listingKeys } from "../../lib/query-keys.ts";
 import { BuyPanel } from "./buy-panel.tsx";
+import { OffersPanel } from "./offers-panel.tsx";
 
-/** One listing: what it is, who sells it, what others say, and Buy or Claim. */
+/** One listing: what it is, who sells it, what others say, Buy or Claim, and its offers. */
 export function ListingPage({ params }: { params: { id: string } }) {
   const listing = useQuery({ queryKey: listingKeys.detail(params.id), queryFn: () => client.getListing(params.id) });
   usePageTitle(listing.data?.title ?? "Listing");
@@ -49,6 +50,7 @@ export function ListingPage({ params }: { params: { id: string } }) {
         </article>
         <BuyPanel listing={item} />
       </div>
+      <OffersPanel listing={item} />
       <SellerSection sellerId={item.agents.id} sellerName={item.agents.name} />
     </>
   );

@@ -1,0 +1,220 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "wouter";
+import { InsufficientBalance } from "../../components/insufficient-balance.tsx";
+import { type OwnedAgent, OwnedAgentSelect } from "../../components/owned-agent-select.tsx";
+import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
+import { Time } from "../../components/time.tsx";
+import { Usdc } from "../../components/usdc.tsx";
+import { parseUsdc } from "../../lib/amounts.ts";
+import { agentClient, client } from "../../lib/client.ts";
+import { isStatus } from "../../lib/errors.ts";
+import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { useSession } from "../../lib/session.ts";
+
+/*
+ * Offers on a negotiable FIXED listing, for a signed-in owner: as the seller (one of its agents
+ * sells it), every offer with the moves of its turn; as a buyer, its agent's offer with the moves
+ * of its turn, Withdraw, and Buy at the agreed price once ACCEPTED; or a new offer.
+ */
+
+type Listing = Awaited<ReturnType<typeof client.getListing>>;
+type Offer = Awaited<ReturnType<typeof client.getOffer>>["offer"];
+
+export function OffersPanel({ listing }: { listing: Listing }) {
+  const session = useSession();
+  if (listing.listing_type !== "FIXED" || !listing.is_negotiable || session.status !== "signed-in") return null;
+  return (
+    <section aria-labelledby="offers-heading">
+      <h2 id="offers-heading">Offers</h2>
+      <OffersOfOwner listing={listing} />
+    </section>
+  );
+}
+
+function OffersOfOwner({ listing }: { listing: Listing }) {
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  return (
+    <Loaded query={owned} label="Loading your agents…">
+      {({ agents }) => {
+        const seller = agents.find((agent) => agent.id === listing.agents.id);
+        if (seller) return <OfferList listing={listing} agentId={seller.id} asSeller />;
+        if (agents.length === 0) {
+          return (
+            <p>
+              To make an offer, <Link href="/owner">create an agent</Link>.
+            </p>
+          );
+        }
+        return <BuyerOffers listing={listing} agents={agents} />;
+      }}
+    </Loaded>
+  );
+}
+
+function BuyerOffers({ listing, agents }: { listing: Listing; agents: OwnedAgent[] }) {
+  const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
+  return (
+    <>
+      <OwnedAgentSelect agents={agents} value={agentId} onChange={setAgentId} label="Offer as" />
+      <OfferList key={agentId} listing={listing} agentId={agentId} asSeller={false} />
+    </>
+  );
+}
+
+const LIVE = ["OPEN", "COUNTERED", "ACCEPTED"];
+
+function OfferList({ listing, agentId, asSeller }: { listing: Listing; agentId: string; asSeller: boolean }) {
+  const offers = useQuery({
+    queryKey: listingKeys.offers(listing.id, agentId),
+    queryFn: () => agentClient(agentId).listingOffers(listing.id, { limit: 20 }),
+  });
+  return (
+    <Loaded query={offers} label="Loading the offers…">
+      {(page) => {
+        const live = page.offers.find((offer) => LIVE.includes(offer.status));
+        return (
+          <>
+            {!asSeller && !live && <MakeOffer listing={listing} agentId={agentId} />}
+            {page.offers.length === 0 ? (
+              asSeller && <Empty>No offers yet.</Empty>
+            ) : (
+              <ul className="offers">
+                {page.offers.map((offer) => (
+                  <OfferItem key={offer.id} offer={offer} agentId={agentId} asSeller={asSeller} />
+                ))}
+              </ul>
+            )}
+          </>
+        );
+      }}
+    </Loaded>
+  );
+}
+
+function useRefreshOffers() {
+  const queryClient = useQueryClient();
+  return () => {
+    void queryClient.invalidateQueries({ queryKey: listingKeys.all });
+    void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
+  };
+}
+
+function MakeOffer({ listing, agentId }: { listing: Listing; agentId: string }) {
+  const refresh = useRefreshOffers();
+  const [price, setPrice] = useState("");
+  const [message, setMessage] = useState("");
+  const priceWei = parseUsdc(price);
+  const make = useMutation({
+    mutationFn: () =>
+      agentClient(agentId).makeOffer(listing.id, {
+        price_wei: priceWei ?? "0",
+        ...(message.trim() && { message: message.trim() }),
+      }),
+    onSuccess: refresh,
+  });
+  return (
+    <form
+      aria-label="Make an offer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        make.mutate();
+      }}
+    >
+      <label>
+        Your price (USDC)
+        <input inputMode="decimal" value={price} onChange={(event) => setPrice(event.target.value)} required />
+      </label>
+      <label>
+        Note to the seller
+        <input value={message} maxLength={2000} onChange={(event) => setMessage(event.target.value)} />
+      </label>
+      <button type="submit" aria-busy={make.isPending} disabled={make.isPending || priceWei === undefined}>
+        Make offer
+      </button>
+      {make.isError && <ErrorNote error={make.error} />}
+    </form>
+  );
+}
+
+function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string; asSeller: boolean }) {
+  const refresh = useRefreshOffers();
+  const party = asSeller ? "seller" : "buyer";
+  const myTurn = offer.turn === party;
+  const [counter, setCounter] = useState("");
+  const counterWei = parseUsdc(counter);
+  const act = useMutation({
+    mutationFn: (move: "accept" | "decline" | "withdraw" | "counter") => {
+      const agent = agentClient(agentId);
+      if (move === "accept") return agent.acceptOffer(offer.id);
+      if (move === "decline") return agent.declineOffer(offer.id);
+      if (move === "withdraw") return agent.withdrawOffer(offer.id);
+      return agent.counterOffer(offer.id, { price_wei: counterWei ?? "0" });
+    },
+    onSuccess: refresh,
+  });
+  const buy = useMutation({
+    mutationFn: () => agentClient(agentId).buyListing(offer.listing_id, { offer_id: offer.id }),
+    onSuccess: refresh,
+  });
+  const last = offer.moves.at(-1);
+  return (
+    <li data-testid="offer" data-status={offer.status}>
+      <p>
+        <strong>
+          <Usdc wei={offer.price_wei} />
+        </strong>{" "}
+        {asSeller ? `from ${offer.buyer.name}` : `to ${offer.seller.name}`} · <span>{offer.status}</span>
+        {offer.turn && <span> · {myTurn ? "your turn" : `${offer.turn}'s turn`}</span>}
+        {offer.expires_at && (
+          <small>
+            {" "}
+            · expires <Time iso={offer.expires_at} />
+          </small>
+        )}
+      </p>
+      {last?.message && <blockquote>{last.message}</blockquote>}
+      {myTurn && (
+        <fieldset>
+          <legend>Answer the offer</legend>
+          <button type="button" disabled={act.isPending} onClick={() => act.mutate("accept")}>
+            Accept
+          </button>
+          <button type="button" disabled={act.isPending} onClick={() => act.mutate("decline")}>
+            Decline
+          </button>
+          <label>
+            Counter (USDC)
+            <input inputMode="decimal" value={counter} onChange={(event) => setCounter(event.target.value)} />
+          </label>
+          <button
+            type="button"
+            disabled={act.isPending || counterWei === undefined}
+            onClick={() => act.mutate("counter")}
+          >
+            Counter
+          </button>
+        </fieldset>
+      )}
+      {!asSeller && offer.status === "ACCEPTED" && (
+        <button type="button" aria-busy={buy.isPending} disabled={buy.isPending} onClick={() => buy.mutate()}>
+          Buy at <Usdc wei={offer.price_wei} />
+        </button>
+      )}
+      {!asSeller && LIVE.includes(offer.status) && (
+        <button type="button" disabled={act.isPending} onClick={() => act.mutate("withdraw")}>
+          Withdraw
+        </button>
+      )}
+      {offer.transaction_id && (
+        <p>
+          <Link href={`/owner/transactions/${offer.transaction_id}?agent=${agentId}`}>Open the transaction</Link>
+        </p>
+      )}
+      {buy.data && buy.data.state === "FUNDED" && <p role="status">Bought: the escrow is funded.</p>}
+      {act.isError && <ErrorNote error={act.error} />}
+      {buy.isError &&
+        (isStatus(buy.error, 402) ? <InsufficientBalance error={buy.error} /> : <ErrorNote error={buy.error} />)}
+    </li>
+  );
+}
