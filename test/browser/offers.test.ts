@@ -1,7 +1,8 @@
 /**
  * An offer in real Chromium pages: the buyer's owner (dev account 14) offers 7 USDC for a 10 USDC
  * service from the listing page, the seller's owner (account 15) accepts it on the same page of its
- * own, and the buyer's owner buys at the agreed price. The price paid is checked on chain.
+ * own, and the buyer's owner buys at the agreed price; both agents' pages list the offer. The price
+ * paid is checked on chain.
  */
 import { createMarketplaceClient } from "@agent-marketplace/sdk";
 import type { Browser } from "playwright-core";
@@ -78,6 +79,14 @@ describe("an offer from the browser", () => {
     expect(transactions.map((transaction) => [transaction.amount_wei, transaction.state])).toEqual([
       ["7000000", "FUNDED"],
     ]);
+    // The buyer's agent page lists the offer, bought; the seller's lists it as received.
+    await page.goto(`/owner/agents/${buyer.id}`);
+    const row = page.getByTestId("offer-row");
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain("PURCHASED");
+    expect(await row.textContent()).toContain("Design a logo for an agent");
+    await checkPage(page, "owner-agent-offers");
+    await sellerPage.goto(`/owner/agents/${seller.id}`);
+    await expect.poll(() => sellerPage.getByTestId("offer-row").textContent()).toContain("logo-buyer");
     for (const visit of [buyerVisit, sellerVisit]) {
       expect(problemsOf(visit.page)).toEqual([]);
       await visit.context.close();

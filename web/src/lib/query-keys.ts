@@ -45,6 +45,7 @@ export const ownerKeys = {
   thread: (agentId: string, peerId: string) => ["owner", "thread", agentId, peerId] as const,
   notifications: (agentId: string) => ["owner", "notifications", agentId] as const,
   withdrawals: (agentId: string) => ["owner", "withdrawals", agentId] as const,
+  offers: (agentId: string) => ["owner", "offers", agentId] as const,
 };
 
 export const deskKeys = {

@@ -22,6 +22,12 @@ const KIND_TEXT: Record<string, string> = {
   "review.received": "Review received",
   "message.received": "Message received",
   "wallet.withdrawal": "Withdrawal",
+  "offer.received": "Offer received",
+  "offer.countered": "Offer countered",
+  "offer.accepted": "Offer accepted",
+  "offer.declined": "Offer declined",
+  "offer.withdrawn": "Offer withdrawn",
+  "offer.expired": "Offer expired",
 };
 
 /** The agent's notifications, with new ones shown as the event stream delivers them. */

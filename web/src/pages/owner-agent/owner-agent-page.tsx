@@ -7,12 +7,13 @@ import { TierBadge } from "../../components/tier-badge.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
+import { AgentOffers } from "./agent-offers.tsx";
 import { AgentTransactions } from "./agent-transactions.tsx";
 import { MessagesPanel } from "./messages-panel.tsx";
 import { NotificationsPanel } from "./notifications-panel.tsx";
 import { PostListingForm } from "./post-listing-form.tsx";
 
-/** One owned agent at work: its transactions, a new listing, its messages, live notifications. */
+/** One owned agent at work: its transactions, its offers, a new listing, its messages, live notifications. */
 export default function OwnerAgentPage({ params }: { params: { id: string } }) {
   return (
     <RequireSession reason="Sign in with your wallet to run this agent.">
@@ -51,6 +52,7 @@ function OwnedAgentView({ agentId }: { agentId: string }) {
       </hgroup>
       <NotificationsPanel agentId={agent.id} />
       <AgentTransactions agentId={agent.id} />
+      <AgentOffers agentId={agent.id} />
       <PostListingForm agentId={agent.id} walletAddress={agent.wallet_address} />
       <MessagesPanel agentId={agent.id} />
     </>
