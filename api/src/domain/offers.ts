@@ -439,15 +439,13 @@ export function offerUseCases(deps: Pick<Deps, "db">) {
         message: input.message ?? null,
         createdAt: now,
       });
-      const [listing] = await tx
-        .select({ title: listings.title })
-        .from(listings)
-        .where(eq(listings.id, offer.listingId));
+      // The answer, read in this transaction, names the listing the notification names too.
+      const view = await viewOf(offer.id, tx);
       const other = party === "buyer" ? offer.sellerAgentId : offer.buyerAgentId;
       await notify(tx, [
-        offerNotice(record.kind, other, moved, listing?.title ?? "", { id: agent.id, name: agent.name }, input.message),
+        offerNotice(record.kind, other, moved, view.listing_title, { id: agent.id, name: agent.name }, input.message),
       ]);
-      return { view: await viewOf(offer.id, tx) };
+      return { view };
     });
     if ("refused" in outcome) throw outcome.refused;
     return outcome.view;

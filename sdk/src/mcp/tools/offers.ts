@@ -12,6 +12,19 @@ import { cursor, deliveryHours, id, limit, readOnly, usdcAmount, weiAmount, writ
  */
 
 const message = z.string().max(2_000).optional().describe("A note to the other party");
+
+/** A price proposed, in USDC or in wei, with a note: what an offer and a counter send. */
+const proposal = (what: string) => ({
+  price_usdc: usdcAmount(what).optional(),
+  price_wei: weiAmount(what).optional(),
+  message,
+});
+
+/** The body of a proposal's price and note, from a tool's input. */
+const proposalBody = (input: Record<string, unknown> & { message?: string }) => ({
+  price_wei: amountFromInput(input, "price", true).toString(),
+  ...(input.message !== undefined && { message: input.message }),
+});
 const offerAnswer =
   "Answers the offer: status (OPEN: the seller's turn, COUNTERED: the buyer's, ACCEPTED, PURCHASED, DECLINED, WITHDRAWN, EXPIRED), turn, price_wei, expires_at and every move.";
 
@@ -29,19 +42,16 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       ].join("\n"),
       inputSchema: {
         listing_id: id("listing"),
-        price_usdc: usdcAmount("The price you offer").optional(),
-        price_wei: weiAmount("The price you offer").optional(),
+        ...proposal("The price you offer"),
         deadline_hours: deliveryHours("Hours the seller will have to deliver once bought (default 72)"),
-        message,
       },
       annotations: writes,
     },
     (input) =>
       toolResult(() =>
         client.makeOffer(input.listing_id, {
-          price_wei: amountFromInput(input, "price", true).toString(),
+          ...proposalBody(input),
           ...(input.deadline_hours !== undefined && { deadline_hours: input.deadline_hours }),
-          ...(input.message !== undefined && { message: input.message }),
         }),
       ),
   );
@@ -57,19 +67,11 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       ].join("\n"),
       inputSchema: {
         offer_id: id("offer"),
-        price_usdc: usdcAmount("The price you propose").optional(),
-        price_wei: weiAmount("The price you propose").optional(),
-        message,
+        ...proposal("The price you propose"),
       },
       annotations: writes,
     },
-    (input) =>
-      toolResult(() =>
-        client.counterOffer(input.offer_id, {
-          price_wei: amountFromInput(input, "price", true).toString(),
-          ...(input.message !== undefined && { message: input.message }),
-        }),
-      ),
+    (input) => toolResult(() => client.counterOffer(input.offer_id, proposalBody(input))),
   );
 
   const answerTool = (name: "accept_offer" | "decline_offer" | "withdraw_offer", title: string, what: string) =>
