@@ -27,6 +27,7 @@ import { notificationRoutes } from "./routes/notifications/index.ts";
 import { offerRoutes } from "./routes/offers/index.ts";
 import { ownerRoutes } from "./routes/owner/index.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
+import { proposalRoutes } from "./routes/proposals/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
 import type { RouteDeps } from "./routes/route-deps.ts";
 import { transactionRoutes } from "./routes/transactions/index.ts";
@@ -98,6 +99,7 @@ export function createApp(given: Deps) {
   app.route("/api/feed", feedRoutes(routeDeps));
   app.route("/api/notifications", notificationRoutes(routeDeps));
   app.route("/api/offers", offerRoutes(routeDeps));
+  app.route("/api/proposals", proposalRoutes(routeDeps));
   app.route("/api/reviews", reviewFileRoutes(routeDeps));
   app.route("/api/auth", authRoutes(routeDeps));
   app.route("/api/owner", ownerRoutes(routeDeps));

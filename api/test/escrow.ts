@@ -114,3 +114,33 @@ export async function insertTransaction(db: Database, row: TransactionValues): P
   const [id] = await insertTransactions(db, [row]);
   return id as string;
 }
+
+/** The seller the escrow of `transactionId` names last (its last SellerAssigned event): a bounty's hunter. */
+export async function sellerOnChain(market: Market, transactionId: string): Promise<Address> {
+  const events = await market.publicClient.getContractEvents({
+    address: market.escrow,
+    abi: agentEscrowAbi,
+    eventName: "SellerAssigned",
+    args: { escrowId: escrowIdToBytes32(transactionId) },
+    fromBlock: 0n,
+  });
+  const last = events.at(-1);
+  if (!last) throw new Error(`no SellerAssigned event for ${transactionId}`);
+  return last.args.seller as Address;
+}
+
+/**
+ * Runs the keeper until a run releases `id`, or a run settles nothing: escrows of the suite's
+ * other files may be due too, and a run takes the oldest first.
+ */
+export async function keeperReleases(
+  keeper: { runOnce(): Promise<{ released: string[]; refunded: string[] }> },
+  id: string,
+): Promise<boolean> {
+  for (let run = 0; run < 20; run++) {
+    const { released, refunded } = await keeper.runOnce();
+    if (released.includes(id)) return true;
+    if (released.length === 0 && refunded.length === 0) return false;
+  }
+  return false;
+}

@@ -121,6 +121,31 @@ export function createMarketplaceClient(options: ClientOptions) {
     withdrawOffer: (id: Id, body: RequestBody<"/api/offers/{id}/withdraw", "post"> = {}) =>
       send<Answer<"/api/offers/{id}/withdraw", "post">>("post", "/api/offers/{id}/withdraw", { params: { id }, body }),
 
+    // Proposals on bounties that take them (`accepts_proposals`): agents pitch, the poster accepts
+    // one (its agent becomes the seller on chain, as a claim would) and the others are declined.
+    makeProposal: (listingId: Id, body: RequestBody<"/api/listings/{id}/proposals", "post">) =>
+      send<Answer<"/api/listings/{id}/proposals", "post">>("post", "/api/listings/{id}/proposals", {
+        params: { id: listingId },
+        body,
+      }),
+    /** A bounty's proposals: all of them for its poster, your own for anyone else. */
+    listingProposals: (listingId: Id, query: QueryOf<"/api/listings/{id}/proposals", "get"> = {}) =>
+      send<Answer<"/api/listings/{id}/proposals", "get">>("get", "/api/listings/{id}/proposals", {
+        params: { id: listingId },
+        query,
+      }),
+    /** Your proposals, made (`role: "proposer"`) and received on your bounties (`role: "poster"`). */
+    listProposals: (query: QueryOf<"/api/proposals", "get"> = {}) =>
+      send<Answer<"/api/proposals", "get">>("get", "/api/proposals", { query }),
+    getProposal: (id: Id) =>
+      send<Answer<"/api/proposals/{id}", "get">>("get", "/api/proposals/{id}", { params: { id } }),
+    acceptProposal: (id: Id) =>
+      send<Answer<"/api/proposals/{id}/accept", "post">>("post", "/api/proposals/{id}/accept", { params: { id } }),
+    declineProposal: (id: Id) =>
+      send<Answer<"/api/proposals/{id}/decline", "post">>("post", "/api/proposals/{id}/decline", { params: { id } }),
+    withdrawProposal: (id: Id) =>
+      send<Answer<"/api/proposals/{id}/withdraw", "post">>("post", "/api/proposals/{id}/withdraw", { params: { id } }),
+
     // Transactions
     listTransactions: (query: QueryOf<"/api/transactions", "get"> = {}) =>
       send<Answer<"/api/transactions", "get">>("get", "/api/transactions", { query }),

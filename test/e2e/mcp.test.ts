@@ -15,6 +15,7 @@ const EXTERNAL_BUYER = 3;
 
 const TOOLS = [
   "accept_offer",
+  "accept_proposal",
   "add_evidence",
   "browse_listings",
   "buy_listing",
@@ -23,6 +24,7 @@ const TOOLS = [
   "counter_offer",
   "create_listing",
   "decline_offer",
+  "decline_proposal",
   "deliver",
   "dispute",
   "get_agent",
@@ -31,6 +33,7 @@ const TOOLS = [
   "get_listing",
   "get_offer",
   "get_profile",
+  "get_proposal",
   "get_reputation",
   "get_timeline",
   "get_transaction",
@@ -38,10 +41,12 @@ const TOOLS = [
   "list_conversations",
   "list_notifications",
   "list_offers",
+  "list_proposals",
   "list_reviews",
   "list_transactions",
   "list_withdrawals",
   "make_offer",
+  "make_proposal",
   "mark_notifications_read",
   "name_owner",
   "post_to_feed",
@@ -57,6 +62,7 @@ const TOOLS = [
   "update_profile",
   "withdraw",
   "withdraw_offer",
+  "withdraw_proposal",
 ];
 
 /** The tools a server started with the arbiter's key has on top. */
@@ -495,5 +501,47 @@ describe("negotiation through the MCP server", () => {
       status: "PURCHASED",
       transaction_id: bought.transaction_id,
     });
+  });
+});
+
+describe("proposals through the MCP server", () => {
+  it("a poster posts a bounty that takes proposals, two agents pitch, the poster accepts one; the hunter delivers", async () => {
+    const poster = await startMcpServer("proposal poster");
+    const first = await startMcpServer("proposal hunter one");
+    const second = await startMcpServer("proposal hunter two");
+    const registered = await poster.call("register", { name: "mcp proposal poster", hosted: true });
+    await faucet(registered.agent.wallet_address, 10_000_000n);
+    await first.call("register", { name: "mcp proposal hunter one", hosted: true });
+    const chosen = await second.call("register", { name: "mcp proposal hunter two", hosted: true });
+    const bounty = await poster.call("create_listing", {
+      title: "Port a parser",
+      description: "From C to TypeScript.",
+      price_usdc: "4",
+      listing_type: "BOUNTY",
+      accepts_proposals: true,
+    });
+    expect(bounty).toMatchObject({ listing_type: "BOUNTY", accepts_proposals: true, funding: { state: "FUNDED" } });
+    expect((await first.refused("claim_bounty", { listing_id: bounty.id })).code).toBe("bounty_takes_proposals");
+
+    const pitched = await first.call("make_proposal", { listing_id: bounty.id, pitch: "I port parsers", eta_hours: 6 });
+    expect(pitched.proposal).toMatchObject({ status: "PENDING", eta_hours: 6 });
+    const other = await second.call("make_proposal", { listing_id: bounty.id, pitch: "I wrote the C one" });
+    const received = await poster.call("list_proposals", { listing_id: bounty.id });
+    expect(received.proposals.map((row: { id: string }) => row.id).sort()).toEqual(
+      [pitched.proposal.id, other.proposal.id].sort(),
+    );
+    expect((await first.refused("accept_proposal", { proposal_id: other.proposal.id })).code).toBe("forbidden");
+
+    const accepted = await poster.call("accept_proposal", { proposal_id: other.proposal.id });
+    expect(accepted).toMatchObject({ proposal: { status: "ACCEPTED" }, claim: { state: "FUNDED" } });
+    expect((await first.call("get_proposal", { proposal_id: pitched.proposal.id })).proposal.status).toBe("DECLINED");
+    const mine = await second.call("list_proposals", { role: "proposer", status: "ACCEPTED" });
+    expect(mine.proposals.map((row: { id: string }) => row.id)).toEqual([other.proposal.id]);
+    const delivered = await second.call("deliver", {
+      transaction_id: accepted.claim.transaction_id,
+      deliverable: "parser.ts",
+    });
+    expect(delivered).toMatchObject({ state: "DELIVERED" });
+    expect(chosen.agent.id).toBe(accepted.proposal.agent.id);
   });
 });

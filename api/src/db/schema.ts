@@ -15,6 +15,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import type { OfferAction, OfferStatus } from "../domain/offer-state.ts";
+import type { ProposalStatus } from "../domain/proposal-status.ts";
 import type { ReputationTier } from "../domain/reputation.ts";
 
 /**
@@ -120,6 +121,11 @@ export const listings = app.table(
      */
     sellerListed: boolean("seller_listed").notNull().default(true),
     timesPurchased: integer("times_purchased").notNull().default(0),
+    /**
+     * BOUNTY only: agents send proposals and the poster picks one (domain/proposals.ts); such a
+     * bounty is not claimed first come.
+     */
+    acceptsProposals: boolean("accepts_proposals").notNull().default(false),
     /** BOUNTY only: hours a claimant has to deliver, counted from the claim. */
     bountyDeliveryHours: integer("bounty_delivery_hours"),
     /** BOUNTY only: when an unclaimed (or re-opened) bounty is refunded to its poster and delisted. */
@@ -360,6 +366,41 @@ export const offerMoves = app.table(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("offer_moves_offer_idx").on(t.offerId, t.createdAt)],
+);
+
+/**
+ * A proposal to do a bounty that takes proposals (domain/proposals.ts): the agent's pitch and the
+ * hours it says it needs; the poster accepts one, the others are declined. An agent has at most one
+ * PENDING proposal per bounty.
+ */
+export const proposals = app.table(
+  "proposals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    listingId: uuid("listing_id")
+      .notNull()
+      .references(() => listings.id),
+    /** The agent that would do the work. */
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    /** The bounty's poster, who accepts one proposal. */
+    posterAgentId: uuid("poster_agent_id")
+      .notNull()
+      .references(() => agents.id),
+    pitch: text("pitch").notNull(),
+    /** The hours the agent says it needs; the delivery deadline stays the bounty's own. */
+    etaHours: integer("eta_hours"),
+    status: text("status").$type<ProposalStatus>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("proposals_listing_idx").on(t.listingId, t.createdAt, t.id),
+    index("proposals_agent_idx").on(t.agentId, t.createdAt, t.id),
+    index("proposals_poster_idx").on(t.posterAgentId, t.createdAt, t.id),
+    uniqueIndex("proposals_pending_per_agent_key").on(t.listingId, t.agentId).where(sql`${t.status} = 'PENDING'`),
+  ],
 );
 
 /** Hits of the Postgres rate-limit store: one row per key and window. */

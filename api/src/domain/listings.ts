@@ -34,6 +34,8 @@ export interface CreateListingInput {
   listing_type: ListingType;
   price_usdc?: string;
   is_negotiable: boolean;
+  /** BOUNTY only: proposals instead of the first claim. */
+  accepts_proposals?: boolean;
   /** BOUNTY only. */
   deadline_hours?: number;
   /** BOUNTY only. */
@@ -147,6 +149,7 @@ export function listingUseCases(
       listingType: "BOUNTY",
       priceWei: input.price_wei,
       isNegotiable: false,
+      acceptsProposals: input.accepts_proposals ?? false,
       isActive: poster.hosted,
       awaitingFunding: !poster.hosted,
       bountyDeliveryHours: input.deadline_hours ?? DEFAULT_BOUNTY_DELIVERY_HOURS,
@@ -199,6 +202,7 @@ export function listingUseCases(
     if (input.deadline_hours !== undefined || input.expires_in_hours !== undefined) {
       throw badRequest("deadline_hours and expires_in_hours are for BOUNTY listings");
     }
+    if (input.accepts_proposals) throw badRequest("accepts_proposals is for BOUNTY listings");
     const [created] = await db
       .insert(listings)
       .values({

@@ -1,17 +1,14 @@
-import { bytes32ToEscrowId, escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { and, eq, isNull } from "drizzle-orm";
+import { bytes32ToEscrowId } from "@agent-marketplace/contracts";
+import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, type TransactionReceipt } from "viem";
 import type { Database } from "../db/client.ts";
 import { agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { badRequest, conflict, EscrowRefusedError, forbidden, notFound, TransactionRevertedError } from "./errors.ts";
+import { bountyAssignment, type ClaimedBounty } from "./bounty-assignment.ts";
+import { badRequest, ConflictError, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
-import { termsOfEscrow } from "./escrow-terms.ts";
 import { isUuid } from "./ids.ts";
 import { acceptedOfferFor, recordOfferPurchase } from "./offers.ts";
-import { transactionWrite } from "./read-your-writes.ts";
-import { createSettlement } from "./settlement.ts";
-import { queryTransactions } from "./transactions.ts";
 
 /*
  * Purchases: a FIXED listing bought into a funded escrow, and a BOUNTY claimed. A hosted buyer's
@@ -56,15 +53,6 @@ export interface PendingPurchase {
   state: "PENDING";
 }
 
-export interface ClaimedBounty {
-  success: true;
-  transaction_id: string;
-  message: string;
-  deadline: string;
-  tx_hash: string;
-  state: "FUNDED";
-}
-
 function fundedAnswer(row: TransactionRow, txHash: string): FundedPurchase {
   return {
     ...fundingEscrowView(row),
@@ -76,8 +64,8 @@ function fundedAnswer(row: TransactionRow, txHash: string): FundedPurchase {
 
 export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
   const { db, chain, escrow } = deps;
-  const settle = createSettlement(deps);
   const funding = escrowFunding(deps);
+  const bounties = bountyAssignment(deps);
 
   /**
    * Buys the FIXED listing `listingId` for `buyer`: a hosted buyer's escrow is funded now; an
@@ -195,80 +183,19 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
   }
 
   /**
-   * Claims the BOUNTY `listingId` for `claimant`: the first claim wins, the relayer (the escrow's
-   * operator) names the claimant seller with a delivery deadline. A claim whose deadline passed
-   * may be taken over.
+   * Claims the BOUNTY `listingId` for `claimant`: the first claim wins (bounty-assignment.ts). A
+   * claim whose deadline passed may be taken over; a bounty that takes proposals is not claimed.
    */
   async function claim(claimant: Agent, listingId: string): Promise<ClaimedBounty> {
-    if (!isUuid(listingId)) throw notFound("Listing");
-    const [found] = await db
-      .select({ listing: listings, transaction: transactions })
-      .from(listings)
-      .innerJoin(transactions, eq(transactions.listingId, listings.id))
-      .where(and(eq(listings.id, listingId), eq(listings.listingType, "BOUNTY")));
-    if (!found) {
-      const [listing] = await db
-        .select({ type: listings.listingType })
-        .from(listings)
-        .where(eq(listings.id, listingId));
-      if (listing) throw badRequest("Only BOUNTY listings are claimed; buy a FIXED listing");
-      throw notFound("Listing");
+    const bounty = await bounties.openBounty(listingId, claimant.id, "claims");
+    if (bounty.listing.acceptsProposals) {
+      throw new ConflictError(
+        "This bounty takes proposals: POST /api/listings/{id}/proposals, and its poster picks one",
+        { listing_id: bounty.listing.id },
+        "bounty_takes_proposals",
+      );
     }
-    const { listing, transaction } = found;
-    if (listing.agentId === claimant.id) throw badRequest("An agent cannot claim its own bounty");
-    if (!listing.isActive) throw conflict("This bounty is not open");
-    const [row] = await queryTransactions(db, chain.chainId, { id: transaction.id, limit: 1 });
-    const e = row?.escrow;
-    if (e?.status !== "FUNDED") {
-      throw conflict("This bounty is not open for claims", { state: e ? e.status : "PENDING" });
-    }
-    const now = await escrow.now();
-    if (listing.bountyExpiresAt && now * 1000 >= listing.bountyExpiresAt.getTime()) {
-      throw conflict("This bounty has expired; its reward goes back to the poster");
-    }
-    const claimedBySomeone = BigInt(e.seller) !== 0n;
-    if (claimedBySomeone && Number(e.deadline) >= now) throw conflict("This bounty is already claimed");
-    const deadline = now + (listing.bountyDeliveryHours ?? 72) * 3600;
-    const terms = termsOfEscrow(e);
-    const sent = await settle(
-      escrow.relayedAssignSeller(
-        escrowIdToBytes32(transaction.id),
-        terms,
-        getAddress(claimant.walletAddress),
-        deadline,
-      ),
-      {
-        transactionId: transaction.id,
-        // The claim is taken in the database with the outbox record: of concurrent claims, the
-        // relayer's lock lets one in; the others find the seller set and send nothing.
-        record: async (tx) => {
-          const taken = await tx
-            .update(transactions)
-            .set({ sellerAgentId: claimant.id, deadline: new Date(deadline * 1000) })
-            .where(
-              and(
-                eq(transactions.id, transaction.id),
-                transaction.sellerAgentId
-                  ? eq(transactions.sellerAgentId, transaction.sellerAgentId)
-                  : isNull(transactions.sellerAgentId),
-              ),
-            )
-            .returning({ id: transactions.id });
-          if (taken.length === 0) throw conflict("This bounty was just claimed by another agent");
-        },
-        refused: (reason) => new EscrowRefusedError(`The escrow refused the claim: ${reason}`),
-        reverted: (txHash) => new TransactionRevertedError(`The claim transaction ${txHash} reverted`),
-        indexed: transactionWrite("Claimed", transaction.id),
-      },
-    );
-    return {
-      success: true as const,
-      transaction_id: transaction.id,
-      message: "Claimed. Deliver before the deadline; the reward is released after the dispute window.",
-      deadline: new Date(deadline * 1000).toISOString(),
-      tx_hash: sent.txHash,
-      state: "FUNDED" as const,
-    };
+    return bounties.assign(bounty, claimant);
   }
 
   return { buy, proveFunding, claim };

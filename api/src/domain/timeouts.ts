@@ -6,6 +6,7 @@ import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { EscrowRefusedError, IndexerBehindError } from "./errors.ts";
 import { type IndexedEscrowTerms, termsOfEscrow } from "./escrow-terms.ts";
+import { declineProposalsOfClosedBounty } from "./proposals.ts";
 import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
 
@@ -15,7 +16,7 @@ import { createSettlement } from "./settlement.ts";
  *   is released to its seller, so a buyer who says nothing cannot hold the seller's pay;
  * - expiry: an undelivered escrow past its deadline is refunded to its buyer; for a bounty, a
  *   lapsed claim re-opens it instead (the claimant is cleared), and an unclaimed bounty past its
- *   expiry is refunded and delisted.
+ *   expiry is refunded and delisted (its pending proposals declined).
  * The relayer sends release and refund, which anyone may call once time allows; the gas is ours.
  * The same send serves a seller who asks for its release after the window (escrow-moves.ts).
  */
@@ -204,6 +205,7 @@ export function escrowTimeouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rel
           .update(listings)
           .set({ isActive: false, updatedAt: new Date() })
           .where(eq(listings.id, item.listingId));
+        await declineProposalsOfClosedBounty(db, item.listingId);
         deps.readCache?.invalidate();
       }
       return outcome;

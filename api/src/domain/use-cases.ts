@@ -14,6 +14,7 @@ import { notificationUseCases } from "./notifications.ts";
 import { offerUseCases } from "./offers.ts";
 import { ownerUseCases } from "./owners.ts";
 import { platformUseCases } from "./platform.ts";
+import { proposalUseCases } from "./proposals.ts";
 import { purchaseUseCases } from "./purchases.ts";
 import { reviewUseCases } from "./reviews.ts";
 import { sessionUseCases } from "./sessions.ts";
@@ -39,6 +40,7 @@ export function createUseCases(deps: Deps) {
     devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
     offers: offerUseCases(deps),
+    proposals: proposalUseCases(deps),
     feed: feedUseCases(deps),
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),

@@ -3,7 +3,7 @@ import pino from "pino";
 import { type Address, getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Market, testMarket, USDC } from "../../test/escrow.ts";
+import { keeperReleases, type Market, testMarket, USDC } from "../../test/escrow.ts";
 import {
   createListing,
   get,
@@ -52,19 +52,6 @@ const usdcOf = usdcBalance;
 const stateOf = async (id: string) => (await json(await get(t.app, `/api/transactions/${id}`))).state;
 
 const hosted = (usdc = 0n): Promise<Agent> => registerHosted(t.app, "hosted", usdc);
-
-/**
- * Runs the keeper until a run releases `id`, or a run settles nothing: escrows of the suite's
- * other files may be due too, and a run takes the oldest first.
- */
-async function keeperReleases(id: string): Promise<boolean> {
-  for (let run = 0; run < 20; run++) {
-    const { released, refunded } = await keeper.runOnce();
-    if (released.includes(id)) return true;
-    if (released.length === 0 && refunded.length === 0) return false;
-  }
-  return false;
-}
 
 /** The fee the escrow of transaction `id` keeps on release, from its own fee_bps. */
 async function feeOf(id: string, amount: bigint): Promise<bigint> {
@@ -129,7 +116,7 @@ describe("keeper", () => {
     expect(await stateOf(id)).toBe("DELIVERED");
 
     await market.increaseTime(t.config.disputeWindowSeconds + 60);
-    expect(await keeperReleases(id)).toBe(true);
+    expect(await keeperReleases(keeper, id)).toBe(true);
     expect(await stateOf(id)).toBe("RELEASED");
     expect(await usdcOf(hunter.wallet)).toBe(REWARD - (await feeOf(id, REWARD)));
     // Nothing left to do for it.
@@ -144,7 +131,7 @@ describe("keeper", () => {
     expect(await usdcOf(seller.wallet), "seller before the window").toBe(0n);
 
     await market.increaseTime(t.config.disputeWindowSeconds + 60);
-    expect(await keeperReleases(id), "released after the window").toBe(true);
+    expect(await keeperReleases(keeper, id), "released after the window").toBe(true);
     const transaction = await json(await get(t.app, `/api/transactions/${id}`));
     expect(transaction, "the transaction after the release").toMatchObject({
       state: "RELEASED",
@@ -177,7 +164,7 @@ describe("keeper", () => {
     const disputed = await post(t.app, `/api/transactions/${id}/dispute`, { reason: "Not the work asked" }, buyer.key);
     expect(disputed.status, "disputed").toBe(200);
     await market.increaseTime(t.config.disputeWindowSeconds + 60);
-    expect(await keeperReleases(id), "released").toBe(false);
+    expect(await keeperReleases(keeper, id), "released").toBe(false);
     expect(await stateOf(id), "state").toBe("DISPUTED");
     expect(await usdcOf(seller.wallet), "seller's balance").toBe(0n);
     expect(await usdcOf(buyer.wallet), "buyer's balance").toBe(10n * USDC - REWARD);

@@ -21,6 +21,10 @@ export const NOTIFICATION_KINDS = [
   "offer.declined",
   "offer.withdrawn",
   "offer.expired",
+  "proposal.received",
+  "proposal.accepted",
+  "proposal.declined",
+  "proposal.withdrawn",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

@@ -71,6 +71,13 @@ const ROUTES: RouteUnderTest[] = [
   { method: "POST", path: "/api/offers/{id}/accept" },
   { method: "POST", path: "/api/offers/{id}/decline" },
   { method: "POST", path: "/api/offers/{id}/withdraw" },
+  { method: "POST", path: "/api/listings/{id}/proposals" },
+  { method: "GET", path: "/api/listings/{id}/proposals" },
+  { method: "GET", path: "/api/proposals" },
+  { method: "GET", path: "/api/proposals/{id}" },
+  { method: "POST", path: "/api/proposals/{id}/accept" },
+  { method: "POST", path: "/api/proposals/{id}/decline" },
+  { method: "POST", path: "/api/proposals/{id}/withdraw" },
   { method: "POST", path: "/api/transactions" },
   { method: "GET", path: "/api/wallet/balance" },
   { method: "POST", path: "/api/wallet/withdraw" },
@@ -119,6 +126,7 @@ const APP_TABLES = [
   "disputes",
   "offers",
   "offer_moves",
+  "proposals",
 ];
 
 /** Columns that are bookkeeping, not state: a key's last use is written as it is used. */

@@ -13,6 +13,7 @@ import {
   type TestApp,
   testApp,
 } from "../../test/harness.ts";
+import { listings, proposals } from "../db/schema.ts";
 
 /**
  * Every route of the OpenAPI document, by the credential it is called with: no key, a key nobody
@@ -36,6 +37,9 @@ let thirdAgent: string;
 let ownerDelivery: string;
 /** The owner's offer on the third agent's listing. */
 let ownerOffer: string;
+/** The owner's proposal on the third agent's bounty (rows written here: the bounty needs no escrow to be refused). */
+let ownerProposal: string;
+let thirdBounty: string;
 beforeAll(async () => {
   t = await testApp();
   owner = await registerAgent(t.app, "owner");
@@ -70,6 +74,24 @@ beforeAll(async () => {
   const offered = await post(t.app, `/api/listings/${thirdListing}/offers`, { price_wei: "900000" }, owner.key);
   if (offered.status !== 201) throw new Error(`offer answered ${offered.status}`);
   ownerOffer = (await json(offered)).offer.id;
+  const [bounty] = await t.db
+    .insert(listings)
+    .values({
+      agentId: third.id,
+      title: "A bounty taking proposals",
+      description: "x",
+      category: "other",
+      listingType: "BOUNTY",
+      priceWei: "1000000",
+      acceptsProposals: true,
+    })
+    .returning({ id: listings.id });
+  thirdBounty = bounty?.id ?? "";
+  const [proposal] = await t.db
+    .insert(proposals)
+    .values({ listingId: thirdBounty, agentId: owner.id, posterAgentId: third.id, pitch: "mine", status: "PENDING" })
+    .returning({ id: proposals.id });
+  ownerProposal = proposal?.id ?? "";
 });
 afterAll(() => t.close());
 
@@ -228,6 +250,18 @@ const KEYED: Record<string, KeyedRoute> = {
   "POST /api/offers/{id}/accept": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
   "POST /api/offers/{id}/decline": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
   "POST /api/offers/{id}/withdraw": { body: () => ({}), params: () => ({ id: ownerOffer }), intruder: "forbidden" },
+  // Proposals: another key proposes and lists its own; the owner's proposal is its agent's and poster's alone.
+  "POST /api/listings/{id}/proposals": {
+    body: () => ({ pitch: "Me instead" }),
+    params: () => ({ id: thirdBounty }),
+    intruder: "self",
+  },
+  "GET /api/listings/{id}/proposals": { params: () => ({ id: thirdBounty }), intruder: "self" },
+  "GET /api/proposals": { intruder: "self" },
+  "GET /api/proposals/{id}": { params: () => ({ id: ownerProposal }), intruder: "forbidden" },
+  "POST /api/proposals/{id}/accept": { params: () => ({ id: ownerProposal }), intruder: "forbidden" },
+  "POST /api/proposals/{id}/decline": { params: () => ({ id: ownerProposal }), intruder: "forbidden" },
+  "POST /api/proposals/{id}/withdraw": { params: () => ({ id: ownerProposal }), intruder: "forbidden" },
 };
 
 /** Routes anyone may call; a key, valid or not, changes nothing about the answer. */
@@ -294,7 +328,8 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(m::text, ',' ORDER BY m.id)) FROM app.messages m),
       (SELECT md5(string_agg(r::text, ',' ORDER BY r.id)) FROM app.reviews r),
       (SELECT md5(string_agg(o::text, ',' ORDER BY o.id)) FROM app.offers o),
-      (SELECT md5(string_agg(v::text, ',' ORDER BY v.id)) FROM app.offer_moves v)) AS digest`),
+      (SELECT md5(string_agg(v::text, ',' ORDER BY v.id)) FROM app.offer_moves v),
+      (SELECT md5(string_agg(p::text, ',' ORDER BY p.id)) FROM app.proposals p)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }

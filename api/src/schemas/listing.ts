@@ -54,6 +54,9 @@ export const ListingDetails = z
     currency: z.literal("USDC"),
     is_active: z.boolean(),
     is_negotiable: z.boolean(),
+    accepts_proposals: z.boolean().openapi({
+      description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
+    }),
     times_purchased: z.number().int(),
     avg_rating: z.string().openapi({ description: 'Average rating, two decimals; "0.00" without ratings' }),
     created_at: z.string(),
@@ -83,6 +86,9 @@ export const BrowseListing = z
     price_usdc: z.string(),
     currency: z.literal("USDC"),
     is_negotiable: z.boolean(),
+    accepts_proposals: z.boolean().openapi({
+      description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
+    }),
     times_purchased: z.number().int(),
     avg_rating: z.string(),
     created_at: z.string(),
@@ -94,6 +100,18 @@ export const ListingPage = z
   .object({ listings: z.array(BrowseListing), next_cursor: z.string().nullable() })
   .openapi("ListingPage");
 export type ListingPageView = z.infer<typeof ListingPage>;
+
+/** A bounty taken: its seller named on chain with a delivery deadline (a claim, or an accepted proposal). */
+export const Claimed = z
+  .object({
+    success: z.literal(true),
+    transaction_id: Uuid,
+    message: z.string(),
+    deadline: z.string(),
+    tx_hash: z.string(),
+    state: z.literal("FUNDED"),
+  })
+  .openapi("Claimed");
 
 /** Answered by the framework for a body that is not application/json. */
 export const unsupportedMediaType = {

@@ -8,6 +8,7 @@ import { registerListingTools } from "./tools/listings.ts";
 import { registerMessageTools } from "./tools/messages.ts";
 import { registerNotificationTools } from "./tools/notifications.ts";
 import { registerOfferTools } from "./tools/offers.ts";
+import { registerProposalTools } from "./tools/proposals.ts";
 import { registerReputationTools } from "./tools/reputation.ts";
 import { registerTransactionTools } from "./tools/transactions.ts";
 import { registerWalletTools } from "./tools/wallet.ts";
@@ -51,6 +52,7 @@ export function createMarketplaceMcpServer(
   registerAgentTools(server, session);
   registerListingTools(server, session);
   registerOfferTools(server, session);
+  registerProposalTools(server, session);
   registerTransactionTools(server, session);
   registerWalletTools(server, session);
   registerNotificationTools(server, session);

@@ -17,6 +17,8 @@ export const listingKeys = {
   detail: (id: string) => ["listings", "detail", id] as const,
   /** The offers on a listing as the owned agent `agentId` sees them. */
   offers: (id: string, agentId: string) => ["listings", "offers", id, agentId] as const,
+  /** The proposals on a bounty as the owned agent `agentId` sees them. */
+  proposals: (id: string, agentId: string) => ["listings", "proposals", id, agentId] as const,
 };
 
 export const agentKeys = {
@@ -46,6 +48,7 @@ export const ownerKeys = {
   notifications: (agentId: string) => ["owner", "notifications", agentId] as const,
   withdrawals: (agentId: string) => ["owner", "withdrawals", agentId] as const,
   offers: (agentId: string) => ["owner", "offers", agentId] as const,
+  proposals: (agentId: string) => ["owner", "proposals", agentId] as const,
 };
 
 export const deskKeys = {

@@ -1,8 +1,7 @@
-import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import pino from "pino";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Market, testMarket, USDC } from "../../../test/escrow.ts";
+import { type Market, sellerOnChain, testMarket, USDC } from "../../../test/escrow.ts";
 import {
   get,
   json,
@@ -67,19 +66,6 @@ async function postBounty(poster: Agent, fields: Record<string, unknown> = {}) {
 const claim = (listingId: string, key: string, body: unknown = {}) =>
   post(t.app, `/api/listings/${listingId}/claim`, body, key);
 
-async function sellerOnChain(transactionId: string): Promise<Address> {
-  const events = await market.publicClient.getContractEvents({
-    address: market.escrow,
-    abi: agentEscrowAbi,
-    eventName: "SellerAssigned",
-    args: { escrowId: escrowIdToBytes32(transactionId) },
-    fromBlock: 0n,
-  });
-  const last = events[events.length - 1];
-  if (!last) throw new Error("no SellerAssigned event");
-  return last.args.seller as Address;
-}
-
 describe("a hosted poster's bounty", () => {
   it("is funded at once, listed, claimed by one agent, delivered and released", async () => {
     const poster = await hosted(20n * USDC);
@@ -99,7 +85,7 @@ describe("a hosted poster's bounty", () => {
     expect(answer).toMatchObject({ success: true, transaction_id: bounty.funding.transaction_id, state: "FUNDED" });
     const hoursLeft = (Date.parse(answer.deadline) - Date.now()) / 3_600_000;
     expect(hoursLeft).toBeGreaterThan(47);
-    expect(await sellerOnChain(answer.transaction_id)).toBe(hunter.wallet);
+    expect(await sellerOnChain(market, answer.transaction_id)).toBe(hunter.wallet);
     const detail = await json(await get(t.app, `/api/transactions/${answer.transaction_id}`));
     expect(detail).toMatchObject({ state: "FUNDED", seller: { id: hunter.id }, buyer: { id: poster.id } });
 
@@ -127,7 +113,7 @@ describe("a hosted poster's bounty", () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(9);
     const winner = hunters[statuses.indexOf(200)] as Agent;
-    expect(await sellerOnChain(bounty.funding.transaction_id)).toBe(winner.wallet);
+    expect(await sellerOnChain(market, bounty.funding.transaction_id)).toBe(winner.wallet);
     const detail = await json(await get(t.app, `/api/transactions/${bounty.funding.transaction_id}`));
     expect(detail.seller.id).toBe(winner.id);
   });
@@ -239,7 +225,7 @@ describe("a missed deadline", () => {
     expect((await claim(bounty.id, second.key)).status).toBe(409);
     await market.increaseTime(2 * 3600);
     expect((await claim(bounty.id, second.key)).status).toBe(200);
-    expect(await sellerOnChain(bounty.funding.transaction_id)).toBe(second.wallet);
+    expect(await sellerOnChain(market, bounty.funding.transaction_id)).toBe(second.wallet);
     const id = bounty.funding.transaction_id;
     expect((await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "late" }, first.key)).status).toBe(403);
     expect((await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "on time" }, second.key)).status).toBe(

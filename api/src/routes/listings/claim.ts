@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { Claimed } from "../../schemas/listing.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const ClaimBody = z
@@ -12,24 +13,13 @@ const ClaimBody = z
   })
   .openapi("ClaimRequest");
 
-const Claimed = z
-  .object({
-    success: z.literal(true),
-    transaction_id: Uuid,
-    message: z.string(),
-    deadline: z.string(),
-    tx_hash: z.string(),
-    state: z.literal("FUNDED"),
-  })
-  .openapi("Claimed");
-
 export const claimRoute = createRoute({
   method: "post",
   path: "/{id}/claim",
   tags: ["Listings"],
   summary: "Claim a BOUNTY: become its seller on chain",
   description:
-    "The first claim wins: the escrow names the claimant as seller (the relayer, as the escrow's operator, assigns it) with a delivery deadline. A claimant who misses the deadline loses the claim and the bounty re-opens.",
+    "The first claim wins: the escrow names the claimant as seller (the relayer, as the escrow's operator, assigns it) with a delivery deadline. A claimant who misses the deadline loses the claim and the bounty re-opens. A bounty with `accepts_proposals` is not claimed (409 `bounty_takes_proposals`): send a proposal.",
   security: bearerSecurity,
   request: {
     params: idParam("Listing"),

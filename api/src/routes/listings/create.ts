@@ -26,6 +26,10 @@ const CreateListingBody = z
     }),
     price_usdc: PriceUsdc.optional(),
     is_negotiable: z.boolean().default(true),
+    accepts_proposals: z.boolean().default(false).openapi({
+      description:
+        "BOUNTY only: agents send proposals (POST /api/listings/{id}/proposals) and you accept one, instead of the first claim winning",
+    }),
     deadline_hours: z.number().int().min(1).max(720).optional().openapi({
       description: "BOUNTY only: hours a claimant has to deliver, from the claim (default 72)",
     }),

@@ -9,12 +9,13 @@ import { registerCreate } from "./create.ts";
 import { registerDeactivate } from "./deactivate.ts";
 import { registerDetails } from "./details.ts";
 import { registerOffers } from "./offers.ts";
+import { registerProposals } from "./proposals.ts";
 import { registerUpdate } from "./update.ts";
 
 /*
  * /api/listings: browse and details (public); an agent's own listings created, updated and
  * deactivated; a FIXED listing bought into a funded escrow, a BOUNTY claimed; offers of another
- * price on a negotiable listing made and listed.
+ * price on a negotiable listing, and proposals on a bounty that takes them, made and listed.
  */
 export function listingRoutes(deps: RouteDeps) {
   const { guards } = deps;
@@ -25,6 +26,8 @@ export function listingRoutes(deps: RouteDeps) {
   app.use("/:id/claim", guards.agentOrOwner, guards.idempotent);
   app.on("POST", "/:id/offers", guards.agent, guards.idempotent);
   app.on("GET", "/:id/offers", guards.agent);
+  app.on("POST", "/:id/proposals", guards.agent, guards.idempotent);
+  app.on("GET", "/:id/proposals", guards.agent);
   registerBrowse(app, deps);
   registerDetails(app, deps);
   registerCreate(app, deps);
@@ -33,5 +36,6 @@ export function listingRoutes(deps: RouteDeps) {
   registerBuy(app, deps);
   registerClaim(app, deps);
   registerOffers(app, deps);
+  registerProposals(app, deps);
   return app;
 }

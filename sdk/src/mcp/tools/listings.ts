@@ -79,7 +79,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
     {
       title: "Offer a service or post a bounty",
       description: [
-        "Publish a listing as yourself. FIXED (default): a service you sell at a price; buyers pay into escrow and you deliver. BOUNTY: a reward you pay for a task; the reward goes into escrow now, a hunter claims it, delivers, and is paid when you release (or automatically after the dispute window).",
+        "Publish a listing as yourself. FIXED (default): a service you sell at a price; buyers pay into escrow and you deliver. BOUNTY: a reward you pay for a task; the reward goes into escrow now, a hunter claims it, delivers, and is paid when you release (or automatically after the dispute window). With accepts_proposals, a bounty is not claimed first come: agents send proposals (list_proposals) and you accept one (accept_proposal).",
         'Price: give price_usdc (e.g. "12.5") or price_wei, exactly one.',
         "A hosted poster's bounty is funded at once from its wallet (funding.state FUNDED). An external poster's bounty: with a configured wallet it is funded from that wallet; without one, `funding.instructions` says what to send, then call confirm_funding with the tx_hash; until funded it is hidden from browse.",
         "Answers the listing (id, price_wei and price_usdc, is_active) and, for a bounty, `funding` (transaction_id, state). Refusals: 400 (a field is wrong: see issues), 402 insufficient_balance (bounty: the wallet holds less than the reward; shortfall_usdc says how much is missing).",
@@ -92,6 +92,10 @@ export function registerListingTools(server: McpServer, session: Session): void 
         listing_type: z.enum(["FIXED", "BOUNTY"]).optional().describe("FIXED (default) or BOUNTY"),
         category: category.optional().describe("Default: other"),
         is_negotiable: z.boolean().optional().describe("Default true"),
+        accepts_proposals: z
+          .boolean()
+          .optional()
+          .describe("BOUNTY: take proposals and pick one, instead of the first claim winning (default false)"),
         deadline_hours: deliveryHours("BOUNTY: hours a hunter has to deliver once it claims (default 72)"),
         expires_in_hours: z
           .number()
@@ -190,7 +194,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
     {
       title: "Claim a bounty",
       description:
-        "Claim an open BOUNTY listing: you become its hunter (the seller of its escrowed reward) and must deliver before the answered deadline, or the claim lapses and the bounty re-opens. Then call deliver with the transaction_id. Answers transaction_id, deadline, state FUNDED. Refusals: 409 (already claimed, expired, not open or not funded yet), 400 (your own bounty), 404.",
+        "Claim an open BOUNTY listing: you become its hunter (the seller of its escrowed reward) and must deliver before the answered deadline, or the claim lapses and the bounty re-opens. Then call deliver with the transaction_id. Answers transaction_id, deadline, state FUNDED. Refusals: 409 (already claimed, expired, not open or not funded yet; bounty_takes_proposals: a bounty with accepts_proposals takes a proposal instead, see make_proposal), 400 (your own bounty), 404.",
       inputSchema: { listing_id: id("bounty") },
       annotations: writes,
     },

@@ -10,8 +10,9 @@ import { client } from "../../lib/client.ts";
 import { agentKeys, listingKeys } from "../../lib/query-keys.ts";
 import { BuyPanel } from "./buy-panel.tsx";
 import { OffersPanel } from "./offers-panel.tsx";
+import { ProposalsPanel } from "./proposals-panel.tsx";
 
-/** One listing: what it is, who sells it, what others say, Buy or Claim, and its offers. */
+/** One listing: what it is, who sells it, what others say, Buy or Claim (or a bounty's proposals), and its offers. */
 export function ListingPage({ params }: { params: { id: string } }) {
   const listing = useQuery({ queryKey: listingKeys.detail(params.id), queryFn: () => client.getListing(params.id) });
   usePageTitle(listing.data?.title ?? "Listing");
@@ -26,6 +27,7 @@ export function ListingPage({ params }: { params: { id: string } }) {
     );
   }
   const item = listing.data;
+  const takesProposals = item.listing_type === "BOUNTY" && item.accepts_proposals;
   return (
     <>
       <hgroup>
@@ -33,6 +35,7 @@ export function ListingPage({ params }: { params: { id: string } }) {
         <p>
           {item.listing_type === "BOUNTY" ? "Bounty" : "Service"} · {item.category} ·{" "}
           {item.is_active ? "active" : "inactive"}
+          {takesProposals && " · takes proposals"}
         </p>
       </hgroup>
       <div className="grid two">
@@ -48,21 +51,33 @@ export function ListingPage({ params }: { params: { id: string } }) {
             </small>
           </p>
         </article>
-        <BuyPanel listing={item} />
+        {takesProposals ? <ProposalsPanel listing={item} /> : <BuyPanel listing={item} />}
       </div>
       <OffersPanel listing={item} />
-      <SellerSection sellerId={item.agents.id} sellerName={item.agents.name} />
+      <SellerSection
+        sellerId={item.agents.id}
+        sellerName={item.agents.name}
+        role={item.listing_type === "BOUNTY" ? "Poster" : "Seller"}
+      />
     </>
   );
 }
 
-function SellerSection({ sellerId, sellerName }: { sellerId: string; sellerName: string }) {
+function SellerSection({
+  sellerId,
+  sellerName,
+  role,
+}: {
+  sellerId: string;
+  sellerName: string;
+  role: "Seller" | "Poster";
+}) {
   const reputation = useQuery({ queryKey: agentKeys.reputation(sellerId), queryFn: () => client.reputation(sellerId) });
   const reviews = useQuery({ queryKey: agentKeys.reviews(sellerId), queryFn: () => client.agentReviews(sellerId) });
   return (
     <section aria-labelledby="seller-heading">
       <h2 id="seller-heading">
-        Seller: <Link href={`/agents/${sellerId}`}>{sellerName}</Link>
+        {role}: <Link href={`/agents/${sellerId}`}>{sellerName}</Link>
       </h2>
       <Loaded query={reputation} label="Loading the reputation…">
         {(figures) => <ReputationFigures figures={figures} />}

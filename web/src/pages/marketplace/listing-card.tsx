@@ -14,6 +14,12 @@ export function ListingCard({ listing }: { listing: BrowseListing }) {
       </h3>
       <p className="listing-meta">
         <span className="badge">{listing.listing_type}</span> <span className="badge">{listing.category}</span>
+        {listing.accepts_proposals && (
+          <>
+            {" "}
+            <span className="badge">takes proposals</span>
+          </>
+        )}
       </p>
       <p className="price">
         <Usdc wei={listing.price_wei} />

@@ -10,7 +10,8 @@ import { sessionExpired } from "../../lib/session.ts";
 
 type Notification = Awaited<ReturnType<ReturnType<typeof agentClient>["notifications"]>>["notifications"][number];
 
-const KIND_TEXT: Record<string, string> = {
+/** Every kind's words: a kind the API adds fails the type check until it is named here. */
+const KIND_TEXT: Record<Notification["kind"], string> = {
   "payment.funded": "Payment funded",
   "payment.released": "Payment released",
   "payment.refunded": "Payment refunded",
@@ -28,6 +29,10 @@ const KIND_TEXT: Record<string, string> = {
   "offer.declined": "Offer declined",
   "offer.withdrawn": "Offer withdrawn",
   "offer.expired": "Offer expired",
+  "proposal.received": "Proposal received",
+  "proposal.accepted": "Proposal accepted",
+  "proposal.declined": "Proposal declined",
+  "proposal.withdrawn": "Proposal withdrawn",
 };
 
 /** The agent's notifications, with new ones shown as the event stream delivers them. */

@@ -8,12 +8,13 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 import { AgentOffers } from "./agent-offers.tsx";
+import { AgentProposals } from "./agent-proposals.tsx";
 import { AgentTransactions } from "./agent-transactions.tsx";
 import { MessagesPanel } from "./messages-panel.tsx";
 import { NotificationsPanel } from "./notifications-panel.tsx";
 import { PostListingForm } from "./post-listing-form.tsx";
 
-/** One owned agent at work: its transactions, its offers, a new listing, its messages, live notifications. */
+/** One owned agent at work: its transactions, offers and proposals, a new listing, its messages, live notifications. */
 export default function OwnerAgentPage({ params }: { params: { id: string } }) {
   return (
     <RequireSession reason="Sign in with your wallet to run this agent.">
@@ -53,6 +54,7 @@ function OwnedAgentView({ agentId }: { agentId: string }) {
       <NotificationsPanel agentId={agent.id} />
       <AgentTransactions agentId={agent.id} />
       <AgentOffers agentId={agent.id} />
+      <AgentProposals agentId={agent.id} />
       <PostListingForm agentId={agent.id} walletAddress={agent.wallet_address} />
       <MessagesPanel agentId={agent.id} />
     </>

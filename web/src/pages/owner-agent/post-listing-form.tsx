@@ -24,6 +24,7 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
   const [category, setCategory] = useState<Category>("other");
   const [price, setPrice] = useState("");
   const [negotiable, setNegotiable] = useState(true);
+  const [proposals, setProposals] = useState(false);
   const [deadlineHours, setDeadlineHours] = useState("");
   const [expiresInHours, setExpiresInHours] = useState("");
   const priceWei = parseUsdc(price);
@@ -42,6 +43,7 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
         category,
         listing_type: type,
         is_negotiable: negotiable,
+        ...(bounty && proposals && { accepts_proposals: true }),
         ...(bounty && wholeHours(deadlineHours) !== undefined && { deadline_hours: wholeHours(deadlineHours) }),
         ...(bounty && wholeHours(expiresInHours) !== undefined && { expires_in_hours: wholeHours(expiresInHours) }),
       }),
@@ -126,6 +128,10 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
                 value={expiresInHours}
                 onChange={(event) => setExpiresInHours(event.target.value)}
               />
+            </label>
+            <label>
+              <input type="checkbox" checked={proposals} onChange={(event) => setProposals(event.target.checked)} />
+              Take proposals (agents pitch and you pick one, instead of the first claim winning)
             </label>
           </div>
         ) : (

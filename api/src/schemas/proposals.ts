@@ -1,0 +1,66 @@
+import { z } from "@hono/zod-openapi";
+import { PROPOSAL_STATUSES } from "../domain/proposal-status.ts";
+import { Cursor, Limit, Uuid } from "./common.ts";
+import { Claimed } from "./listing.ts";
+import { AgentRef } from "./messages.ts";
+
+/** Proposals on bounties that take them (API.md, "Negotiation"): what is sent and what is answered. */
+
+export const ProposalStatus = z.enum(PROPOSAL_STATUSES).openapi("ProposalStatus");
+export const ProposalRole = z.enum(["proposer", "poster"]);
+
+export const MakeProposalBody = z
+  .object({
+    pitch: z.string().trim().min(1).max(4_000).openapi({
+      description:
+        "Why the poster should pick you: approach, experience, what you will deliver (up to 4,000 characters)",
+      example: "I have shipped three audits of ERC-20 escrows; I will deliver a report with tests.",
+    }),
+    eta_hours: z.number().int().min(1).max(8_760).optional().openapi({
+      description: "Hours you expect to need (the delivery deadline stays the bounty's own)",
+      example: 24,
+    }),
+  })
+  .openapi("MakeProposalRequest");
+
+export const Proposal = z
+  .object({
+    id: Uuid,
+    listing_id: Uuid,
+    listing_title: z.string(),
+    reward_wei: z.string(),
+    reward_usdc: z.string(),
+    agent: AgentRef.openapi({ description: "The agent that would do the work" }),
+    poster: AgentRef,
+    pitch: z.string(),
+    eta_hours: z.number().int().nullable(),
+    status: ProposalStatus,
+    transaction_id: Uuid.nullable().openapi({ description: "The bounty's escrow" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Proposal");
+
+export const ProposalAnswer = z.object({ proposal: Proposal }).openapi("ProposalAnswer");
+
+export const AcceptedProposal = z
+  .object({
+    proposal: Proposal,
+    claim: Claimed.openapi({ description: "The bounty's assignment to the proposal's agent, as a claim answers it" }),
+  })
+  .openapi("AcceptedProposal");
+
+export const ProposalPage = z
+  .object({ proposals: z.array(Proposal), next_cursor: z.string().nullable() })
+  .openapi("ProposalPage");
+
+export const ProposalPageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
+
+export const MyProposalsQuery = z.strictObject({
+  role: ProposalRole.optional().openapi({
+    description: "Only the proposals you made (proposer), or those on your bounties (poster)",
+  }),
+  status: ProposalStatus.optional(),
+  limit: Limit,
+  cursor: Cursor,
+});
