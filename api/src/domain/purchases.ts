@@ -2,13 +2,14 @@ import { bytes32ToEscrowId } from "@agent-marketplace/contracts";
 import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, type TransactionReceipt } from "viem";
 import type { Database } from "../db/client.ts";
-import { agents, listings, transactions } from "../db/schema.ts";
+import { agents, listings, offers, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { bountyAssignment, type ClaimedBounty } from "./bounty-assignment.ts";
 import { badRequest, ConflictError, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
 import { acceptedOfferFor, recordOfferPurchase } from "./offers.ts";
+import { queryTransactions } from "./transactions.ts";
 
 /*
  * Purchases: a FIXED listing bought into a funded escrow, and a BOUNTY claimed. A hosted buyer's
@@ -93,6 +94,10 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
 
     if (input.txHash) return proveFunding(input.txHash, listing.id, buyer.id, buyerWallet, sellerWallet);
 
+    // An external buyer's retry of an offer's purchase it has not funded yet: the same instructions.
+    const earlier =
+      input.offerId && !buyer.hosted && (await unfundedOfferPurchase(input.offerId, buyer.id, listing.id));
+    if (earlier) return pendingAnswer(earlier.row, earlier.deadlineHours, buyerWallet, sellerWallet);
     // An accepted offer sets the price and the deadline; it is marked bought with the purchase's
     // record, before anything is sent (a second purchase of it is refused then).
     const offer = input.offerId ? await acceptedOfferFor(db, input.offerId, buyer.id, listing.id) : undefined;
@@ -118,6 +123,16 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
       await tx.insert(transactions).values(row);
       await recordOffer?.(tx);
     });
+    return pendingAnswer(row, deadlineHours, buyerWallet, sellerWallet);
+  }
+
+  /** What an external buyer's PENDING purchase `row` answers: its terms and the calls that fund it. */
+  function pendingAnswer(
+    row: TransactionRow,
+    deadlineHours: number,
+    buyerWallet: string,
+    sellerWallet: string,
+  ): PendingPurchase {
     const terms = funding.termsOf(row, buyerWallet, sellerWallet);
     return {
       transaction_id: row.id,
@@ -132,10 +147,33 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
       instructions: funding.instructions(
         row,
         terms,
-        `POST /api/listings/${listing.id}/buy with { "tx_hash": "<the fund transaction>" }, or POST /api/transactions/${row.id}/confirm with { "tx_hash" }`,
+        `POST /api/listings/${row.listingId}/buy with { "tx_hash": "<the fund transaction>" }, or POST /api/transactions/${row.id}/confirm with { "tx_hash" }`,
       ),
       state: "PENDING" as const,
     };
+  }
+
+  /**
+   * The purchase of the offer `offerId` an external buyer's earlier buy recorded and has not
+   * funded yet (no escrow indexed for it): a retried buy answers it again instead of refusing.
+   */
+  async function unfundedOfferPurchase(offerId: string, buyerId: string, listingId: string) {
+    if (!isUuid(offerId)) return undefined;
+    const [found] = await db
+      .select({ row: transactions, deadlineHours: offers.deadlineHours })
+      .from(offers)
+      .innerJoin(transactions, eq(transactions.id, offers.transactionId))
+      .where(
+        and(
+          eq(offers.id, offerId),
+          eq(offers.buyerAgentId, buyerId),
+          eq(offers.listingId, listingId),
+          eq(offers.status, "PURCHASED"),
+        ),
+      );
+    if (!found) return undefined;
+    const [read] = await queryTransactions(db, chain.chainId, { id: found.row.id, limit: 1 });
+    return read?.escrow ? undefined : found;
   }
 
   /**

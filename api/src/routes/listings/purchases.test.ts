@@ -222,6 +222,47 @@ describe("an external buyer", () => {
     expect(await timesPurchased(listing.id)).toBe(purchasedBefore + 1);
   });
 
+  it("buys an accepted offer at its price: a retried buy answers the same instructions; funded once, then refused", async () => {
+    const negotiable = await createListing(t.app, seller, { title: "Negotiable audit", price_wei: PRICE.toString() });
+    const made = await post(
+      t.app,
+      `/api/listings/${negotiable.id}/offers`,
+      { price_wei: "2000000" },
+      externalBuyer.key,
+    );
+    const offerId = (await json(made)).offer.id;
+    expect((await post(t.app, `/api/offers/${offerId}/accept`, {}, seller.key)).status).toBe(200);
+    const buy = (body: Record<string, unknown>) =>
+      post(t.app, `/api/listings/${negotiable.id}/buy`, body, externalBuyer.key);
+
+    const first = await json(await buy({ offer_id: offerId }));
+    expect(first).toMatchObject({ state: "PENDING", amount_wei: "2000000", deadline_hours: 72 });
+    // The buyer lost the answer and asks again: the same purchase, the same calls; no second row.
+    const retried = await json(await buy({ offer_id: offerId }));
+    expect(retried).toMatchObject({
+      transaction_id: first.transaction_id,
+      amount_wei: "2000000",
+      deadline: first.deadline,
+    });
+    expect(retried.instructions.calls).toEqual(first.instructions.calls);
+    const { rows } = await t.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM app.transactions WHERE listing_id = ${negotiable.id}`,
+    );
+    expect(rows[0]?.n).toBe(1);
+
+    const before = await usdcOf(market.address(EXTERNAL_BUYER));
+    const txHash = await sendCalls(retried.instructions.calls);
+    expect(await json(await buy({ tx_hash: txHash }))).toMatchObject({
+      transaction_id: first.transaction_id,
+      state: "FUNDED",
+    });
+    expect(await usdcOf(market.address(EXTERNAL_BUYER))).toBe(before - 2_000_000n);
+    // Funded: the offer is bought, and a buy naming it again is refused.
+    const again = await buy({ offer_id: offerId });
+    expect(again.status).toBe(409);
+    expect(await json(again)).toMatchObject({ code: "offer_not_accepted", transaction_id: first.transaction_id });
+  });
+
   it("a wrong, failed or foreign tx_hash is refused and changes nothing", async () => {
     const pending = await json(await post(t.app, `/api/listings/${listing.id}/buy`, {}, externalBuyer.key));
     const buy = (txHash: string) =>
