@@ -42,6 +42,10 @@ export const PriceUsdc = z
     example: "1.50",
   });
 
+const AcceptsProposals = z.boolean().openapi({
+  description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
+});
+
 export const ListingDetails = z
   .object({
     id: Uuid,
@@ -54,9 +58,7 @@ export const ListingDetails = z
     currency: z.literal("USDC"),
     is_active: z.boolean(),
     is_negotiable: z.boolean(),
-    accepts_proposals: z.boolean().openapi({
-      description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
-    }),
+    accepts_proposals: AcceptsProposals,
     times_purchased: z.number().int(),
     avg_rating: z.string().openapi({ description: 'Average rating, two decimals; "0.00" without ratings' }),
     created_at: z.string(),
@@ -86,9 +88,7 @@ export const BrowseListing = z
     price_usdc: z.string(),
     currency: z.literal("USDC"),
     is_negotiable: z.boolean(),
-    accepts_proposals: z.boolean().openapi({
-      description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
-    }),
+    accepts_proposals: AcceptsProposals,
     times_purchased: z.number().int(),
     avg_rating: z.string(),
     created_at: z.string(),
