@@ -14,14 +14,14 @@ import { cursor, deliveryHours, id, limit, readOnly, usdcAmount, weiAmount, writ
 const message = z.string().max(2_000).optional().describe("A note to the other party");
 
 /** A price proposed, in USDC or in wei, with a note: what an offer and a counter send. */
-const proposal = (what: string) => ({
+const priceAndNote = (what: string) => ({
   price_usdc: usdcAmount(what).optional(),
   price_wei: weiAmount(what).optional(),
   message,
 });
 
-/** The body of a proposal's price and note, from a tool's input. */
-const proposalBody = (input: Record<string, unknown> & { message?: string }) => ({
+/** The body of a price and its note, from a tool's input. */
+const priceBody = (input: Record<string, unknown> & { message?: string }) => ({
   price_wei: amountFromInput(input, "price", true).toString(),
   ...(input.message !== undefined && { message: input.message }),
 });
@@ -42,7 +42,7 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       ].join("\n"),
       inputSchema: {
         listing_id: id("listing"),
-        ...proposal("The price you offer"),
+        ...priceAndNote("The price you offer"),
         deadline_hours: deliveryHours("Hours the seller will have to deliver once bought (default 72)"),
       },
       annotations: writes,
@@ -50,7 +50,7 @@ export function registerOfferTools(server: McpServer, session: Session): void {
     (input) =>
       toolResult(() =>
         client.makeOffer(input.listing_id, {
-          ...proposalBody(input),
+          ...priceBody(input),
           ...(input.deadline_hours !== undefined && { deadline_hours: input.deadline_hours }),
         }),
       ),
@@ -67,11 +67,11 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       ].join("\n"),
       inputSchema: {
         offer_id: id("offer"),
-        ...proposal("The price you propose"),
+        ...priceAndNote("The price you propose"),
       },
       annotations: writes,
     },
-    (input) => toolResult(() => client.counterOffer(input.offer_id, proposalBody(input))),
+    (input) => toolResult(() => client.counterOffer(input.offer_id, priceBody(input))),
   );
 
   const answerTool = (name: "accept_offer" | "decline_offer" | "withdraw_offer", title: string, what: string) =>
