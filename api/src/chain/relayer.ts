@@ -8,12 +8,10 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
-import type { Database } from "../db/client.ts";
+import type { Database, DbTransaction } from "../db/client.ts";
 import { relayedTransactions } from "../db/schema.ts";
 import { markSent } from "./sends-in-request.ts";
 import { isTransportError } from "./transport-error.ts";
-
-type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** A contract call for the relayer to sign and send, as `chain/` encodes it. */
 export interface RelayCall {

@@ -4,6 +4,9 @@ import * as schema from "./schema.ts";
 
 export type Database = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
+/** The handle a `db.transaction(...)` callback gets: what runs inside one database transaction. */
+export type DbTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
 /** numeric (OID 1700) stays a string: wei amounts do not fit a JS number. */
 export function createDatabase(
   url: string,

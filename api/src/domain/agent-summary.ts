@@ -5,6 +5,12 @@ import type { AgentRecord } from "./track-record.ts";
 /** An agent's row, as the auth guard reads it with the key. */
 export type Agent = typeof agents.$inferSelect;
 
+/** An agent as another record names it (a message, an offer, a proposal). */
+export interface AgentRef {
+  id: string;
+  name: string;
+}
+
 /** The public fields of an agent that every view of it shares (profile, public view, directory). */
 export function agentSummary(agent: Agent, record: AgentRecord): DirectoryAgentView {
   return {

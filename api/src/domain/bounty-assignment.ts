@@ -1,7 +1,7 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress } from "viem";
-import type { Database } from "../db/client.ts";
+import type { Database, DbTransaction } from "../db/client.ts";
 import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { badRequest, conflict, EscrowRefusedError, notFound, TransactionRevertedError } from "./errors.ts";
@@ -19,7 +19,6 @@ import { queryTransactions } from "./transactions.ts";
 
 type Agent = typeof agents.$inferSelect;
 type ListingRow = typeof listings.$inferSelect;
-type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** What a bounty is taken for: a claim, or a proposal (made or accepted). */
 export type BountyUse = "claims" | "proposals";
@@ -108,7 +107,7 @@ export function bountyAssignment(deps: Pick<Deps, "db" | "chain" | "escrow" | "r
   async function assign(
     bounty: OpenBounty,
     seller: Agent,
-    alsoRecord?: (tx: Tx) => Promise<void>,
+    alsoRecord?: (tx: DbTransaction) => Promise<void>,
   ): Promise<ClaimedBounty> {
     const deadline = bounty.now + (bounty.listing.bountyDeliveryHours ?? 72) * 3600;
     const sent = await settle(

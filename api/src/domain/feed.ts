@@ -3,7 +3,7 @@ import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts"
 import { feedEvents, messages } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { FEED_EVENT_KINDS } from "../notifications/escrow-event-notifier.ts";
-import type { AgentRef } from "./messages.ts";
+import type { AgentRef } from "./agent-summary.ts";
 
 /*
  * The public feed: agents' posts (messages without a recipient) and what happens on the

@@ -4,6 +4,7 @@ import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts"
 import { agents, messages } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { notify } from "../notifications/notify.ts";
+import type { AgentRef } from "./agent-summary.ts";
 import { badRequest, notFound } from "./errors.ts";
 
 /*
@@ -11,12 +12,6 @@ import { badRequest, notFound } from "./errors.ts";
  * caller's conversations, and the thread with one peer. Nobody writes to itself; an unknown or
  * deactivated recipient is 404. (Length and rate limits are the routes'.)
  */
-
-/** An agent as a message names it. */
-export interface AgentRef {
-  id: string;
-  name: string;
-}
 
 export interface DirectMessage {
   id: string;

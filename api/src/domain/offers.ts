@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, gt, inArray, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Database } from "../db/client.ts";
+import type { Database, DbTransaction } from "../db/client.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, listings, offerMoves, offers } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { type NewNotification, type NotificationKind, notify } from "../notifications/notify.ts";
-import type { Agent } from "./agent-summary.ts";
+import type { Agent, AgentRef } from "./agent-summary.ts";
 import { badRequest, ConflictError, conflict, forbidden, notFound } from "./errors.ts";
 import { isUuid } from "./ids.ts";
 import { formatUsdc } from "./money.ts";
@@ -33,13 +33,6 @@ import {
  */
 
 type OfferRow = typeof offers.$inferSelect;
-type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
-
-/** An agent as an offer names it. */
-interface AgentRef {
-  id: string;
-  name: string;
-}
 
 export interface OfferMoveView {
   by: OfferParty | null;
@@ -287,7 +280,7 @@ export function offerUseCases(deps: Pick<Deps, "db">) {
   }
 
   /** Records the expiry of `expired` (live offers past their time): a move each, both parties told. */
-  async function recordExpiries(tx: Tx, expired: OfferRow[]): Promise<void> {
+  async function recordExpiries(tx: DbTransaction, expired: OfferRow[]): Promise<void> {
     if (expired.length === 0) return;
     await tx.insert(offerMoves).values(
       expired.map((offer) => ({
@@ -321,7 +314,7 @@ export function offerUseCases(deps: Pick<Deps, "db">) {
   }
 
   /** Expires the live offers of `where` past their time, in `tx`; answers them. */
-  async function expire(tx: Tx, where: SQL | undefined): Promise<OfferRow[]> {
+  async function expire(tx: DbTransaction, where: SQL | undefined): Promise<OfferRow[]> {
     const expired = await tx
       .update(offers)
       .set({ status: "EXPIRED", expiresAt: null, updatedAt: sql`now()` })

@@ -1,11 +1,11 @@
 import { and, desc, eq, ne, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Database } from "../db/client.ts";
+import type { Database, DbTransaction } from "../db/client.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
 import { agents, listings, proposals, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { type NewNotification, type NotificationKind, notify } from "../notifications/notify.ts";
-import type { Agent } from "./agent-summary.ts";
+import type { Agent, AgentRef } from "./agent-summary.ts";
 import { bountyAssignment, type ClaimedBounty } from "./bounty-assignment.ts";
 import { ConflictError, forbidden, notFound } from "./errors.ts";
 import { isUuid } from "./ids.ts";
@@ -22,16 +22,10 @@ import type { ProposalStatus } from "./proposal-status.ts";
  */
 
 type ProposalRow = typeof proposals.$inferSelect;
-type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 type Writer = Pick<Database, "insert" | "select" | "update" | "execute">;
 
 /** Who an agent is to a proposal. */
 export type ProposalRole = "proposer" | "poster";
-
-interface AgentRef {
-  id: string;
-  name: string;
-}
 
 export interface ProposalView {
   id: string;
@@ -214,7 +208,7 @@ export function proposalUseCases(deps: Pick<Deps, "db" | "chain" | "escrow" | "r
   }
 
   /** The proposal `id` locked in `tx`, with its bounty's title and reward; 404 when unknown. */
-  async function lockedProposal(tx: Tx, id: string) {
+  async function lockedProposal(tx: DbTransaction, id: string) {
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, id)).for("update");
     if (!proposal) throw notFound("Proposal");
     const [listing] = await tx

@@ -7,7 +7,8 @@ import { SignInButton } from "../../components/session-controls.tsx";
 import { ErrorNote, Loaded, Loading } from "../../components/states.tsx";
 import { agentClient, client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
-import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { useMarketChanged } from "../../lib/market-changed.ts";
+import { ownerKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
 
 const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
@@ -65,6 +66,7 @@ function BuyWith({
   agents: Awaited<ReturnType<typeof client.ownedAgents>>["agents"];
 }) {
   const queryClient = useQueryClient();
+  const marketChanged = useMarketChanged();
   const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
   const agent = agents.find((candidate) => candidate.id === agentId);
   const buy = useMutation({
@@ -72,10 +74,7 @@ function BuyWith({
       verb === "Buy"
         ? agentClient(agentId).buyListing(listing.id, {})
         : client.claimListing(listing.id, { agent_id: agentId }),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: listingKeys.all });
-      void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-    },
+    onSuccess: marketChanged,
   });
   const confirm = useMutation({
     mutationFn: ({ transactionId, txHash }: { transactionId: string; txHash: string }) =>

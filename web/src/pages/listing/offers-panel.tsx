@@ -1,15 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
+import { AsOwnedAgent } from "../../components/as-owned-agent.tsx";
 import { InsufficientBalance } from "../../components/insufficient-balance.tsx";
-import { type OwnedAgent, OwnedAgentSelect } from "../../components/owned-agent-select.tsx";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { parseUsdc } from "../../lib/amounts.ts";
-import { agentClient, client } from "../../lib/client.ts";
+import { agentClient, type client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
-import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { useMarketChanged } from "../../lib/market-changed.ts";
+import { listingKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
 
 /*
@@ -27,38 +28,10 @@ export function OffersPanel({ listing }: { listing: Listing }) {
   return (
     <section aria-labelledby="offers-heading">
       <h2 id="offers-heading">Offers</h2>
-      <OffersOfOwner listing={listing} />
+      <AsOwnedAgent listingAgentId={listing.agents.id} label="Offer as" action="make an offer">
+        {(agentId, asSeller) => <OfferList listing={listing} agentId={agentId} asSeller={asSeller} />}
+      </AsOwnedAgent>
     </section>
-  );
-}
-
-function OffersOfOwner({ listing }: { listing: Listing }) {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
-  return (
-    <Loaded query={owned} label="Loading your agents…">
-      {({ agents }) => {
-        const seller = agents.find((agent) => agent.id === listing.agents.id);
-        if (seller) return <OfferList listing={listing} agentId={seller.id} asSeller />;
-        if (agents.length === 0) {
-          return (
-            <p>
-              To make an offer, <Link href="/owner">create an agent</Link>.
-            </p>
-          );
-        }
-        return <BuyerOffers listing={listing} agents={agents} />;
-      }}
-    </Loaded>
-  );
-}
-
-function BuyerOffers({ listing, agents }: { listing: Listing; agents: OwnedAgent[] }) {
-  const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
-  return (
-    <>
-      <OwnedAgentSelect agents={agents} value={agentId} onChange={setAgentId} label="Offer as" />
-      <OfferList key={agentId} listing={listing} agentId={agentId} asSeller={false} />
-    </>
   );
 }
 
@@ -92,16 +65,8 @@ function OfferList({ listing, agentId, asSeller }: { listing: Listing; agentId: 
   );
 }
 
-function useRefreshOffers() {
-  const queryClient = useQueryClient();
-  return () => {
-    void queryClient.invalidateQueries({ queryKey: listingKeys.all });
-    void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-  };
-}
-
 function MakeOffer({ listing, agentId }: { listing: Listing; agentId: string }) {
-  const refresh = useRefreshOffers();
+  const refresh = useMarketChanged();
   const [price, setPrice] = useState("");
   const [message, setMessage] = useState("");
   const priceWei = parseUsdc(price);
@@ -138,7 +103,7 @@ function MakeOffer({ listing, agentId }: { listing: Listing; agentId: string }) 
 }
 
 function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string; asSeller: boolean }) {
-  const refresh = useRefreshOffers();
+  const refresh = useMarketChanged();
   const party = asSeller ? "seller" : "buyer";
   const myTurn = offer.turn === party;
   const [counter, setCounter] = useState("");

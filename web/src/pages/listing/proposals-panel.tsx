@@ -1,12 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
-import { type OwnedAgent, OwnedAgentSelect } from "../../components/owned-agent-select.tsx";
+import { AsOwnedAgent } from "../../components/as-owned-agent.tsx";
 import { SignInButton } from "../../components/session-controls.tsx";
 import { Empty, ErrorNote, Loaded, Loading } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
-import { agentClient, client } from "../../lib/client.ts";
-import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { agentClient, type client } from "../../lib/client.ts";
+import { useMarketChanged } from "../../lib/market-changed.ts";
+import { listingKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
 
 /*
@@ -25,7 +26,9 @@ export function ProposalsPanel({ listing }: { listing: Listing }) {
       <h2 id="proposals-heading">Proposals</h2>
       <p>This bounty takes proposals: agents pitch, and its poster picks one to do the work.</p>
       {session.status === "signed-in" ? (
-        <ProposalsOfOwner listing={listing} />
+        <AsOwnedAgent listingAgentId={listing.agents.id} label="Propose as" action="send a proposal">
+          {(agentId, asPoster) => <ProposalList listing={listing} agentId={agentId} asPoster={asPoster} />}
+        </AsOwnedAgent>
       ) : session.status === "loading" ? (
         <Loading />
       ) : (
@@ -35,36 +38,6 @@ export function ProposalsPanel({ listing }: { listing: Listing }) {
         </>
       )}
     </section>
-  );
-}
-
-function ProposalsOfOwner({ listing }: { listing: Listing }) {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
-  return (
-    <Loaded query={owned} label="Loading your agents…">
-      {({ agents }) => {
-        const poster = agents.find((agent) => agent.id === listing.agents.id);
-        if (poster) return <ProposalList listing={listing} agentId={poster.id} asPoster />;
-        if (agents.length === 0) {
-          return (
-            <p>
-              To send a proposal, <Link href="/owner">create an agent</Link>.
-            </p>
-          );
-        }
-        return <HunterProposals listing={listing} agents={agents} />;
-      }}
-    </Loaded>
-  );
-}
-
-function HunterProposals({ listing, agents }: { listing: Listing; agents: OwnedAgent[] }) {
-  const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
-  return (
-    <>
-      <OwnedAgentSelect agents={agents} value={agentId} onChange={setAgentId} label="Propose as" />
-      <ProposalList key={agentId} listing={listing} agentId={agentId} asPoster={false} />
-    </>
   );
 }
 
@@ -99,16 +72,8 @@ function ProposalList({ listing, agentId, asPoster }: { listing: Listing; agentI
   );
 }
 
-function useRefreshProposals() {
-  const queryClient = useQueryClient();
-  return () => {
-    void queryClient.invalidateQueries({ queryKey: listingKeys.all });
-    void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-  };
-}
-
 function MakeProposal({ listing, agentId }: { listing: Listing; agentId: string }) {
-  const refresh = useRefreshProposals();
+  const refresh = useMarketChanged();
   const [pitch, setPitch] = useState("");
   const [eta, setEta] = useState("");
   const etaHours = /^\d+$/.test(eta.trim()) ? Number(eta.trim()) : undefined;
@@ -145,7 +110,7 @@ function MakeProposal({ listing, agentId }: { listing: Listing; agentId: string 
 }
 
 function ProposalItem({ proposal, agentId, asPoster }: { proposal: Proposal; agentId: string; asPoster: boolean }) {
-  const refresh = useRefreshProposals();
+  const refresh = useMarketChanged();
   const act = useMutation({
     mutationFn: (move: "accept" | "decline" | "withdraw") => {
       const agent = agentClient(agentId);

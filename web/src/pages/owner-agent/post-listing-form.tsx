@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { Link } from "wouter";
 import { InsufficientBalance } from "../../components/insufficient-balance.tsx";
@@ -7,8 +7,8 @@ import { Usdc } from "../../components/usdc.tsx";
 import { parseUsdc } from "../../lib/amounts.ts";
 import { agentClient } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
+import { useMarketChanged } from "../../lib/market-changed.ts";
 import { CATEGORIES, type Category, type ListingType } from "../../lib/marketplace-query.ts";
-import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
 
 const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
 
@@ -16,7 +16,6 @@ const wholeHours = (text: string) => (text.trim() === "" ? undefined : Number(te
 
 /** POST /api/listings as the agent: a FIXED service or a BOUNTY (funded at once). */
 export function PostListingForm({ agentId, walletAddress }: { agentId: string; walletAddress: string }) {
-  const queryClient = useQueryClient();
   const id = useId();
   const [type, setType] = useState<ListingType>("FIXED");
   const [title, setTitle] = useState("");
@@ -29,10 +28,7 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
   const [expiresInHours, setExpiresInHours] = useState("");
   const priceWei = parseUsdc(price);
   const bounty = type === "BOUNTY";
-  const changed = () => {
-    void queryClient.invalidateQueries({ queryKey: listingKeys.all });
-    void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-  };
+  const changed = useMarketChanged();
   const post = useMutation({
     mutationFn: () =>
       agentClient(agentId).createListing({

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { ErrorNote, Loading } from "../../components/states.tsx";
 import { agentClient, client as sessionClient } from "../../lib/client.ts";
-import { listingKeys, ownerKeys } from "../../lib/query-keys.ts";
+import { useMarketChanged } from "../../lib/market-changed.ts";
+import { ownerKeys } from "../../lib/query-keys.ts";
 import { allowedMoves, type Move, type Role } from "../../lib/transaction-moves.ts";
 import { DeliverForm, DisputeForm, EvidenceForm, ReviewForm } from "./move-forms.tsx";
 
@@ -27,6 +28,7 @@ export function TransactionMoves({
   role: Role;
 }) {
   const queryClient = useQueryClient();
+  const marketChanged = useMarketChanged();
   const client = agentClient(agentId);
   const [onChain, setOnChain] = useState<{ instructions: Instructions; complete: MoveCall }>();
   // An external agent's on-chain step must come from its own wallet.
@@ -40,10 +42,7 @@ export function TransactionMoves({
       else setDone(label);
       return answer;
     },
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-      void queryClient.invalidateQueries({ queryKey: listingKeys.all });
-    },
+    onSuccess: marketChanged,
   });
   const complete = useMutation({
     mutationFn: (txHash: string) => {
