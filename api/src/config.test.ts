@@ -1,5 +1,14 @@
+import { toHex } from "viem";
+import { generatePrivateKey, mnemonicToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { apiProcessesOf, defaultPoolSize, loadConfig } from "./config.ts";
+import { HARDHAT_MNEMONIC, hardhatDevAddresses } from "./chain/dev-accounts.ts";
+import {
+  apiProcessesOf,
+  defaultPoolSize,
+  LOCAL_ARBITER_PRIVATE_KEY,
+  LOCAL_RELAYER_PRIVATE_KEY,
+  loadConfig,
+} from "./config.ts";
 
 const MASTER_KEY = "ab".repeat(32);
 
@@ -45,6 +54,83 @@ describe("loadConfig", () => {
     expect(loadConfig(base).instance).toBeUndefined();
     expect(loadConfig({ ...base, API_INSTANCE: "2" }).instance).toBe("2");
     expect(() => loadConfig({ ...base, API_INSTANCE: "a b" })).toThrow(/API_INSTANCE/);
+  });
+});
+
+describe("DEV_ROUTES", () => {
+  const base = { DATABASE_URL: "postgresql://localhost/x", MASTER_KEY };
+
+  it("is loopback only unless set to on or off", () => {
+    expect(loadConfig(base).devRoutes).toBe("loopback");
+    expect(loadConfig({ ...base, DEV_ROUTES: "on" }).devRoutes).toBe("on");
+    expect(loadConfig({ ...base, DEV_ROUTES: "off" }).devRoutes).toBe("off");
+  });
+
+  it("refuses any other value, naming the variable", () => {
+    for (const value of ["", "ON", "true", "1", "loopback", "yes"]) {
+      expect(() => loadConfig({ ...base, DEV_ROUTES: value }), value).toThrow(/DEV_ROUTES: must be "on" or "off"/);
+    }
+  });
+});
+
+describe("the service's keys off the local chain", () => {
+  const base = { DATABASE_URL: "postgresql://localhost/x", MASTER_KEY };
+  const devKey = (addressIndex: number) =>
+    toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex }).getHdKey().privateKey as Uint8Array);
+
+  it("knows dev accounts #0..#19 as viem derives them from the mnemonic", () => {
+    const addresses = hardhatDevAddresses();
+    expect(addresses).toHaveLength(20);
+    for (const index of [0, 1, 2, 19]) {
+      expect(addresses[index], `#${index}`).toBe(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).address);
+    }
+    expect(addresses[0]).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+  });
+
+  it("refuses a dev account's key as the relayer's or the arbiter's, naming the variable and the account", () => {
+    expect(() => loadConfig({ ...base, CHAIN_ID: "8453", RELAYER_PRIVATE_KEY: LOCAL_RELAYER_PRIVATE_KEY })).toThrow(
+      /RELAYER_PRIVATE_KEY is the key of the Hardhat node's dev account #2 .*on chain 8453 anyone could sign with it/,
+    );
+    const ownRelayerKey = generatePrivateKey();
+    for (const [index, key] of [
+      [1, LOCAL_ARBITER_PRIVATE_KEY],
+      [0, devKey(0)],
+      [19, devKey(19).toUpperCase().replace("0X", "0x")],
+    ] as const) {
+      expect(
+        () =>
+          loadConfig({
+            ...base,
+            CHAIN_ID: "84532",
+            RELAYER_PRIVATE_KEY: ownRelayerKey,
+            ARBITER_API_KEY: "a".repeat(64),
+            ARBITER_PRIVATE_KEY: key,
+          }),
+        `#${index}`,
+      ).toThrow(new RegExp(`ARBITER_PRIVATE_KEY is the key of the Hardhat node's dev account #${index} `));
+    }
+    // Both at once: both named.
+    expect(() =>
+      loadConfig({
+        ...base,
+        CHAIN_ID: "8453",
+        RELAYER_PRIVATE_KEY: devKey(5),
+        ARBITER_PRIVATE_KEY: devKey(6),
+      }),
+    ).toThrow(/RELAYER_PRIVATE_KEY .*#5 [\s\S]*ARBITER_PRIVATE_KEY .*#6 /);
+  });
+
+  it("takes keys of the service's own off the local chain, and the dev accounts' on it", () => {
+    const own = { RELAYER_PRIVATE_KEY: generatePrivateKey(), ARBITER_PRIVATE_KEY: generatePrivateKey() };
+    const offLocal = loadConfig({ ...base, CHAIN_ID: "8453", ...own, ARBITER_API_KEY: "a".repeat(64) });
+    expect(offLocal.relayerPrivateKey).toBe(own.RELAYER_PRIVATE_KEY);
+    const local = loadConfig({
+      ...base,
+      RELAYER_PRIVATE_KEY: devKey(7),
+      ARBITER_PRIVATE_KEY: LOCAL_ARBITER_PRIVATE_KEY,
+    });
+    expect(local.relayerPrivateKey).toBe(devKey(7));
+    expect(loadConfig(base).relayerPrivateKey).toBe(LOCAL_RELAYER_PRIVATE_KEY);
   });
 });
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { z } from "zod";
+import { hardhatDevAccountOf } from "./chain/dev-accounts.ts";
 
 /**
  * Everything the API reads from the environment, checked once at start. Secrets (the master key)
@@ -114,6 +115,14 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, "API_INSTANCE must be 1 to 64 letters, digits, dots, dashes or underscores")
     .optional(),
+  /**
+   * Who reaches /api/dev (the faucet and the dev wallet, whose dev accounts sign: the arbiter's
+   * too), which exists on the local chain only: unset, clients on this machine (loopback); `on`,
+   * any client that reaches the port; `off`, nobody (the routes are absent).
+   */
+  DEV_ROUTES: z
+    .enum(["on", "off"], { message: 'must be "on" or "off" (unset: clients on this machine only)' })
+    .optional(),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -139,6 +148,11 @@ export interface Config {
   browseCacheMs: number;
   browseIndex: "memory" | "sql";
   trustProxy: boolean;
+  /**
+   * DEV_ROUTES: who reaches /api/dev on the local chain: `loopback` (unset), clients on this
+   * machine; `on`, every client; `off`, nobody (absent). Off the local chain it is always absent.
+   */
+  devRoutes: "on" | "off" | "loopback";
   relayerPrivateKey: `0x${string}`;
   disputeWindowSeconds: number;
   indexerWaitMs: number;
@@ -199,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
+  refuseDevKeysOffLocalChain(e);
   const relayerPrivateKey =
     (e.RELAYER_PRIVATE_KEY as `0x${string}` | undefined) ??
     (e.CHAIN_ID === LOCAL_CHAIN_ID ? LOCAL_RELAYER_PRIVATE_KEY : undefined);
@@ -222,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     browseCacheMs: e.BROWSE_CACHE_MS,
     browseIndex: e.BROWSE_INDEX,
     trustProxy: e.TRUST_PROXY,
+    devRoutes: e.DEV_ROUTES ?? "loopback",
     relayerPrivateKey,
     disputeWindowSeconds: e.DISPUTE_WINDOW_HOURS * 3600,
     indexerWaitMs: e.INDEXER_WAIT_MS,
@@ -239,6 +255,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     arbiter: arbiterOf(e),
     instance: e.API_INSTANCE,
   };
+}
+
+/** The service's own keys: each signs and pays for the service. */
+const SERVICE_KEY_VARIABLES = ["RELAYER_PRIVATE_KEY", "ARBITER_PRIVATE_KEY"] as const;
+
+/**
+ * Off the local chain, a service key that is one of the Hardhat node's dev accounts' is refused:
+ * those keys are public, so on a real chain anyone could send as the relayer (the escrow's
+ * operator) or rule as the arbiter, and take what the account holds.
+ */
+function refuseDevKeysOffLocalChain(e: z.infer<typeof EnvSchema>): void {
+  if (e.CHAIN_ID === LOCAL_CHAIN_ID) return;
+  const problems: string[] = [];
+  for (const variable of SERVICE_KEY_VARIABLES) {
+    const key = e[variable] as `0x${string}` | undefined;
+    const account = key === undefined ? undefined : hardhatDevAccountOf(key);
+    if (account === undefined) continue;
+    problems.push(
+      `${variable} is the key of the Hardhat node's dev account #${account} (mnemonic "test test … junk"), which anyone can look up: on chain ${e.CHAIN_ID} anyone could sign with it. Use a key of your own (those keys are for the local chain, ${LOCAL_CHAIN_ID}, only)`,
+    );
+  }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
 }
 
 function arbiterOf(e: z.infer<typeof EnvSchema>): Config["arbiter"] {

@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "./app.ts";
 import { repeatEvery } from "./background/repeat.ts";
+import { refuseAnotherChain } from "./chain/connected-chain.ts";
 import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
@@ -25,8 +26,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Connects, migrates and listens. The rate limits live in Postgres, shared by every instance. */
+/**
+ * Connects (to a node of CHAIN_ID's chain only), migrates and listens. The rate limits live in
+ * Postgres, shared by every instance.
+ */
 export async function startServer(config: Config): Promise<RunningServer> {
+  await refuseAnotherChain(config);
   const logger = pino({
     level: config.logLevel,
     base: { service: "api", ...(config.instance && { instance: config.instance }) },

@@ -53,6 +53,11 @@ export async function testApp(
     logger,
     rateLimitStore: new MemoryRateLimitStore(),
   });
+  // Tests are clients on this machine, as the web app's page is on a laptop: a request without
+  // bindings comes from 127.0.0.1. A test of another client passes its own (connectionFrom).
+  const request = app.request;
+  app.request = (input, init, env, executionCtx) =>
+    request(input, init, env ?? connectionFrom("127.0.0.1"), executionCtx);
   return {
     app,
     db,
@@ -65,6 +70,14 @@ export async function testApp(
 }
 
 export type TestApp = Awaited<ReturnType<typeof testApp>>;
+
+/**
+ * The Node server's bindings (@hono/node-server) of a connection from `remoteAddress`: the third
+ * argument of `app.request`, for a request from that client.
+ */
+export function connectionFrom(remoteAddress: string) {
+  return { incoming: { socket: { remoteAddress } } };
+}
 
 /** A fresh wallet, so tests never collide on the unique wallet index. */
 export function newWallet() {

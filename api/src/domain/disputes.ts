@@ -1,10 +1,11 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { disputes as disputeWords, evidence } from "../db/schema.ts";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import type { Hex } from "viem";
+import type { Database, DbTransaction } from "../db/client.ts";
+import { disputes as disputeWords, evidence, relayedTransactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { disputeReasonHash } from "./dispute-reason.ts";
-import { conflict, EscrowRefusedError, TransactionRevertedError, unauthorized } from "./errors.ts";
+import { ConflictError, conflict, EscrowRefusedError, TransactionRevertedError, unauthorized } from "./errors.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
@@ -21,8 +22,9 @@ import {
  * A dispute's words and its course after it is opened (the opening is a move: escrow-moves.ts):
  * the reason kept beside its on-chain hash, the parties' evidence while it is open, and the
  * arbiter's ruling, sent on chain as `resolve(sellerBps)` by the arbiter's own relayer with its
- * note kept in the same database transaction. Who may rule is checked before this (the arbiter's
- * key or session: http guards).
+ * note kept in the same database transaction. One ruling per dispute is on its way at a time, so
+ * the note kept is the one of the ruling the chain takes. Who may rule is checked before this (the
+ * arbiter's key or session: http guards).
  */
 
 export interface DisputeReason {
@@ -55,6 +57,72 @@ export function keepDisputeReason(chainId: number, input: DisputeReason) {
         setWhere: sql`NOT ${disputedOtherwise}`,
       });
   };
+}
+
+/**
+ * Refuses a ruling while another on the same dispute is sent and not yet known to have reverted
+ * (or has landed). Runs in the outbox's database transaction of the ruling `txHash`, under the
+ * arbiter relayer's lock, which every API instance takes to send a ruling: the check and the
+ * record of the send are one step, so of rulings sent at once only the first is sent, and the note
+ * kept with it is never overwritten by one that then reverts (the chain takes one ruling per
+ * dispute). Rulings of an earlier instance of the chain (a restarted local node) do not count.
+ */
+async function refuseRulingOnItsWay(tx: DbTransaction, transactionId: string, purpose: string, txHash: Hex) {
+  const outbox = relayedTransactions;
+  const [other] = await tx
+    .select({ txHash: outbox.txHash, status: outbox.status })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.transactionId, transactionId),
+        eq(outbox.purpose, purpose),
+        inArray(outbox.status, ["signed", "mined"]),
+        ne(outbox.txHash, txHash),
+        sql`${outbox.chainInstance} = (SELECT r.chain_instance FROM ${outbox} r WHERE r.tx_hash = ${txHash})`,
+      ),
+    )
+    .limit(1);
+  if (!other) return;
+  const landed = other.status === "mined";
+  throw new ConflictError(
+    landed
+      ? `This dispute has been ruled (transaction ${other.txHash}); nothing was sent`
+      : `Another ruling on this dispute is on its way (transaction ${other.txHash}); nothing was sent. Read the transaction again once it is settled`,
+    { tx_hash: other.txHash },
+    landed ? "already_ruled" : "ruling_in_progress",
+  );
+}
+
+/**
+ * Takes back the ruling's note and time when the ruling `txHash` reverted, unless another ruling
+ * on the dispute has been sent since (it wrote its own) or has landed. The dispute's row is locked
+ * first: a ruling recording its send now has committed, and its outbox row is seen.
+ */
+async function forgetRevertedRuling(db: Database, transactionId: string, purpose: string) {
+  const outbox = relayedTransactions;
+  await db.transaction(async (tx) => {
+    await tx
+      .select({ id: disputeWords.transactionId })
+      .from(disputeWords)
+      .where(eq(disputeWords.transactionId, transactionId))
+      .for("update");
+    const [other] = await tx
+      .select({ txHash: outbox.txHash })
+      .from(outbox)
+      .where(
+        and(
+          eq(outbox.transactionId, transactionId),
+          eq(outbox.purpose, purpose),
+          inArray(outbox.status, ["signed", "mined"]),
+        ),
+      )
+      .limit(1);
+    if (other) return;
+    await tx
+      .update(disputeWords)
+      .set({ rulingNote: null, ruledAt: null })
+      .where(eq(disputeWords.transactionId, transactionId));
+  });
 }
 
 /** The agent whose wallet opened the indexed dispute of `row` (the buyer unless it was the seller). */
@@ -122,6 +190,8 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
    * The arbiter's ruling on a DISPUTED transaction; answered once indexed, with the payouts. The
    * note commits with the record of the send, so it is there before the Resolved event is indexed
    * (and notified). A dispute opened on chain without the API gets its row here, reason empty.
+   * While another ruling on it is on its way (or has landed) it is refused 409 and nothing is sent;
+   * a ruling that reverts takes its note back.
    */
   async function resolve(input: ResolveInput): Promise<ResolutionView> {
     const { transactionId: id, sellerBps } = input;
@@ -134,10 +204,12 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     if (state !== "DISPUTED" || !e) {
       throw conflict(`Only a DISPUTED transaction is resolved; this one is ${state}`, { state });
     }
-    const sent = await settle(escrow.relayedRuling(escrowIdToBytes32(id), termsOfEscrow(e), sellerBps), {
+    const call = escrow.relayedRuling(escrowIdToBytes32(id), termsOfEscrow(e), sellerBps);
+    const sent = await settle(call, {
       via: relayer,
       transactionId: id,
-      record: async (tx) => {
+      record: async (tx, { txHash }) => {
+        await refuseRulingOnItsWay(tx, id, call.purpose, txHash);
         const ruling = { rulingNote: note, ruledAt: sql`now()` };
         await tx
           .insert(disputeWords)
@@ -145,7 +217,10 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
           .onConflictDoUpdate({ target: disputeWords.transactionId, set: ruling });
       },
       refused: (reason) => new EscrowRefusedError(`The escrow refused the ruling: ${reason}`),
-      reverted: (txHash) => new TransactionRevertedError(`The ruling ${txHash} reverted`),
+      reverted: async (txHash) => {
+        await forgetRevertedRuling(db, id, call.purpose);
+        return new TransactionRevertedError(`The ruling ${txHash} reverted`);
+      },
       indexed: transactionWrite("Resolved", id),
     });
     const [after] = await queryTransactions(db, chain.chainId, { id, limit: 1 });

@@ -20,6 +20,7 @@ export const faucetRoute = createRoute({
   path: "/faucet",
   tags: ["Development"],
   summary: "Mint test USDC to an address (local chain only)",
+  description: "Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).",
   request: { body: { content: { "application/json": { schema: FaucetBody } }, required: true } },
   responses: {
     200: {
@@ -34,7 +35,10 @@ export const faucetRoute = createRoute({
   },
 });
 
-/** POST /api/dev/faucet: public, on the local chain only (the caller passes the use case only there). */
+/**
+ * POST /api/dev/faucet: without a key, on the local chain only (the caller passes the use case only
+ * there), for the clients devRoutes lets in.
+ */
 export function registerFaucet(app: OpenAPIHono<AppEnv>, faucet: NonNullable<WalletUseCases["faucet"]>) {
   app.openapi(faucetRoute, async function mintTestUsdc(c) {
     const body = c.req.valid("json");

@@ -29,7 +29,7 @@ export const rpcRoute = createRoute({
   path: "/rpc",
   tags: ["Development"],
   summary: "The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only)",
-  description: `Forwards ${DEV_RPC_METHODS.join(", ")} (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin).`,
+  description: `Forwards ${DEV_RPC_METHODS.join(", ")} (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin). Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).`,
   request: { body: { content: { "application/json": { schema: RpcRequest } }, required: true } },
   responses: {
     200: { description: "The node's JSON-RPC answer", content: { "application/json": { schema: RpcAnswer } } },
@@ -37,7 +37,10 @@ export const rpcRoute = createRoute({
   },
 });
 
-/** POST /api/dev/rpc: public, on the local chain only (the caller passes the use case only there). */
+/**
+ * POST /api/dev/rpc: without a key, on the local chain only (the caller passes the use case only
+ * there), for the clients devRoutes lets in.
+ */
 export function registerRpc(
   app: OpenAPIHono<AppEnv>,
   rpc: NonNullable<DevWalletUseCases["rpc"]>,

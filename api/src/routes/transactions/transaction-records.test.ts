@@ -1,5 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
-import { type Address, encodeAbiParameters, keccak256, parseEventLogs, toBytes } from "viem";
+import { eq } from "drizzle-orm";
+import {
+  type Address,
+  encodeAbiParameters,
+  type Hex,
+  keccak256,
+  parseEventLogs,
+  type TransactionReceipt,
+  toBytes,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket } from "../../../test/escrow.ts";
 import {
@@ -7,12 +17,17 @@ import {
   createListing,
   get,
   json,
+  newWallet,
   post,
   registerHosted,
   type TestApp,
   testApp,
   usdcBalance,
 } from "../../../test/harness.ts";
+import type { Relayer } from "../../chain/relayer.ts";
+import { disputes as disputeWords, relayedTransactions } from "../../db/schema.ts";
+import { disputes } from "../../domain/disputes.ts";
+import { TransactionRevertedError } from "../../domain/errors.ts";
 
 /*
  * A transaction's records for its parties (deliverable, evidence, timeline) and the arbiter's
@@ -197,5 +212,88 @@ describe("resolve", () => {
     expect((await resolve("6f1c2e9a-3b4d-4c5e-8f70-123456789abc", { seller_bps: 5_000 })).status).toBe(404);
     expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("DISPUTED");
     expect(await usdcOf(buyer.wallet)).toBe(PRICE);
+  });
+
+  it("three rulings at once: one lands, the others are 409, and the stored note and share are the landed one's", async () => {
+    const { id } = await disputed();
+    const rulings = [
+      { seller_bps: 2_500, note: "first" },
+      { seller_bps: 10_000, note: "second" },
+      { seller_bps: 0, note: "third" },
+    ];
+    const responses = await Promise.all(rulings.map((ruling) => resolve(id, ruling)));
+    const answers = await Promise.all(responses.map((response) => json(response)));
+    const statuses = responses.map((response) => response.status);
+    expect(
+      statuses.filter((status) => status === 200),
+      JSON.stringify(answers),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((status) => status === 409),
+      JSON.stringify(answers),
+    ).toHaveLength(2);
+    for (const answer of answers.filter((_, i) => statuses[i] === 409)) {
+      expect(answer.error, "a refused ruling says why").toEqual(expect.any(String));
+    }
+    const landed = rulings[statuses.indexOf(200)];
+    const winner = answers[statuses.indexOf(200)];
+    // The Resolved event of the landed ruling's transaction carries its share.
+    const receipt = await market.publicClient.getTransactionReceipt({ hash: winner.tx_hash });
+    const [event] = parseEventLogs({ abi: agentEscrowAbi, logs: receipt.logs, eventName: "Resolved" });
+    expect(event?.args.sellerBps, "the chain's share").toBe(landed?.seller_bps);
+
+    // The arbiter reads the dispute's words (anyone else reads the note as null).
+    const detail = await json(await get(t.app, `/api/transactions/${id}`, ARBITER_API_KEY));
+    expect(detail.resolution, "the stored ruling").toMatchObject({
+      seller_bps: landed?.seller_bps,
+      note: landed?.note,
+    });
+  });
+
+  it("a ruling that reverts on chain takes its note back", async () => {
+    const { id } = await disputed();
+    // An arbiter relayer whose ruling is recorded like the real one's, then mined and reverted.
+    const from = newWallet().address;
+    const chainInstance = `reverting-${randomBytes(4).toString("hex")}`;
+    const reverting = {
+      address: from,
+      async submit(request) {
+        const txHash = keccak256(randomBytes(32)) as Hex;
+        await t.db.transaction(async (tx) => {
+          await tx.insert(relayedTransactions).values({
+            chainId: t.config.chainId,
+            chainInstance,
+            fromAddress: from,
+            nonce: 0,
+            toAddress: request.to,
+            data: request.data,
+            purpose: request.purpose,
+            transactionId: request.transactionId,
+            rawTransaction: "0x",
+            txHash,
+          });
+          await request.record?.(tx, { txHash });
+        });
+        return { id: "stand-in", txHash, nonce: 0 };
+      },
+      async confirm(txHash) {
+        await t.db
+          .update(relayedTransactions)
+          .set({ status: "reverted" })
+          .where(eq(relayedTransactions.txHash, txHash));
+        return { status: "reverted", blockNumber: 1n, transactionHash: txHash } as TransactionReceipt;
+      },
+    } as Relayer;
+    const rulings = disputes({ ...t.services, db: t.db, arbiterRelayer: reverting });
+    await expect(rulings.resolve({ transactionId: id, sellerBps: 5_000, note: "reverted" })).rejects.toBeInstanceOf(
+      TransactionRevertedError,
+    );
+    const [words] = await t.db.select().from(disputeWords).where(eq(disputeWords.transactionId, id));
+    expect(words, "the dispute's row").toMatchObject({ rulingNote: null, ruledAt: null });
+
+    // The arbiter rules again, through the real relayer: that note is kept.
+    expect((await resolve(id, { seller_bps: 4_000, note: "landed" })).status).toBe(200);
+    const detail = await json(await get(t.app, `/api/transactions/${id}`, ARBITER_API_KEY));
+    expect(detail.resolution).toMatchObject({ seller_bps: 4_000, note: "landed" });
   });
 });
