@@ -10,6 +10,11 @@ export interface ChainReader {
   deployment: Deployment;
   publicClient: PublicClient;
   balances(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }>;
+  /**
+   * The USDC of `address` after the newest block, and that block's number: what a check of the
+   * balance compares with the sends it knows were mined by then.
+   */
+  usdcBalanceNow(address: Address): Promise<{ usdcWei: bigint; blockNumber: bigint }>;
   /** The escrow's arbiter (`arbiter()`), read at most once a minute. */
   arbiter(): Promise<Address>;
 }
@@ -36,6 +41,18 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
         }) as Promise<bigint>,
       ]);
       return { ethWei, usdcWei };
+    },
+    async usdcBalanceNow(address) {
+      // The block number is read again each time (viem caches it for seconds by default).
+      const blockNumber = await publicClient.getBlockNumber({ cacheTime: 0 });
+      const usdcWei = (await publicClient.readContract({
+        address: usdc,
+        abi,
+        functionName: "balanceOf",
+        args: [address],
+        blockNumber,
+      })) as bigint;
+      return { usdcWei, blockNumber };
     },
     arbiter() {
       if (!arbiter || Date.now() - arbiter.readAt > ARBITER_TTL_MS) {

@@ -67,6 +67,8 @@ export class RelayRevertedError extends Error {
 
 export interface Relayer {
   address: Address;
+  /** The chain instance its outbox rows are tied to (the hash of the escrow's deployment block). */
+  chainInstance: string;
   /**
    * Simulates the call (a revert throws {@link RelayRevertedError}) and answers the gas limit, with
    * headroom, and the fees {@link submit} would sign it with.
@@ -259,6 +261,7 @@ export function createRelayer(options: RelayerOptions): Relayer {
 
   return {
     address,
+    chainInstance,
 
     async quote(request) {
       const [gas, fee] = await Promise.all([gasLimitOf(request), currentFees()]);

@@ -7,6 +7,7 @@ import type { Database } from "../db/client.ts";
 import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
+import { balanceReservations, type HeldReservation } from "./balance-reservations.ts";
 import { badRequest, EscrowRefusedError, InsufficientBalanceError, TransactionRevertedError } from "./errors.ts";
 import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
@@ -45,6 +46,7 @@ export function fundingEscrowView(row: TransactionRow): FundingEscrowView {
 export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
   const { db, config, chain, escrow } = deps;
   const settle = createSettlement(deps);
+  const reservations = balanceReservations(deps);
 
   function termsOf(row: TransactionRow, buyer: string, seller: string): FundingTerms {
     return {
@@ -75,17 +77,22 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "FIXED")));
   }
 
-  /** Relays a funding signature; `insert` adds the caller's rows in the outbox's database transaction. */
+  /**
+   * Relays a funding signature; `insert` adds the caller's rows in the outbox's database
+   * transaction, which ties the buyer's balance reservation `held` to the send.
+   */
   async function relay(
     row: TransactionRow,
     terms: FundingTerms,
     authorization: FundingAuthorization,
+    held: HeldReservation,
     insert?: boolean,
     alsoRecord?: (tx: Pick<Database, "insert" | "update">) => Promise<void>,
   ): Promise<Hex> {
     const sent = await settle(escrow.relayedFunding(terms, authorization), {
       transactionId: row.id,
-      record: async (tx) => {
+      record: async (tx, { txHash }) => {
+        await held.attach(tx, txHash);
         if (insert) {
           await alsoRecord?.(tx);
           await tx.insert(transactions).values(row);
@@ -121,7 +128,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
     /**
      * Funds a new row from a hosted buyer's wallet; the row (and whatever `alsoRecord` writes) is
      * inserted with the outbox record, so a refused funding leaves nothing behind. 402 when the
-     * balance is short.
+     * balance, less what the wallet's other sends in flight reserved, is short.
      */
     async fundHosted(
       buyer: Agent,
@@ -130,9 +137,12 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       alsoRecord?: (tx: Pick<Database, "insert" | "update">) => Promise<void>,
     ): Promise<Hex> {
       const terms = termsOf(row, buyer.walletAddress, seller);
-      // A short balance makes the relayer's simulation revert; relay() answers it with the 402.
       const account = custodialAccount(buyer, config.masterKey);
-      return relay(row, terms, await escrow.signFunding(account, terms), true, alsoRecord);
+      // The amount is reserved on the wallet before anything is signed: of concurrent spends that
+      // do not all fit, the last are refused with the 402 here, never sent to revert on chain.
+      return reservations.hold({ wallet: terms.buyer, amountWei: terms.amount, purpose: "fund" }, async (held) =>
+        relay(row, terms, await escrow.signFunding(account, terms), held, true, alsoRecord),
+      );
     },
 
     /** What an external buyer sends (or signs) to fund `row`, and how it completes. */
@@ -184,7 +194,11 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
       } catch {
         throw badRequest("authorization.signature is not a valid ECDSA signature (r, s, v)");
       }
-      return relay(row, terms, authorization);
+      // Reserved as a hosted wallet's funding is: the relayer sends nothing the buyer cannot pay
+      // (unless the buyer spends from its own wallet meanwhile, which no check here can see).
+      return reservations.hold({ wallet: terms.buyer, amountWei: terms.amount, purpose: "fund" }, (held) =>
+        relay(row, terms, authorization, held),
+      );
     },
   };
 }

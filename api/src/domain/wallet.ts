@@ -5,7 +5,8 @@ import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { agents, relayedTransactions, withdrawals } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { notify } from "../notifications/notify.ts";
-import { badRequest, ConflictError, InsufficientBalanceError, notFound } from "./errors.ts";
+import { balanceReservations } from "./balance-reservations.ts";
+import { badRequest, ConflictError, notFound } from "./errors.ts";
 import { formatUsdc } from "./money.ts";
 import { createSettlement } from "./settlement.ts";
 
@@ -58,6 +59,7 @@ function withdrawalState(status: string | null): WithdrawalState {
 export function walletUseCases(deps: Deps) {
   const { db, config, chain, usdc } = deps;
   const settle = createSettlement(deps);
+  const reservations = balanceReservations(deps);
 
   /** ETH and USDC of an active agent's wallet, read from the chain (404 for another id). */
   async function balance(agentId: string): Promise<WalletBalance> {
@@ -72,7 +74,10 @@ export function walletUseCases(deps: Deps) {
 
   /**
    * Sends USDC out of a hosted agent's wallet and waits until mined. Refuses (400) an external
-   * agent and a transfer to the wallet itself, 402 a short balance, 409 a transfer the token refuses.
+   * agent and a transfer to the wallet itself, 402 a short balance (less what the wallet's other
+   * sends in flight reserved: domain/balance-reservations.ts), 409 a transfer the token refuses.
+   * FAILED is left only for a transfer the token accepted in simulation and refused once mined
+   * (an address blacklisted in between): no check before sending can foresee that.
    * Every withdrawal is logged in the agent's notifications (`wallet.withdrawal`, saying whether
    * the agent or its owner sent it), committed with the withdrawal's row: money that leaves by an
    * owner's hand is never a surprise to the agent.
@@ -84,33 +89,36 @@ export function walletUseCases(deps: Deps) {
     const wallet = getAddress(agent.walletAddress);
     const amount = BigInt(amountWei);
     if (destinationAddress === wallet) throw badRequest("destination_address is the agent's own wallet");
-    const { usdcWei } = await chain.balances(wallet);
-    if (usdcWei < amount) throw new InsufficientBalanceError(amount, usdcWei, wallet, chain.chainId, deps.escrow.usdc);
     const account = custodialAccount(agent, config.masterKey);
     const id = crypto.randomUUID();
-    const { txHash, receipt } = await settle(await usdc.relayedTransfer(account, destinationAddress, amount), {
-      record: async (tx, { txHash }) => {
-        await tx.insert(withdrawals).values({ id, agentId: agent.id, destinationAddress, amountWei, txHash });
-        await notify(tx, [
-          {
-            agentId: agent.id,
-            kind: "wallet.withdrawal",
-            payload: {
-              withdrawal_id: id,
-              destination_address: destinationAddress,
-              amount_wei: amountWei,
-              amount_usdc: formatUsdc(amountWei),
-              tx_hash: txHash,
-              by: ownerAddress ? "owner" : "agent",
-              ...(ownerAddress && { owner_address: getAddress(ownerAddress) }),
-            },
-            dedupeKey: `withdrawal:${id}`,
+    const { txHash, receipt } = await reservations.hold(
+      { wallet, amountWei: amount, purpose: "withdraw" },
+      async (held) =>
+        settle(await usdc.relayedTransfer(account, destinationAddress, amount), {
+          record: async (tx, { txHash }) => {
+            await held.attach(tx, txHash);
+            await tx.insert(withdrawals).values({ id, agentId: agent.id, destinationAddress, amountWei, txHash });
+            await notify(tx, [
+              {
+                agentId: agent.id,
+                kind: "wallet.withdrawal",
+                payload: {
+                  withdrawal_id: id,
+                  destination_address: destinationAddress,
+                  amount_wei: amountWei,
+                  amount_usdc: formatUsdc(amountWei),
+                  tx_hash: txHash,
+                  by: ownerAddress ? "owner" : "agent",
+                  ...(ownerAddress && { owner_address: getAddress(ownerAddress) }),
+                },
+                dedupeKey: `withdrawal:${id}`,
+              },
+            ]);
           },
-        ]);
-      },
-      refused: (reason) =>
-        new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),
-    });
+          refused: (reason) =>
+            new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),
+        }),
+    );
     return {
       id,
       destinationAddress,
