@@ -10,6 +10,7 @@ import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { createGuards } from "./http/guards.ts";
+import { idempotency } from "./http/idempotency.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
@@ -79,6 +80,12 @@ export function createApp(given: Deps) {
 
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));
+  // The writes that declare themselves idempotent (http/idempotency.ts `createIdempotentRoute`) run it.
+  const idempotencyMiddleware = idempotency(deps.db, deps.config.masterKey);
+  app.use("/api/*", async (c, next) => {
+    c.set("idempotency", idempotencyMiddleware);
+    await next();
+  });
   app.use(
     "/api/*",
     requestBudget(deps.rateLimitStore, {

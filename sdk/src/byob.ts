@@ -131,9 +131,15 @@ export async function buyWithWallet(
   client: MarketplaceClient,
   signer: WalletSigner,
   listingId: string,
-  options: StepOptions & { deadlineHours?: number; offerId?: string } = {},
+  options: StepOptions & {
+    deadlineHours?: number;
+    offerId?: string;
+    /** The price the buyer was shown: a changed price is refused (409 price_changed), nothing sent. */
+    expectedPriceWei?: string;
+  } = {},
 ) {
   const answer = await client.buyListing(listingId, {
+    ...(options.expectedPriceWei !== undefined && { expected_price_wei: options.expectedPriceWei }),
     ...(options.deadlineHours !== undefined && { deadline_hours: options.deadlineHours }),
     ...(options.offerId !== undefined && { offer_id: options.offerId }),
   });

@@ -1,3 +1,4 @@
+import { IDEMPOTENT_OPERATIONS } from "./idempotent-operations.ts";
 import type { paths } from "./openapi-types.ts";
 
 /*
@@ -77,18 +78,6 @@ export interface ClientOptions {
   csrfToken?: string;
 }
 
-/** Writes the API stores by Idempotency-Key: a retry with the same key gets the first answer. */
-const IDEMPOTENT_WRITES = new Set<string>([
-  "/api/listings/{id}/buy",
-  "/api/listings/{id}/claim",
-  "/api/transactions",
-  "/api/transactions/{id}/deliver",
-  "/api/transactions/{id}/release",
-  "/api/transactions/{id}/refund",
-  "/api/transactions/{id}/dispute",
-  "/api/wallet/withdraw",
-] satisfies Path[]);
-
 const RETRY_STATUSES = new Set([502, 503, 504]);
 /** Longest wait between two tries, whatever Retry-After says. */
 const MAX_WAIT_MS = 5_000;
@@ -140,7 +129,9 @@ export function createSender(options: ClientOptions) {
   async function send<T>(method: Method, path: string, init: SendInit = {}): Promise<T> {
     const url = urlOf(path, init);
     const write = method !== "get";
-    const retriable = !write || IDEMPOTENT_WRITES.has(path);
+    // Writes the API stores by Idempotency-Key (generated from its OpenAPI document): a retry with
+    // the same key gets the first answer.
+    const retriable = !write || IDEMPOTENT_OPERATIONS.has(`${method.toUpperCase()} ${path}`);
     const headers: Record<string, string> = { accept: "application/json", ...credentials(init.apiKey ?? apiKey) };
     if (write) {
       headers["content-type"] = "application/json";

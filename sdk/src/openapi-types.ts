@@ -912,7 +912,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1244,7 +1247,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1527,12 +1533,15 @@ export interface paths {
         put?: never;
         /**
          * Buy a FIXED listing into a funded escrow
-         * @description Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.
+         * @description Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1640,7 +1649,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1792,7 +1804,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1953,7 +1968,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2085,7 +2103,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2226,7 +2247,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2322,7 +2346,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2418,7 +2445,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2514,7 +2544,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2610,7 +2643,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2847,7 +2883,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -2934,7 +2973,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -3021,7 +3063,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -3300,7 +3345,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3524,7 +3572,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3777,7 +3828,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4175,7 +4229,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4280,7 +4337,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4385,7 +4445,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4490,7 +4553,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4742,7 +4808,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4834,7 +4903,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -4917,7 +4989,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -5323,7 +5398,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5483,7 +5561,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -6547,6 +6628,11 @@ export interface components {
              * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
              */
             offer_id?: string;
+            /**
+             * @description The price you saw, in USDC wei (the listing's price_wei, or your accepted offer's): if the purchase would charge another, 409 with code price_changed and the current price, and nothing is sent. Clients should always send it.
+             * @example 5000000
+             */
+            expected_price_wei?: string;
             /**
              * @description Second call of an external buyer: the transaction that funded the escrow
              * @example 0xabababababababababababababababababababababababababababababababab

@@ -296,7 +296,14 @@ describe("the MCP server, one per agent, over stdio", () => {
     });
     expect(listing).toMatchObject({ listing_type: "FIXED", price_usdc: "2.500000", is_active: true });
 
-    const bought = await poster.call("buy_listing", { listing_id: listing.id });
+    // The price the model was shown goes with the buy: another one is refused and nothing is bought.
+    expect(await poster.refused("buy_listing", { listing_id: listing.id, expected_price_usdc: "2" })).toMatchObject({
+      status: 409,
+      code: "price_changed",
+      current_price_wei: price.toString(),
+    });
+    expect((await poster.refused("buy_listing", { listing_id: listing.id })).code).toBe("invalid_amount");
+    const bought = await poster.call("buy_listing", { listing_id: listing.id, expected_price_usdc: "2.5" });
     expect(bought).toMatchObject({ state: "FUNDED", amount_wei: price.toString(), amount_usdc: "2.500000" });
     expected.poster -= price;
     const id = bought.transaction_id;
@@ -361,7 +368,7 @@ describe("the MCP server, one per agent, over stdio", () => {
       price_usdc: "1.5",
     });
     const usdcBefore = await usdcOf(account.address);
-    const bought = await external.call("buy_listing", { listing_id: listing.id });
+    const bought = await external.call("buy_listing", { listing_id: listing.id, expected_price_usdc: "1.5" });
     expect(bought).toMatchObject({ state: "FUNDED", transaction_id: expect.any(String) });
     expect(await usdcOf(account.address)).toBe(usdcBefore - price);
     const id = bought.transaction_id;
@@ -406,7 +413,7 @@ describe("the MCP server, one per agent, over stdio", () => {
       description: "500 rows.",
       price_usdc: "2",
     });
-    const bought = await poster.call("buy_listing", { listing_id: listing.id });
+    const bought = await poster.call("buy_listing", { listing_id: listing.id, expected_price_wei: price.toString() });
     expected.poster -= price;
     const id = bought.transaction_id;
     await hunter.call("deliver", { transaction_id: id, deliverable: "Labels for 250 rows." });
@@ -494,7 +501,11 @@ describe("negotiation through the MCP server", () => {
     const accepted = await buyer.call("accept_offer", { offer_id: offer.offer.id, message: "Deal" });
     expect(accepted.offer).toMatchObject({ status: "ACCEPTED", price_wei: "4000000" });
 
-    const bought = await buyer.call("buy_listing", { listing_id: listing.id, offer_id: offer.offer.id });
+    const bought = await buyer.call("buy_listing", {
+      listing_id: listing.id,
+      offer_id: offer.offer.id,
+      expected_price_usdc: "4",
+    });
     expect(bought).toMatchObject({ state: "FUNDED", amount_wei: "4000000" });
     expect(await usdcOf(registered.agent.wallet_address)).toBe(6_000_000n);
     expect((await seller.call("get_offer", { offer_id: offer.offer.id })).offer).toMatchObject({

@@ -27,7 +27,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { createSiweMessage } from "viem/siwe";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { typesOfDocument } from "../../sdk/scripts/openapi-types.ts";
+import { idempotentOperationsSource, typesOfDocument } from "../../sdk/scripts/openapi-types.ts";
 import { nodeBinary, repoRoot } from "./stack-process.ts";
 
 const run = promisify(execFile);
@@ -98,10 +98,12 @@ async function refusal(call: Promise<unknown>): Promise<MarketplaceError> {
 }
 
 describe("the SDK over HTTP", () => {
-  it("the committed API types are what the running API's document generates", async () => {
+  it("the committed API types and idempotent writes are what the running API's document generates", async () => {
     const document = await (await fetch(`${apiUrl}/api/openapi.json`)).json();
     const committed = readFileSync(path.join(repoRoot, "sdk", "src", "openapi-types.ts"), "utf8");
     expect(await typesOfDocument(document)).toBe(committed);
+    const idempotent = readFileSync(path.join(repoRoot, "sdk", "src", "idempotent-operations.ts"), "utf8");
+    expect(await idempotentOperationsSource(document)).toBe(idempotent);
   });
 
   it("agents, listings and pages; errors keep the status and the API's code", async () => {

@@ -463,6 +463,31 @@ export const relayedTransactions = app.table(
 );
 
 /**
+ * USDC a wallet's sends in flight will spend (domain/balance-reservations.ts): taken under a lock
+ * per wallet before anything is signed, so concurrent sends that do not fit the balance are refused
+ * instead of mined and reverted. One lives until its send is mined (the balance shows it then),
+ * refused or dropped; one never signed lapses at `expires_at`.
+ */
+export const balanceReservations = app.table(
+  "balance_reservations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    chainId: integer("chain_id").notNull(),
+    /** The spending wallet (checksummed). */
+    walletAddress: text("wallet_address").notNull(),
+    amountWei: wei("amount_wei").notNull(),
+    /** What it pays for: "fund", "withdraw". */
+    purpose: text("purpose").notNull(),
+    /** The send that spends it, set in the outbox's database transaction; null until signed. */
+    txHash: text("tx_hash"),
+    /** When a reservation whose send was never signed stops counting (its process died). */
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("balance_reservations_wallet_idx").on(t.chainId, t.walletAddress)],
+);
+
+/**
  * Every tx_hash an external agent handed in and the API accepted, with what it proved. A hash is
  * accepted once, ever: a replay answers 409, whatever it is replayed for.
  */
@@ -520,15 +545,20 @@ export const withdrawals = app.table(
 export const idempotencyKeys = app.table(
   "idempotency_keys",
   {
-    agentId: uuid("agent_id").notNull(),
+    /**
+     * Whose key it is (http/idempotency.ts): the acting agent's id, `owner:<address>` for an owner's
+     * session, `arbiter` for the arbiter.
+     */
+    subject: text("subject").notNull(),
     key: text("key").notNull(),
     /** sha256 of method, path and body: the same key with another request is refused. */
     requestHash: text("request_hash").notNull(),
     responseStatus: integer("response_status"),
+    /** The 2xx answer, sealed under the master key (crypto/secret-box.ts): some hold a key shown once. */
     responseBody: text("response_body"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("idempotency_keys_agent_key").on(t.agentId, t.key)],
+  (t) => [uniqueIndex("idempotency_keys_subject_key").on(t.subject, t.key)],
 );
 
 /** What the parties submit while a transaction is disputed, for the arbiter. */

@@ -1,7 +1,7 @@
 import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress } from "viem";
-import type { Database, DbTransaction } from "../db/client.ts";
+import type { DbTransaction } from "../db/client.ts";
 import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { badRequest, conflict, EscrowRefusedError, notFound, TransactionRevertedError } from "./errors.ts";

@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import { formatUsdc } from "./money.ts";
 
 /**
  * What a use case refuses, in the domain's own words. Each kind is answered with its HTTP status
@@ -52,6 +53,20 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * The buyer said what price it saw (`expected_price_wei`) and the purchase would charge another:
+ * nothing was sent. Carries the price that would be charged now.
+ */
+export class PriceChangedError extends ConflictError {
+  constructor(expectedWei: string, currentWei: string) {
+    super(
+      `The price changed since you looked: ${formatUsdc(expectedWei)} USDC then, ${formatUsdc(currentWei)} USDC now. Nothing was bought; read the listing again and buy at the price it shows`,
+      { expected_price_wei: expectedWei, current_price_wei: currentWei },
+      "price_changed",
+    );
+  }
+}
+
 /** The chain would refuse the call (its simulation reverted): nothing was signed or sent. */
 export class EscrowRefusedError extends ConflictError {}
 
@@ -61,10 +76,15 @@ export class TransactionRevertedError extends ConflictError {}
 /** A transaction the service sent for an agent to a third-party registry reverted. */
 export class RegistryRevertedError extends DomainError {}
 
-/** A wallet holds less USDC than the move needs. */
+/**
+ * A wallet holds less USDC than the move needs. `balance` is what it may spend now: with `reserved`,
+ * what it holds less what its sends in flight will spend (domain/balance-reservations.ts).
+ */
 export class InsufficientBalanceError extends DomainError {
-  constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address) {
-    super(`Insufficient USDC balance: ${required} wei required, ${balance} wei held`, "insufficient_balance", {
+  constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address, reserved = 0n) {
+    const held =
+      reserved > 0n ? `${balance} wei free (${reserved} wei more held for sends in flight)` : `${balance} wei held`;
+    super(`Insufficient USDC balance: ${required} wei required, ${held}`, "insufficient_balance", {
       required_wei: required.toString(),
       balance_wei: balance.toString(),
       shortfall_wei: (required - balance).toString(),

@@ -5,7 +5,7 @@ import type { Database } from "../db/client.ts";
 import { agents, listings, offers, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { bountyAssignment, type ClaimedBounty } from "./bounty-assignment.ts";
-import { badRequest, ConflictError, conflict, forbidden, notFound } from "./errors.ts";
+import { badRequest, ConflictError, conflict, forbidden, notFound, PriceChangedError } from "./errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
 import { acceptedOfferFor, recordOfferPurchase } from "./offers.ts";
@@ -30,6 +30,11 @@ export interface BuyInput {
   offerId?: string;
   /** An external buyer's second call: the transaction that funded the escrow. */
   txHash?: Hex;
+  /**
+   * The price the buyer saw (the listing's, or its offer's): when the purchase would charge
+   * another, 409 `price_changed` and nothing is sent.
+   */
+  expectedPriceWei?: string;
 }
 
 /** An escrow funded for the purchase (a hosted buyer's, or an external buyer's proven funding). */
@@ -97,17 +102,26 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
     // An external buyer's retry of an offer's purchase it has not funded yet: the same instructions.
     const earlier =
       input.offerId && !buyer.hosted && (await unfundedOfferPurchase(input.offerId, buyer.id, listing.id));
-    if (earlier) return pendingAnswer(earlier.row, earlier.deadlineHours, buyerWallet, sellerWallet);
+    if (earlier) {
+      if (input.expectedPriceWei !== undefined && BigInt(input.expectedPriceWei) !== BigInt(earlier.row.amountWei)) {
+        throw new PriceChangedError(input.expectedPriceWei, earlier.row.amountWei);
+      }
+      return pendingAnswer(earlier.row, earlier.deadlineHours, buyerWallet, sellerWallet);
+    }
     // An accepted offer sets the price and the deadline; it is marked bought with the purchase's
     // record, before anything is sent (a second purchase of it is refused then).
     const offer = input.offerId ? await acceptedOfferFor(db, input.offerId, buyer.id, listing.id) : undefined;
     const deadlineHours = offer?.deadlineHours ?? input.deadlineHours;
+    const priceWei = offer?.priceWei ?? listing.priceWei;
+    if (input.expectedPriceWei !== undefined && BigInt(input.expectedPriceWei) !== BigInt(priceWei)) {
+      throw new PriceChangedError(input.expectedPriceWei, priceWei);
+    }
     const row: TransactionRow = {
       id: crypto.randomUUID(),
       listingId: listing.id,
       buyerAgentId: buyer.id,
       sellerAgentId: seller.id,
-      amountWei: offer?.priceWei ?? listing.priceWei,
+      amountWei: priceWei,
       currency: "USDC",
       description: listing.title,
       ...(await funding.schedule(deadlineHours)),

@@ -1,3 +1,4 @@
+import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
 
@@ -26,6 +27,8 @@ export interface AppEnv {
      * request has no Authorization header and, for an unsafe method, passed the CSRF check.
      */
     cookieSession: string;
+    /** The app's Idempotency-Key middleware, which the routes declared idempotent run (http/idempotency.ts). */
+    idempotency: MiddlewareHandler<AppEnv>;
   };
 }
 

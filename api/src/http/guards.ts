@@ -4,7 +4,6 @@ import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
 import { requireOwner } from "../auth/require-owner.ts";
 import type { Deps } from "../deps.ts";
 import { rateLimit } from "../rate-limit/middleware.ts";
-import { idempotency } from "./idempotency.ts";
 import { clientIp } from "./request.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -42,8 +41,6 @@ export function createGuards(
     arbiter: requireArbiter(arbiterCheck),
     /** Public reads: notes a party or the arbiter among the callers, refuses nobody. */
     viewer: optionalViewer(agent, arbiterCheck),
-    /** `Idempotency-Key`: a retried write answers what the first one did. */
-    idempotent: idempotency(db),
     /** Registrations per client IP and hour. */
     registrationLimit: rateLimit(deps.rateLimitStore, {
       name: "registrations",

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { HttpRequestError } from "viem";
@@ -6,9 +7,11 @@ import { type Market, testMarket, USDC } from "../../test/escrow.ts";
 import {
   createListing,
   json,
+  newWallet,
   post,
   registerAgent,
   registerHosted,
+  sessionOf,
   type TestApp,
   testApp,
   usdcBalance,
@@ -99,6 +102,33 @@ describe("Idempotency-Key", () => {
     expect(await usdcOf(a.wallet)).toBe(5n * USDC - PRICE);
   });
 
+  it("an owner's own writes are keyed by the owner; stored answers are sealed (an issued key is not in the table)", async () => {
+    const owner = await sessionOf(t.app, newWallet(), t.config.chainId);
+    const other = await sessionOf(t.app, newWallet(), t.config.chainId);
+    const write = (session: string, path: string, body: unknown, key = "once") =>
+      t.app.request(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${session}`, "idempotency-key": key },
+        body: JSON.stringify(body),
+      });
+    const created = await json(await write(owner, "/api/owner/agents", { name: "owned once" }));
+    const again = await write(owner, "/api/owner/agents", { name: "owned once" });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await json(again)).agent.id).toBe(created.agent.id);
+    // Another owner's "once" is its own key.
+    expect((await json(await write(other, "/api/owner/agents", { name: "owned once" }))).agent.id).not.toBe(
+      created.agent.id,
+    );
+    // "once" is taken by the registration: the key issue is another request (422), under its own key it runs.
+    expect((await write(owner, `/api/owner/agents/${created.agent.id}/keys`, {})).status).toBe(422);
+    const issued = await json(await write(owner, `/api/owner/agents/${created.agent.id}/keys`, {}, "issue"));
+    expect(issued.api_key).toEqual(expect.any(String));
+    const { rows } = await t.db.execute<{ n: string }>(
+      sql`SELECT count(*)::text AS n FROM app.idempotency_keys WHERE response_body LIKE ${`%${issued.api_key}%`}`,
+    );
+    expect(rows[0]?.n, "no stored answer holds the key in clear").toBe("0");
+  });
+
   it("a node unreachable before anything was sent frees the key; after a send it stays claimed (409)", async () => {
     const agent = await registerAgent(t.app, "node down");
     let sendsFirst = false;
@@ -109,7 +139,7 @@ describe("Idempotency-Key", () => {
       c.set("agent", { id: agent.id, keyId: "test", row: {} as never });
       await next();
     });
-    app.use(idempotency(t.db));
+    app.use(idempotency(t.db, t.config.masterKey));
     app.post("/pay", () => {
       if (sendsFirst) markSent();
       throw new HttpRequestError({ url: "http://node.invalid" });

@@ -10,6 +10,8 @@ export interface SkillFacts {
   requestsPerMinute: number;
   messagesPerMinute: number;
   localChain: boolean;
+  /** "POST /api/…" of every write that honours Idempotency-Key, as the OpenAPI document declares them. */
+  idempotentWrites: string[];
 }
 
 const usd = (wei: bigint) => (wei / 1_000_000n).toLocaleString("en-US");
@@ -82,13 +84,19 @@ picks one (the escrow names its agent on chain), \`/decline\` turns one down;
 
 \`POST /api/listings/{id}/buy\` funds an escrow for a FIXED listing. A hosted buyer's answer is
 \`FUNDED\`; an external buyer gets the approve and fund calls, then calls again with \`{"tx_hash"}\`.
-A short balance answers \`402\` with \`required_wei\`, \`balance_wei\` and \`shortfall_wei\`. Then
+Send \`{"expected_price_wei"}\`, the price you read: if the seller changed it since, the answer is
+\`409\` with \`code: "price_changed"\` and \`current_price_wei\`, and nothing is bought. A short balance answers \`402\` with \`required_wei\`, \`balance_wei\` and \`shortfall_wei\`. Then
 \`POST /api/transactions/{id}/release\` pays the seller, \`/refund\` returns an undelivered escrow,
 \`/dispute {"reason"}\` asks the arbiter, \`/evidence\` adds to a dispute. The arbiter reads the reason, both
 sides' evidence, the deliverable and your messages with the other party, and splits the escrow; its
 note is in the transaction's \`resolution.note\`. Release or dispute within the dispute window: after
-it the seller is paid without you. Send an \`Idempotency-Key\` header on
-buy, claim, create, deliver and withdraw: a retry never pays twice.
+it the seller is paid without you.
+
+Retrying a write: send an \`Idempotency-Key\` header (a fresh UUID per intended write) on every write
+that creates something or moves money. A retry with the same key and body gets the first answer
+again (header \`Idempotent-Replayed: true\`) and creates or pays nothing twice; the same key with
+another body is \`422\`, and \`409\` while the first run is still going. These writes take it:
+${f.idempotentWrites.map((write) => `- \`${write}\``).join("\n")}
 
 Want another price? A FIXED listing with \`is_negotiable: true\` takes offers:
 \`POST /api/listings/{id}/offers {"price_wei", "deadline_hours"?, "message"?}\` (one live offer per

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { REGISTRATION_TYPE } from "../../domain/erc8004-files.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid } from "../../schemas/common.ts";
@@ -107,7 +108,7 @@ export const identityRoute = createRoute({
   },
 });
 
-export const registerIdentityRoute = createRoute({
+export const registerIdentityRoute = createIdempotentRoute({
   method: "post",
   path: "/me/erc8004/register",
   tags: ["ERC-8004"],

@@ -1,12 +1,13 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { Content, FeedPost, feedPostAnswer } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const PostBody = z.object({ content: Content }).openapi("FeedPostRequest");
 
-export const postRoute = createRoute({
+export const postRoute = createIdempotentRoute({
   method: "post",
   path: "/",
   tags: ["Messages"],

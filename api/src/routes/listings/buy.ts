@@ -1,8 +1,9 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
-import { bearerSecurity, errorResponses, TxHash, Uuid } from "../../schemas/common.ts";
+import { bearerSecurity, errorResponses, TxHash, Uuid, Wei } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -15,6 +16,11 @@ const BuyBody = z
     offer_id: Uuid.optional().openapi({
       description:
         "Your ACCEPTED offer on this listing: bought at its price, with its deadline_hours (409 if it is not ACCEPTED, another buyer's or another listing's)",
+    }),
+    expected_price_wei: Wei.optional().openapi({
+      description:
+        "The price you saw, in USDC wei (the listing's price_wei, or your accepted offer's): if the purchase would charge another, 409 with code price_changed and the current price, and nothing is sent. Clients should always send it.",
+      example: "5000000",
     }),
     tx_hash: TxHash.optional().openapi({
       description: "Second call of an external buyer: the transaction that funded the escrow",
@@ -52,13 +58,13 @@ const ExternalBuy = z
   })
   .openapi("PendingPurchase");
 
-export const buyRoute = createRoute({
+export const buyRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/buy",
   tags: ["Listings"],
   summary: "Buy a FIXED listing into a funded escrow",
   description:
-    "Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
+    "Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
   security: bearerSecurity,
   request: {
     params: idParam("Listing"),
@@ -92,6 +98,7 @@ export function registerBuy(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
       deadlineHours: body.deadline_hours,
       offerId: body.offer_id,
       txHash: body.tx_hash as Hex | undefined,
+      expectedPriceWei: body.expected_price_wei,
     });
     return purchase.state === "FUNDED" ? c.json(purchase, 200) : c.json(purchase, 201);
   });

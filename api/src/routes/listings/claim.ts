@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { Claimed } from "../../schemas/listing.ts";
@@ -13,7 +14,7 @@ const ClaimBody = z
   })
   .openapi("ClaimRequest");
 
-export const claimRoute = createRoute({
+export const claimRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/claim",
   tags: ["Listings"],

@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import {
@@ -48,7 +49,7 @@ const BountyFunding = z
   })
   .openapi("BountyFunding");
 
-export const createListingRoute = createRoute({
+export const createListingRoute = createIdempotentRoute({
   method: "post",
   path: "/",
   tags: ["Listings"],

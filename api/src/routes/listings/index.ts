@@ -22,12 +22,9 @@ export function listingRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.on("POST", "/", guards.agent);
   app.on(["PATCH", "DELETE"], "/:id", guards.agent);
-  app.use("/:id/buy", guards.agent, guards.idempotent);
-  app.use("/:id/claim", guards.agentOrOwner, guards.idempotent);
-  app.on("POST", "/:id/offers", guards.agent, guards.idempotent);
-  app.on("GET", "/:id/offers", guards.agent);
-  app.on("POST", "/:id/proposals", guards.agent, guards.idempotent);
-  app.on("GET", "/:id/proposals", guards.agent);
+  app.use("/:id/buy", guards.agent);
+  app.use("/:id/claim", guards.agentOrOwner);
+  app.on(["POST", "GET"], ["/:id/offers", "/:id/proposals"], guards.agent);
   registerBrowse(app, deps);
   registerDetails(app, deps);
   registerCreate(app, deps);

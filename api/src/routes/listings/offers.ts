@@ -1,11 +1,12 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MakeOfferBody, OfferAnswer, OfferPage, OfferPageQuery } from "../../schemas/offers.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-export const makeOfferRoute = createRoute({
+export const makeOfferRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/offers",
   tags: ["Offers"],

@@ -1,11 +1,12 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MakeProposalBody, ProposalAnswer, ProposalPage, ProposalPageQuery } from "../../schemas/proposals.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-export const makeProposalRoute = createRoute({
+export const makeProposalRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/proposals",
   tags: ["Proposals"],

@@ -8,6 +8,7 @@ import {
   createListing,
   get,
   json,
+  patch,
   post,
   registerAgent,
   registerWithWallet,
@@ -352,3 +353,120 @@ describe("refusals", () => {
     expect(await transactionCount()).toBe(before);
   });
 });
+
+describe("the price guard: expected_price_wei", () => {
+  it("a price changed since the buyer looked is 409 price_changed with the current price, and nothing is sent", async () => {
+    const changing = await createListing(t.app, seller, { title: "Repricing", price_wei: USDC.toString() });
+    const buyer = await hostedBuyer(100n * USDC);
+    const raised = await patch(
+      t.app,
+      `/api/listings/${changing.id}`,
+      { price_wei: (50n * USDC).toString() },
+      seller.key,
+    );
+    expect(raised.status).toBe(200);
+    const before = { rows: await transactionCount(), sends: await relayedCount(), balance: await usdcOf(buyer.wallet) };
+
+    const response = await post(
+      t.app,
+      `/api/listings/${changing.id}/buy`,
+      { expected_price_wei: USDC.toString() },
+      buyer.key,
+    );
+    expect(response.status).toBe(409);
+    expect(await json(response)).toMatchObject({
+      code: "price_changed",
+      expected_price_wei: USDC.toString(),
+      current_price_wei: (50n * USDC).toString(),
+      error: expect.stringContaining("50.00 USDC"),
+    });
+    expect(await transactionCount(), "no purchase row").toBe(before.rows);
+    expect(await relayedCount(), "nothing sent").toBe(before.sends);
+    expect(await usdcOf(buyer.wallet), "no money moved").toBe(before.balance);
+    expect(await timesPurchased(changing.id)).toBe(0);
+
+    // At the price it now shows, the buy goes through and charges exactly that.
+    const bought = await post(
+      t.app,
+      `/api/listings/${changing.id}/buy`,
+      { expected_price_wei: (50n * USDC).toString() },
+      buyer.key,
+    );
+    expect(bought.status).toBe(200);
+    expect(await json(bought)).toMatchObject({ state: "FUNDED", amount_wei: (50n * USDC).toString() });
+    expect(await usdcOf(buyer.wallet)).toBe(before.balance - 50n * USDC);
+  });
+
+  it("an external buyer's changed price is refused before any instructions or row", async () => {
+    const changing = await createListing(t.app, seller, { title: "Repricing 2", price_wei: USDC.toString() });
+    await patch(t.app, `/api/listings/${changing.id}`, { price_wei: (2n * USDC).toString() }, seller.key);
+    const before = await transactionCount();
+    const response = await post(
+      t.app,
+      `/api/listings/${changing.id}/buy`,
+      { expected_price_wei: USDC.toString() },
+      externalBuyer.key,
+    );
+    expect(response.status).toBe(409);
+    expect((await json(response)).code).toBe("price_changed");
+    expect(await transactionCount()).toBe(before);
+    // The same price is no refusal: the first call answers the instructions.
+    const pending = await post(
+      t.app,
+      `/api/listings/${changing.id}/buy`,
+      { expected_price_wei: (2n * USDC).toString() },
+      externalBuyer.key,
+    );
+    expect(pending.status).toBe(201);
+  });
+
+  it("an accepted offer is bought at its price: the listing's price expected there is 409, nothing sent", async () => {
+    const negotiable = await createListing(t.app, seller, { title: "Haggle", price_wei: (3n * USDC).toString() });
+    const buyer = await hostedBuyer(10n * USDC);
+    const made = await json(
+      await post(t.app, `/api/listings/${negotiable.id}/offers`, { price_wei: (2n * USDC).toString() }, buyer.key),
+    );
+    const offerId = made.offer?.id ?? made.id;
+    expect((await post(t.app, `/api/offers/${offerId}/accept`, {}, seller.key)).status).toBe(200);
+    const before = await relayedCount();
+    const atListingPrice = await post(
+      t.app,
+      `/api/listings/${negotiable.id}/buy`,
+      { offer_id: offerId, expected_price_wei: (3n * USDC).toString() },
+      buyer.key,
+    );
+    expect(atListingPrice.status).toBe(409);
+    expect(await json(atListingPrice)).toMatchObject({
+      code: "price_changed",
+      current_price_wei: (2n * USDC).toString(),
+    });
+    expect(await relayedCount()).toBe(before);
+    const atOfferPrice = await post(
+      t.app,
+      `/api/listings/${negotiable.id}/buy`,
+      { offer_id: offerId, expected_price_wei: (2n * USDC).toString() },
+      buyer.key,
+    );
+    expect(atOfferPrice.status).toBe(200);
+    expect(await usdcOf(buyer.wallet)).toBe(8n * USDC);
+  });
+
+  it("an expected price that is not an amount is 400 and changes nothing", async () => {
+    const before = await transactionCount();
+    for (const bad of ["-1", "1.5", 1_000_000, "", "0x10", `${"9".repeat(80)}`]) {
+      const response = await post(
+        t.app,
+        `/api/listings/${listing.id}/buy`,
+        { expected_price_wei: bad },
+        externalBuyer.key,
+      );
+      expect(response.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(await transactionCount()).toBe(before);
+  });
+});
+
+async function relayedCount(): Promise<number> {
+  const { rows } = await t.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM app.relayed_transactions`);
+  return rows[0]?.n ?? 0;
+}

@@ -1,12 +1,13 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { Content, DirectMessage, directMessageAnswer } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const SendBody = z.object({ to_agent_id: Uuid, content: Content, ...ActingAgentId }).openapi("SendMessageRequest");
 
-export const sendRoute = createRoute({
+export const sendRoute = createIdempotentRoute({
   method: "post",
   path: "/send",
   tags: ["Messages"],

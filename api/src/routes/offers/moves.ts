@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { CounterOfferBody, OfferAnswer, OfferNoteBody } from "../../schemas/offers.ts";
@@ -16,7 +17,7 @@ const moveResponses = {
   ...errorResponses(400, 401, 403, 404, 409, 413, 429),
 };
 
-export const counterOfferRoute = createRoute({
+export const counterOfferRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/counter",
   tags: ["Offers"],
@@ -31,7 +32,7 @@ export const counterOfferRoute = createRoute({
 
 /** A move with at most a note: accept, decline, withdraw. */
 function noteMoveRoute(path: "accept" | "decline" | "withdraw", summary: string) {
-  return createRoute({
+  return createIdempotentRoute({
     method: "post",
     path: `/{id}/${path}`,
     tags: ["Offers"],

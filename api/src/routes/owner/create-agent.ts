@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer, registrationInput } from "../../schemas/agents.ts";
 import { Address, errorResponses } from "../../schemas/common.ts";
 import { sessionSecurity } from "../../schemas/owners.ts";
@@ -14,7 +15,7 @@ const OwnerRegisterBody = RegisterAgentBody.extend({
   }),
 }).openapi("OwnerRegisterAgent");
 
-export const createOwnedAgentRoute = createRoute({
+export const createOwnedAgentRoute = createIdempotentRoute({
   method: "post",
   path: "/agents",
   tags: ["Owners"],

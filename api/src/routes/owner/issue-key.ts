@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { KEY_WARNING } from "../../schemas/agents.ts";
 import { errorResponses, Uuid } from "../../schemas/common.ts";
@@ -25,7 +26,7 @@ const IssuedKey = z
   })
   .openapi("IssuedApiKey");
 
-export const issueKeyRoute = createRoute({
+export const issueKeyRoute = createIdempotentRoute({
   method: "post",
   path: "/agents/{id}/keys",
   tags: ["Owners"],

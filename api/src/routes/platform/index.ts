@@ -25,7 +25,7 @@ export function platformRoutes(deps: RouteDeps, root: OpenAPIHono<AppEnv>) {
   registerStatsDaily(app, deps);
   registerLeaderboard(app, deps);
   registerInfo(app, deps);
-  registerSkill(app, deps);
+  registerSkill(app, deps, root);
   registerOpenApi(app, root);
   registerDocs(app);
   return app;

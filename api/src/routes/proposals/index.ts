@@ -14,7 +14,6 @@ export function proposalRoutes(deps: RouteDeps) {
   const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", guards.agent);
-  app.on("POST", "/:id/accept", guards.idempotent);
   registerProposalReads(app, deps);
   registerProposalMoves(app, deps);
   return app;

@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { AcceptedProposal, ProposalAnswer } from "../../schemas/proposals.ts";
@@ -11,7 +12,7 @@ import type { RouteDeps } from "../route-deps.ts";
  * proposal no longer PENDING: 409 `proposal_closed`.
  */
 
-export const acceptProposalRoute = createRoute({
+export const acceptProposalRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/accept",
   tags: ["Proposals"],
@@ -30,7 +31,7 @@ export const acceptProposalRoute = createRoute({
 });
 
 function closeRoute(path: "decline" | "withdraw", summary: string) {
-  return createRoute({
+  return createIdempotentRoute({
     method: "post",
     path: `/{id}/${path}`,
     tags: ["Proposals"],

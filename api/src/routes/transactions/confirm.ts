@@ -1,6 +1,7 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash } from "../../schemas/common.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
@@ -29,7 +30,7 @@ const ConfirmBody = z
   })
   .openapi("ConfirmFundingRequest");
 
-export const confirmRoute = createRoute({
+export const confirmRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/confirm",
   tags: ["Transactions"],

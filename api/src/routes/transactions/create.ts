@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
@@ -35,7 +36,7 @@ const PendingTransaction = z
   })
   .openapi("PendingTransaction");
 
-export const createTransactionRoute = createRoute({
+export const createTransactionRoute = createIdempotentRoute({
   method: "post",
   path: "/",
   tags: ["Transactions"],

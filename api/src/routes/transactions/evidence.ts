@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -16,7 +17,7 @@ const EvidenceBody = z
 
 const Evidence = z.object({ evidence_id: Uuid, transaction_id: Uuid, created_at: z.string() }).openapi("Evidence");
 
-export const evidenceRoute = createRoute({
+export const evidenceRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/evidence",
   tags: ["Transactions"],

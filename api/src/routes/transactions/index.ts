@@ -25,14 +25,13 @@ export function transactionRoutes(deps: RouteDeps) {
   const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // POST only: GET / (the list) and GET /:id stay public; a party or the arbiter reads a little more.
-  app.on("POST", "/", guards.agent, guards.idempotent);
+  app.on("POST", "/", guards.agent);
   app.on("GET", ["/", "/:id"], guards.viewer);
   app.use("/:id/confirm", guards.agent);
-  // The moves: a party's key, and a retried request answered as the first was.
-  app.use("/:id/deliver", guards.agent, guards.idempotent);
-  app.use("/:id/release", guards.agent, guards.idempotent);
-  app.use("/:id/refund", guards.agent, guards.idempotent);
-  app.use("/:id/dispute", guards.agent, guards.idempotent);
+  app.use("/:id/deliver", guards.agent);
+  app.use("/:id/release", guards.agent);
+  app.use("/:id/refund", guards.agent);
+  app.use("/:id/dispute", guards.agent);
   app.use("/:id/timeline", guards.agent);
   app.use("/:id/deliverable", guards.agent);
   app.use("/:id/evidence", guards.agent);

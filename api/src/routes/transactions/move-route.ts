@@ -1,14 +1,15 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { MoveName, MoveProof, MoveResult } from "../../domain/escrow-moves.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MoveInstructions } from "../../schemas/escrow-moves.ts";
 
 /*
  * What the four moves' routes share: the route (200 done and indexed, 202 instructions for an
- * external party), the proof read from the body and the 202 answer. Their guards (a party's key,
- * and a retried request answered as the first was) are mounted in index.ts.
+ * external party, and a retried request answered as the first was), the proof read from the body
+ * and the 202 answer. Their guard (a party's key) is mounted in index.ts.
  */
 
 export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends z.ZodTypeAny>(
@@ -17,7 +18,7 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
   body: S,
   done: R,
 ) {
-  return createRoute({
+  return createIdempotentRoute({
     method: "post",
     path: `/{id}/${action}` as `/{id}/${A}`,
     tags: ["Transactions"],

@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -37,7 +38,7 @@ const Resolved = z
   })
   .openapi("Resolved");
 
-export const resolveRoute = createRoute({
+export const resolveRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/resolve",
   tags: ["Transactions"],

@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
 import { ActingAgentId, bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -19,7 +20,7 @@ const ReviewBody = z
   })
   .openapi("ReviewRequest");
 
-export const reviewRoute = createRoute({
+export const reviewRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/review",
   tags: ["Reputation"],

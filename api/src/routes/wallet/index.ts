@@ -13,7 +13,7 @@ import { registerWithdrawals } from "./withdrawals.ts";
 export function walletRoutes(deps: RouteDeps) {
   const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/withdraw", guards.agent, guards.idempotent);
+  app.use("/withdraw", guards.agent);
   app.use("/withdrawals", guards.agent);
   registerBalance(app, deps);
   registerWithdraw(app, deps);

@@ -1,5 +1,6 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { Address, bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
 import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
@@ -7,7 +8,7 @@ import type { RouteDeps } from "../route-deps.ts";
 
 const WithdrawBody = z.object({ destination_address: Address, amount_wei: PositiveWei }).openapi("WithdrawRequest");
 
-export const withdrawRoute = createRoute({
+export const withdrawRoute = createIdempotentRoute({
   method: "post",
   path: "/withdraw",
   tags: ["Wallet"],

@@ -160,11 +160,16 @@ export function registerListingTools(server: McpServer, session: Session): void 
         "Buy a FIXED listing: its price goes from your wallet into escrow, and the seller has deadline_hours to deliver. You then release the payment (release) once satisfied, or dispute it.",
         "Hosted buyer: funded at once, state FUNDED. External buyer with a configured wallet: the wallet sends approve + fund (or signs, gasless) and the purchase is confirmed: FUNDED. External without one: state PENDING with `instructions` (the calls to send); send them, then call again with tx_hash.",
         "With offer_id (your ACCEPTED offer on this listing, see make_offer): bought at the agreed price, with the offer's deadline_hours.",
+        "Give the price you were shown (expected_price_usdc or expected_price_wei, exactly one: the listing's price, or your accepted offer's): if the seller changed it since, nothing is bought and the answer is 409 price_changed with the current price (current_price_wei); read the listing again and decide.",
         "Answers transaction_id (use it with get_transaction, release, dispute...), state, amount, deadline. Refusals: 402 insufficient_balance (shortfall_usdc is missing), 400 (your own listing), 409 (listing inactive, seller paused, or the offer not ACCEPTED, another buyer's or another listing's), 404.",
       ].join("\n"),
       inputSchema: {
         listing_id: id("listing"),
         offer_id: id("accepted offer").optional(),
+        expected_price_usdc: usdcAmount(
+          "The price you were shown (the listing's, or your accepted offer's)",
+        ).optional(),
+        expected_price_wei: weiAmount("The price you were shown (the listing's, or your accepted offer's)").optional(),
         deadline_hours: deliveryHours("Hours the seller has to deliver (default 72)"),
         tx_hash: txHash,
         gasless,
@@ -174,14 +179,18 @@ export function registerListingTools(server: McpServer, session: Session): void 
     (input) =>
       toolResult(() => {
         const { listing_id, deadline_hours, tx_hash, offer_id } = input;
+        // The second call of an external buyer proves a funding already sent: no price to guard.
+        const expectedPriceWei = tx_hash ? undefined : amountFromInput(input, "expected_price", true).toString();
         if (session.signer && !tx_hash) {
           return buyWithWallet(client, session.signer, listing_id, {
             gasless: input.gasless,
+            expectedPriceWei,
             ...(deadline_hours !== undefined && { deadlineHours: deadline_hours }),
             ...(offer_id !== undefined && { offerId: offer_id }),
           });
         }
         return client.buyListing(listing_id, {
+          ...(expectedPriceWei !== undefined && { expected_price_wei: expectedPriceWei }),
           ...(deadline_hours !== undefined && { deadline_hours }),
           ...(tx_hash !== undefined && { tx_hash }),
           ...(offer_id !== undefined && { offer_id }),

@@ -72,9 +72,14 @@ function BuyWith({
   const buy = useMutation({
     mutationFn: async (): Promise<Bought | Awaited<ReturnType<typeof client.claimListing>>> =>
       verb === "Buy"
-        ? agentClient(agentId).buyListing(listing.id, {})
+        ? // The price this page shows: if the seller changed it since, nothing is bought (409 price_changed).
+          agentClient(agentId).buyListing(listing.id, { expected_price_wei: listing.price_wei })
         : client.claimListing(listing.id, { agent_id: agentId }),
     onSuccess: marketChanged,
+    // A changed price: the page reads the listing again, so the person sees the new one before buying.
+    onError: (error) => {
+      if (isStatus(error, 409)) marketChanged();
+    },
   });
   const confirm = useMutation({
     mutationFn: ({ transactionId, txHash }: { transactionId: string; txHash: string }) =>

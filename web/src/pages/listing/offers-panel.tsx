@@ -119,7 +119,8 @@ function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string
     onSuccess: refresh,
   });
   const buy = useMutation({
-    mutationFn: () => agentClient(agentId).buyListing(offer.listing_id, { offer_id: offer.id }),
+    mutationFn: () =>
+      agentClient(agentId).buyListing(offer.listing_id, { offer_id: offer.id, expected_price_wei: offer.price_wei }),
     onSuccess: refresh,
   });
   const last = offer.moves.at(-1);
