@@ -39,10 +39,12 @@ export async function fundEscrow(
   uuid: string,
   seller: Address,
   amount: bigint,
-  options: { deadlineIn?: number; disputeWindow?: number } = {},
+  options: { deadlineIn?: number; deadline?: Date; disputeWindow?: number } = {},
 ): Promise<FundedEscrow & { receipt: TransactionReceipt }> {
   const id = escrowIdToBytes32(uuid);
-  const deadline = (await market.now()) + (options.deadlineIn ?? 7 * DAY);
+  const deadline = options.deadline
+    ? Math.floor(options.deadline.getTime() / 1000)
+    : (await market.now()) + (options.deadlineIn ?? 7 * DAY);
   const disputeWindow = options.disputeWindow ?? DAY;
   const receipt = await market.send(buyer, market.escrow, agentEscrowAbi, "fund", [
     id,
@@ -84,6 +86,8 @@ export async function indexed(db: Database, receipt: { blockNumber: bigint }): P
 export interface TransactionValues {
   buyer: string;
   seller: string | null;
+  /** The listing bought or the bounty rewarded (a BOUNTY listing's row is funded without a seller). */
+  listingId?: string;
   amountWei: bigint;
   description?: string;
   id?: string;
@@ -92,8 +96,8 @@ export interface TransactionValues {
 }
 
 /**
- * Inserts rows into app.transactions in one statement, as the money-flow routes will write them;
- * returns their ids. Rows without createdAt share the statement's now(), to the microsecond.
+ * Inserts rows into app.transactions in one statement, as the money-flow routes will write them
+ * (dispute window: one day, as fundEscrow's default); returns their ids. Rows without createdAt share the statement's now(), to the microsecond.
  */
 export async function insertTransactions(db: Database, rows: TransactionValues[]): Promise<string[]> {
   const values = rows.map((row) => ({
@@ -102,7 +106,9 @@ export async function insertTransactions(db: Database, rows: TransactionValues[]
     sellerAgentId: row.seller,
     amountWei: row.amountWei.toString(),
     description: row.description ?? "",
-    deadline: row.deadline ?? new Date(Date.now() + 7 * DAY * 1000),
+    listingId: row.listingId ?? null,
+    // Whole seconds, as the chain holds a deadline: fundEscrow(..., { deadline }) funds these very terms.
+    deadline: row.deadline ?? new Date((Math.floor(Date.now() / 1000) + 7 * DAY) * 1000),
     disputeWindowSeconds: DAY,
     ...(row.createdAt && { createdAt: row.createdAt }),
   }));

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { listings } from "../db/schema.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "./escrow-match.ts";
 
 /*
  * A bounty's listing follows its escrow: an external poster's bounty is hidden until its reward is
@@ -20,7 +21,7 @@ export async function listFundedBounty(db: Pick<Database, "update">, listingId: 
 
 /**
  * Bounties still awaiting funding whose escrow the indexer has seen funded by the poster for the
- * reward (the same match as a transaction's escrow: chain, id, buyer and amount).
+ * reward (the same rule as a transaction's escrow: escrow-match.ts).
  */
 export async function fundedBountiesAwaitingListing(db: Database, chainId: number, limit = 50): Promise<string[]> {
   const { rows } = await db.execute<{ id: string }>(sql`
@@ -28,8 +29,9 @@ export async function fundedBountiesAwaitingListing(db: Database, chainId: numbe
     FROM app.listings l
     JOIN app.transactions t ON t.listing_id = l.id
     JOIN app.agents p ON p.id = t.buyer_agent_id
+    LEFT JOIN app.agents s ON s.id = t.seller_agent_id
     JOIN chain.escrow e ON e.chain_id = ${chainId} AND e.uuid = t.id::text
-      AND e.buyer = lower(p.wallet_address) AND e.amount = t.amount_wei
+      AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "p", "s"))}
     WHERE l.awaiting_funding AND l.listing_type = 'BOUNTY'
     LIMIT ${limit}`);
   return rows.map((row) => row.id);

@@ -10,6 +10,7 @@ import { agentUseCases } from "./agents.ts";
 import { deliverableHash } from "./deliverables.ts";
 import { reasonOnChain } from "./dispute-reason.ts";
 import { badRequest, notFound } from "./errors.ts";
+import { escrowMatchesSql, isBountyTransactionSql } from "./escrow-match.ts";
 import { isUuid } from "./ids.ts";
 import { formatUsdc } from "./money.ts";
 import { recordsOf } from "./track-record.ts";
@@ -93,18 +94,8 @@ export function disputeDesk(deps: Deps) {
         evidenceCount,
       })
       .from(chainEscrow)
-      .innerJoin(
-        transactions,
-        and(eq(transactions.id, sql`${chainEscrow.uuid}::uuid`), eq(transactions.amountWei, chainEscrow.amount)),
-      )
-      // Anyone may fund an escrow under any id: only the buyer's own is this transaction's.
-      .innerJoin(
-        buyerAgent,
-        and(
-          eq(buyerAgent.id, transactions.buyerAgentId),
-          sql`lower(${buyerAgent.walletAddress}) = ${chainEscrow.buyer}`,
-        ),
-      )
+      .innerJoin(transactions, eq(transactions.id, sql`${chainEscrow.uuid}::uuid`))
+      .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
       .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
       .leftJoin(disputes, eq(disputes.transactionId, transactions.id))
       .where(
@@ -112,6 +103,16 @@ export function disputeDesk(deps: Deps) {
           eq(chainEscrow.chainId, chain.chainId),
           eq(chainEscrow.status, ESCROW_STATUS[input.status]),
           sql`${chainEscrow.disputedBy} IS NOT NULL`,
+          // Anyone may fund an escrow under any id: only one whose every term is the transaction's counts.
+          escrowMatchesSql(chainEscrow, {
+            transactionId: transactions.id,
+            amountWei: transactions.amountWei,
+            deadline: transactions.deadline,
+            disputeWindowSeconds: transactions.disputeWindowSeconds,
+            buyerWallet: buyerAgent.walletAddress,
+            sellerWallet: sellerAgent.walletAddress,
+            isBounty: isBountyTransactionSql(transactions.listingId),
+          }),
           afterCursor(input.cursor),
         ),
       )

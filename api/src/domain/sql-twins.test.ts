@@ -1,6 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
+import { zeroAddress } from "viem";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "../db/client.ts";
+import { type ExpectedTerms, escrowMatches, escrowMatchesSql, type IndexedEscrowForMatch } from "./escrow-match.ts";
 import { formatUsdc, formatUsdcSql } from "./money.ts";
 import { formatRating, formatRatingSql } from "./ratings.ts";
 import { reputationTier, reputationTierSql, TIER_THRESHOLDS } from "./reputation.ts";
@@ -83,5 +85,93 @@ describe("SQL twins of the answers' formats", () => {
       for (const tier of shown) tiers.add(tier);
     }
     expect([...tiers].sort()).toEqual(["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"]);
+  });
+});
+
+describe("the rule of a transaction's escrow (escrow-match.ts)", () => {
+  it("escrowMatchesSql decides every case as escrowMatches does", async () => {
+    const id = "0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f";
+    const buyer = "0x00000000000000000000000000000000000000b1";
+    const seller = "0x00000000000000000000000000000000000000a1";
+    const other = "0x00000000000000000000000000000000000000c1";
+    const deadline = new Date(1_800_000_000_000);
+    const expectations: ExpectedTerms[] = [false, true].flatMap((isBounty) =>
+      [seller.toUpperCase().replace("0X", "0x"), null].map((sellerWallet) => ({
+        transactionId: id,
+        amountWei: "1000000",
+        deadline,
+        disputeWindowSeconds: 86_400,
+        buyerWallet: buyer.toUpperCase().replace("0X", "0x"),
+        sellerWallet,
+        isBounty,
+      })),
+    );
+    const base: IndexedEscrowForMatch = {
+      uuid: id,
+      buyer,
+      seller,
+      amount: "1000000",
+      deadline: "1800000000",
+      disputeWindow: 86_400,
+      deliveredAt: "0",
+      status: "FUNDED",
+      isBounty: false,
+    };
+    const variants: Partial<IndexedEscrowForMatch>[] = [
+      {},
+      { uuid: "1b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f" },
+      { buyer: other },
+      { seller: other },
+      { seller: zeroAddress },
+      { amount: "999999" },
+      { deadline: "1800000001" },
+      { disputeWindow: 0 },
+      { isBounty: true },
+      { isBounty: true, seller: zeroAddress },
+      { isBounty: true, seller: zeroAddress, deadline: "1800000001" },
+      { isBounty: true, seller: other },
+      { isBounty: true, seller: other, status: "REFUNDED" },
+      { isBounty: true, seller: other, status: "DELIVERED", deliveredAt: "1799999999" },
+      { isBounty: true, seller: other, status: "RELEASED" },
+      { isBounty: true, seller: other, status: "DISPUTED" },
+      { isBounty: true, status: "DELIVERED", deliveredAt: "1799999999" },
+      { isBounty: true, status: "RELEASED", deliveredAt: "1799999999" },
+      { isBounty: true, seller: zeroAddress, status: "REFUNDED" },
+    ];
+    const cases = expectations.flatMap((expected) =>
+      variants.map((variant) => ({ escrow: { ...base, ...variant }, expected })),
+    );
+    const decided = await valuesOf(
+      cases.map(({ escrow: e, expected: x }) =>
+        escrowMatchesSql(
+          {
+            uuid: sql`${e.uuid}::text`,
+            buyer: sql`${e.buyer}::text`,
+            seller: sql`${e.seller}::text`,
+            amount: sql`${e.amount}::numeric`,
+            deadline: sql`${e.deadline}::numeric`,
+            disputeWindow: sql`${e.disputeWindow}::int`,
+            deliveredAt: sql`${e.deliveredAt}::numeric`,
+            status: sql`${e.status}::text`,
+            isBounty: sql`${e.isBounty}::boolean`,
+          },
+          {
+            transactionId: sql`${x.transactionId}::uuid`,
+            amountWei: sql`${x.amountWei}::numeric`,
+            deadline: sql`${x.deadline.toISOString()}::timestamptz`,
+            disputeWindowSeconds: sql`${x.disputeWindowSeconds}::int`,
+            buyerWallet: sql`${x.buyerWallet}::text`,
+            sellerWallet: sql`${x.sellerWallet}::text`,
+            isBounty: sql`${x.isBounty}::boolean`,
+          },
+        ),
+      ),
+    );
+    const expected = cases.map(({ escrow, expected: x }) => escrowMatches(escrow, x));
+    expect(decided.map((value) => value === true || (value as unknown) === "t")).toEqual(expected);
+    // The rule is not trivially true or false: both answers occur, for FIXED and bounty rows alike.
+    expect(new Set(expected)).toEqual(new Set([true, false]));
+    expect(cases.filter((c, i) => c.expected.isBounty && expected[i]).length).toBeGreaterThan(2);
+    expect(cases.filter((c, i) => !c.expected.isBounty && expected[i]).length).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import type { Database } from "../db/client.ts";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { EscrowRefusedError, IndexerBehindError } from "./errors.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "./escrow-match.ts";
 import { type IndexedEscrowTerms, termsOfEscrow } from "./escrow-terms.ts";
 import { declineProposalsOfClosedBounty } from "./proposals.ts";
 import { awaitIndexed, transactionWrite } from "./read-your-writes.ts";
@@ -153,9 +154,10 @@ export function escrowTimeouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rel
              e.deadline::text AS deadline, e.dispute_window, e.delivered_at::text AS delivered_at, e.fee_bps, e.is_bounty
       FROM app.transactions t
       JOIN app.agents b ON b.id = t.buyer_agent_id
+      LEFT JOIN app.agents s ON s.id = t.seller_agent_id
       LEFT JOIN app.listings l ON l.id = t.listing_id
       JOIN chain.escrow e ON e.chain_id = ${chain.chainId} AND e.uuid = t.id::text
-        AND e.buyer = lower(b.wallet_address) AND e.amount = t.amount_wei
+        AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
       -- anyone may release once the block's time reaches delivered_at + dispute_window
       WHERE (e.status = 'DELIVERED' AND e.delivered_at + e.dispute_window <= ${now})
          OR (e.status = 'FUNDED' AND e.deadline < ${now}

@@ -1,4 +1,3 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { getAddress } from "viem";
 import { deliverables, evidence } from "../db/schema.ts";
@@ -48,12 +47,14 @@ export function transactionRecords(deps: Pick<Deps, "db" | "chain">) {
   /** Every event of a transaction, on chain and off, in order. */
   async function timeline({ transactionId: id, agentId }: PartyRequest): Promise<TimelineView> {
     const row = await findTransactionOfParty(db, chain.chainId, id, agentId);
+    // Only the transaction's own escrow (escrow-match.ts) has a timeline: a foreign one under its reference has none here.
+    const escrowId = row.escrow?.id;
     const { rows: onChain } = await db.execute<Record<string, string | number | null>>(sql`
       SELECT kind, actor, amount::text AS amount, buyer_amount::text AS buyer_amount, fee::text AS fee,
              seller, data_hash, seller_bps, tx_hash, block_number::text AS block_number,
              block_timestamp::text AS block_timestamp
       FROM chain.escrow_event
-      WHERE chain_id = ${chain.chainId} AND escrow_id = ${escrowIdToBytes32(id)}
+      WHERE chain_id = ${chain.chainId} AND escrow_id = ${escrowId ?? null}
       ORDER BY block_number, log_index`);
     const [delivered, submitted] = await Promise.all([
       db.select().from(deliverables).where(eq(deliverables.transactionId, id)).orderBy(asc(deliverables.createdAt)),

@@ -12,6 +12,7 @@ import type { Deps } from "../deps.ts";
 import type { TransactionView } from "../schemas/transaction.ts";
 import { reasonOnChain } from "./dispute-reason.ts";
 import { forbidden, notFound } from "./errors.ts";
+import { escrowMatchesSql, isBountyTransactionSql } from "./escrow-match.ts";
 import { isUuid } from "./ids.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
 
@@ -47,9 +48,15 @@ export interface TransactionQuery {
  * The escrow of the transaction row being read: a LATERAL subquery, probed once per row (by
  * chain.escrow's uuid index) as the rows come newest first from transactions_created_idx. A plain
  * join let the planner hash-join every transaction with every escrow of a state (hundreds of ms at
- * 100k rows, seconds for PENDING); this way a page stops after `limit` matches.
+ * 100k rows, seconds for PENDING); this way a page stops after `limit` matches. Only an escrow
+ * whose every term matches the row is its escrow (escrow-match.ts): one funded by anyone else, or
+ * with other terms, leaves it PENDING.
  */
-function escrowOfRow(db: Database, chainId: number, row: Pick<TransactionColumns, "id" | "amountWei"> = transactions) {
+function escrowOfRow(
+  db: Database,
+  chainId: number,
+  row: Pick<TransactionColumns, "id" | "amountWei" | "deadline" | "disputeWindowSeconds" | "listingId"> = transactions,
+) {
   return db
     .select(getViewSelectedFields(chainEscrow))
     .from(chainEscrow)
@@ -57,10 +64,15 @@ function escrowOfRow(db: Database, chainId: number, row: Pick<TransactionColumns
       and(
         eq(chainEscrow.chainId, chainId),
         sql`${chainEscrow.uuid} = ${row.id}::text`,
-        // Anyone may fund an escrow under any id. Only the buyer's own escrow for the agreed amount
-        // is this transaction's: one funded by someone else under its id leaves it PENDING.
-        sql`${chainEscrow.buyer} = lower(${buyerAgent.walletAddress})`,
-        eq(chainEscrow.amount, row.amountWei),
+        escrowMatchesSql(chainEscrow, {
+          transactionId: row.id,
+          amountWei: row.amountWei,
+          deadline: row.deadline,
+          disputeWindowSeconds: row.disputeWindowSeconds,
+          buyerWallet: buyerAgent.walletAddress,
+          sellerWallet: sellerAgent.walletAddress,
+          isBounty: isBountyTransactionSql(row.listingId),
+        }),
       ),
     )
     .limit(1)

@@ -4,6 +4,7 @@ import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
 import { reasonOnChain } from "../domain/dispute-reason.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/escrow-match.ts";
 import { refreshKeptTiers, TIER_EVENT_KINDS } from "../domain/kept-tiers.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
@@ -227,10 +228,11 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
                t.seller_agent_id, s.name AS seller_name
         FROM chain.escrow_event ev
         LEFT JOIN chain.escrow e ON e.chain_id = ev.chain_id AND e.id = ev.escrow_id
-        LEFT JOIN app.transactions t ON t.id::text = e.uuid AND t.amount_wei = e.amount
-        -- only the buyer's own escrow under the transaction's id is ours (anyone may fund any id)
-        LEFT JOIN app.agents b ON b.id = t.buyer_agent_id AND lower(b.wallet_address) = e.buyer
-        LEFT JOIN app.agents s ON s.id = t.seller_agent_id
+        -- only an escrow whose every term is the transaction's is ours (anyone may fund any reference)
+        LEFT JOIN (app.transactions t
+          JOIN app.agents b ON b.id = t.buyer_agent_id
+          LEFT JOIN app.agents s ON s.id = t.seller_agent_id)
+          ON t.id::text = e.uuid AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
         LEFT JOIN app.listings l ON l.id = t.listing_id
         LEFT JOIN app.deliverables d ON ev.kind = 'DELIVERED' AND d.transaction_id = t.id AND d.hash = ev.data_hash
         LEFT JOIN app.disputes dw ON ev.kind IN ('DISPUTED', 'RESOLVED') AND dw.transaction_id = t.id

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { keccak256, type TransactionReceipt, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  DAY,
   type FundedEscrow,
   fundAccounts,
   fundEscrow,
@@ -14,6 +15,7 @@ import {
   USDC,
 } from "../../../test/escrow.ts";
 import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
+import { listings } from "../../db/schema.ts";
 import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "../../domain/transactions.ts";
 
 /*
@@ -46,6 +48,22 @@ async function blockTime(receipt: TransactionReceipt): Promise<string> {
   return new Date(Number(block.timestamp) * 1000).toISOString();
 }
 
+/** A BOUNTY listing of `posterId` for `amount`, as its row in app.listings. */
+async function bountyListing(posterId: string, amount: bigint): Promise<string> {
+  const [row] = await t.db
+    .insert(listings)
+    .values({
+      agentId: posterId,
+      title: "a bounty",
+      description: "a task",
+      category: "other",
+      listingType: "BOUNTY",
+      priceWei: amount.toString(),
+    })
+    .returning({ id: listings.id });
+  return (row as { id: string }).id;
+}
+
 /** A row A→B (or as given) and, unless `pending`, its escrow funded by the buyer. */
 async function scenario(
   key: string,
@@ -54,11 +72,21 @@ async function scenario(
 ): Promise<Scenario> {
   const [buyerId, buyerIndex] = options.buyer ?? [agent.a, BUYER];
   const [sellerId, sellerIndex] = options.seller ?? [agent.b, SELLER];
-  const id = await insertTransaction(t.db, { buyer: buyerId, seller: sellerId, amountWei: amount, description: key });
+  // The escrow's terms are the row's (escrow-match.ts): the chain's deadline, a bounty's listing.
+  const deadline = new Date(((await market.now()) + 7 * DAY) * 1000);
+  const listingId = sellerId === null ? await bountyListing(buyerId, amount) : undefined;
+  const id = await insertTransaction(t.db, {
+    buyer: buyerId,
+    seller: sellerId,
+    amountWei: amount,
+    description: key,
+    deadline,
+    listingId,
+  });
   const entry: Scenario = { id, amount, steps: {} };
   if (!options.pending) {
     const sellerAddress = sellerIndex === null ? zeroAddress : market.address(sellerIndex);
-    const funded = await fundEscrow(market, buyerIndex, id, sellerAddress, amount);
+    const funded = await fundEscrow(market, buyerIndex, id, sellerAddress, amount, { deadline });
     entry.escrow = funded;
     entry.steps.fund = funded.receipt;
   }
