@@ -1,10 +1,11 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { sql } from "drizzle-orm";
+import type { Hex } from "viem";
 import type { Database } from "../db/client.ts";
 import { disputes as disputeWords, evidence } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { disputeReasonHash } from "./dispute-reason.ts";
 import { conflict, EscrowRefusedError, TransactionRevertedError, unauthorized } from "./errors.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "./escrow-match.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
@@ -42,9 +43,14 @@ export interface DisputeReason {
 export function keepDisputeReason(chainId: number, input: DisputeReason) {
   const hash = disputeReasonHash(input.reason);
   return async (tx: Pick<Database, "insert">): Promise<void> => {
+    // The transaction's own escrow (escrow-match.ts), not one someone else funded under its reference.
     const disputedOtherwise = sql`EXISTS (
-      SELECT 1 FROM chain.escrow e
-      WHERE e.chain_id = ${chainId} AND e.id = ${escrowIdToBytes32(input.transactionId)}
+      SELECT 1 FROM app.transactions t
+      JOIN app.agents b ON b.id = t.buyer_agent_id
+      LEFT JOIN app.agents s ON s.id = t.seller_agent_id
+      JOIN chain.escrow e ON e.chain_id = ${chainId} AND e.uuid = t.id::text
+        AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
+      WHERE t.id = ${input.transactionId}
         AND e.dispute_reason_hash IS NOT NULL AND lower(e.dispute_reason_hash) <> ${hash})`;
     await tx
       .insert(disputeWords)
@@ -134,7 +140,7 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     if (state !== "DISPUTED" || !e) {
       throw conflict(`Only a DISPUTED transaction is resolved; this one is ${state}`, { state });
     }
-    const sent = await settle(escrow.relayedRuling(escrowIdToBytes32(id), termsOfEscrow(e), sellerBps), {
+    const sent = await settle(escrow.relayedRuling(e.id as Hex, termsOfEscrow(e), sellerBps), {
       via: relayer,
       transactionId: id,
       record: async (tx) => {

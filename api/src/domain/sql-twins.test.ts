@@ -168,7 +168,7 @@ describe("the rule of a transaction's escrow (escrow-match.ts)", () => {
       ),
     );
     const expected = cases.map(({ escrow, expected: x }) => escrowMatches(escrow, x));
-    expect(decided.map((value) => value === true || (value as unknown) === "t")).toEqual(expected);
+    expect(decided.map((value) => (value as unknown) === true || value === "t")).toEqual(expected);
     // The rule is not trivially true or false: both answers occur, for FIXED and bounty rows alike.
     expect(new Set(expected)).toEqual(new Set([true, false]));
     expect(cases.filter((c, i) => c.expected.isBounty && expected[i]).length).toBeGreaterThan(2);
