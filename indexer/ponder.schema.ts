@@ -14,9 +14,13 @@ export const escrow = onchainTable(
   "escrow",
   (t) => ({
     chainId: t.integer().notNull(),
-    /** The contract's bytes32 escrow id. */
+    /** The contract's bytes32 escrow id: escrowIdOf(buyer, ref), a hash of the buyer and the Funded ref. */
     id: t.hex().notNull(),
-    /** The API's transaction uuid when the id is one (see escrowIdToBytes32), else null. */
+    /**
+     * The API's transaction uuid when the Funded event's ref is one (see escrowRef), else null. Not
+     * unique: anyone may fund any ref, so escrows of different buyers may share a uuid; the API's
+     * escrow is the one at escrowIdOfTransaction(buyer, uuid).
+     */
     uuid: t.text(),
     status: t.text().notNull(),
     // The terms, exactly as the contract hashes them (see termsOf in lib/escrow-mapping.ts).
@@ -60,6 +64,7 @@ export const escrow = onchainTable(
   }),
   (table) => ({
     pk: primaryKey({ columns: [table.chainId, table.id] }),
+    // Not unique: two buyers' escrows may carry the same uuid (see the column).
     uuidIdx: index().on(table.uuid),
     buyerIdx: index().on(table.buyer),
     sellerIdx: index().on(table.seller),

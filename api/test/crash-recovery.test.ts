@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
-import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { freePort } from "@agent-marketplace/indexer/local-postgres";
 import { eq } from "drizzle-orm";
 import { type Address, createPublicClient, erc20Abi, http } from "viem";
@@ -207,7 +207,7 @@ describe.each(["drop", "hold"] as const)("the API dies during a hosted buy (broa
         address: stack.deployment.contracts.AgentEscrow.address,
         abi: agentEscrowAbi,
         eventName: "Funded",
-        args: { escrowId: escrowIdToBytes32(transactionId) },
+        args: { escrowId: escrowIdOfTransaction(buyerWallet, transactionId) },
         fromBlock: 0n,
       });
       expect(funded).toHaveLength(1);

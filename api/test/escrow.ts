@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { agentEscrowAbi, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowIdOf, escrowRef, mockUsdcAbi } from "@agent-marketplace/contracts";
 import { waitForIndexedBlock } from "@agent-marketplace/indexer";
 import { DAY, type FundedEscrow, Market } from "@agent-marketplace/indexer/testing/market";
-import { type Address, maxUint256, parseEventLogs, type TransactionReceipt } from "viem";
+import { type Address, type Hex, maxUint256, parseEventLogs, type TransactionReceipt } from "viem";
 import { inject } from "vitest";
 import { transactions } from "../src/db/schema.ts";
 import type { Database } from "./harness.ts";
@@ -41,13 +41,14 @@ export async function fundEscrow(
   amount: bigint,
   options: { deadlineIn?: number; deadline?: Date; disputeWindow?: number } = {},
 ): Promise<FundedEscrow & { receipt: TransactionReceipt }> {
-  const id = escrowIdToBytes32(uuid);
+  const ref = escrowRef(uuid);
+  const id = escrowIdOf(market.address(buyer), ref);
   const deadline = options.deadline
     ? Math.floor(options.deadline.getTime() / 1000)
     : (await market.now()) + (options.deadlineIn ?? 7 * DAY);
   const disputeWindow = options.disputeWindow ?? DAY;
   const receipt = await market.send(buyer, market.escrow, agentEscrowAbi, "fund", [
-    id,
+    ref,
     seller,
     amount,
     deadline,
@@ -60,6 +61,7 @@ export async function fundEscrow(
   const { amount: funds, deadline: until, disputeWindow: window, feeBps } = funded.args;
   return {
     uuid,
+    ref,
     id,
     terms: {
       buyer: funded.args.buyer,
@@ -123,13 +125,25 @@ export async function insertTransaction(db: Database, row: TransactionValues): P
 
 /** The seller the escrow of `transactionId` names last (its last SellerAssigned event): a bounty's hunter. */
 export async function sellerOnChain(market: Market, transactionId: string): Promise<Address> {
-  const events = await market.publicClient.getContractEvents({
+  // The escrows funded under the transaction's reference (the ref is not an indexed topic).
+  const ref = escrowRef(transactionId);
+  const funded = await market.publicClient.getContractEvents({
     address: market.escrow,
     abi: agentEscrowAbi,
-    eventName: "SellerAssigned",
-    args: { escrowId: escrowIdToBytes32(transactionId) },
+    eventName: "Funded",
     fromBlock: 0n,
   });
+  const ids = funded.filter((event) => event.args.ref === ref).map((event) => event.args.escrowId as Hex);
+  const events =
+    ids.length === 0
+      ? []
+      : await market.publicClient.getContractEvents({
+          address: market.escrow,
+          abi: agentEscrowAbi,
+          eventName: "SellerAssigned",
+          args: { escrowId: ids },
+          fromBlock: 0n,
+        });
   const last = events.at(-1);
   if (!last) throw new Error(`no SellerAssigned event for ${transactionId}`);
   return last.args.seller as Address;

@@ -1,4 +1,5 @@
 import { agentEscrowAbi, type EscrowTerms, mockUsdcAbi } from "@agent-marketplace/contracts";
+import type { WalletSigner } from "@agent-marketplace/sdk";
 import {
   type Address,
   createPublicClient,
@@ -23,6 +24,8 @@ import { inject } from "vitest";
 
 export interface Outsider {
   address: Address;
+  /** Its wallet, as the SDK's wallet helpers (`fundWithWallet`, ...) take it. */
+  signer: WalletSigner;
   /** Sends `data` to `to` and waits for the receipt (reverted or not: the caller asserts). */
   send(to: Address, data: Hex): Promise<TransactionReceipt>;
   /** Sends one of the API's instruction calls as it is. */
@@ -58,6 +61,7 @@ export async function outsider(usdc = 0n): Promise<Outsider> {
   }
   const self: Outsider = {
     address: account.address,
+    signer: { wallet, publicClient } as unknown as WalletSigner,
     send,
     sendCall: (call) => send(call.to as Address, call.data as Hex),
     escrow: (functionName, args) =>

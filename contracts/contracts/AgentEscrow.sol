@@ -109,17 +109,17 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     //////////////////////////////////////////////////////////////*/
 
     /// @inheritdoc IAgentEscrow
-    function fund(bytes32 escrowId, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)
+    function fund(bytes32 ref, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)
         external
         nonReentrant
     {
-        _open(escrowId, msg.sender, seller, amount, deadline, disputeWindow);
+        _open(ref, msg.sender, seller, amount, deadline, disputeWindow);
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
     }
 
     /// @inheritdoc IAgentEscrow
     function fundWithAuthorization(
-        bytes32 escrowId,
+        bytes32 ref,
         address buyer,
         address seller,
         uint256 amount,
@@ -127,9 +127,10 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         uint32 disputeWindow,
         FundingAuthorization calldata authorization
     ) external nonReentrant {
-        _open(escrowId, buyer, seller, amount, deadline, disputeWindow);
-        // The nonce commits the buyer's signature to these terms: a submitter who changes any of them
-        // presents a different nonce, and the token rejects the signature.
+        bytes32 escrowId = _open(ref, buyer, seller, amount, deadline, disputeWindow);
+        // The nonce commits the buyer's signature to these terms, and through the derived id to the
+        // buyer and the ref: a submitter who changes any of them presents a different nonce, and the
+        // token rejects the signature.
         IERC3009(token).receiveWithAuthorization(
             buyer,
             address(this),
@@ -368,6 +369,11 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     }
 
     /// @inheritdoc IAgentEscrow
+    function escrowIdOf(address buyer, bytes32 ref) public pure returns (bytes32) {
+        return keccak256(abi.encode(buyer, ref));
+    }
+
+    /// @inheritdoc IAgentEscrow
     function fundingNonce(bytes32 escrowId, address seller, uint40 deadline, uint32 disputeWindow)
         public
         pure
@@ -400,15 +406,18 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
                             INTERNAL: MOVES
     //////////////////////////////////////////////////////////////*/
 
+    /// @dev Opens the escrow `buyer` funds under `ref` and returns its id. The id is derived from the
+    /// buyer, never taken from the caller as is: a third party that saw the ref cannot occupy the id.
     function _open(
-        bytes32 escrowId,
+        bytes32 ref,
         address buyer,
         address seller,
         uint256 amount,
         uint40 deadline,
         uint32 disputeWindow
-    ) private {
+    ) private returns (bytes32 escrowId) {
         // Checks:
+        escrowId = escrowIdOf(buyer, ref);
         if (_escrows[escrowId] != 0) revert Escrow_AlreadyExists(escrowId);
         if (amount == 0 || amount > type(uint128).max) revert Escrow_InvalidAmount(amount);
         if (seller == buyer) revert Escrow_InvalidSeller(seller);
@@ -429,7 +438,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         bytes32 word = _hashTerms(escrow);
         if (seller == address(0)) word |= BOUNTY_FLAG;
         _escrows[escrowId] = _withStatus(word, Status.Funded);
-        emit Funded(escrowId, buyer, seller, amount, deadline, disputeWindow, fee);
+        emit Funded(escrowId, buyer, seller, ref, amount, deadline, disputeWindow, fee);
     }
 
     function _assignSeller(bytes32 escrowId, Escrow calldata escrow, address seller, uint40 deadline, address actor)

@@ -14,7 +14,8 @@ import {
   type EscrowTerms,
   escrowActionTypes,
   escrowDomain,
-  escrowIdToBytes32,
+  escrowIdOf,
+  escrowRef,
   fundingNonce,
   receiveWithAuthorizationTypes,
 } from "../src/escrow.ts";
@@ -93,11 +94,12 @@ export async function measureGas(): Promise<GasTable> {
   };
 
   let counter = 0;
-  const newId = () => escrowIdToBytes32(`00000000-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`);
+  const newRef = () => escrowRef(`00000000-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`);
 
   const fund = async (label: string, sellerAddress: Address = seller.account.address) => {
-    const id = newId();
-    await gasOf(label, byBuyer.write.fund([id, sellerAddress, AMOUNT, DEADLINE, DAY]));
+    const ref = newRef();
+    const id = escrowIdOf(buyer.account.address, ref);
+    await gasOf(label, byBuyer.write.fund([ref, sellerAddress, AMOUNT, DEADLINE, DAY]));
     const terms: EscrowTerms = {
       buyer: buyer.account.address,
       seller: sellerAddress,
@@ -127,7 +129,8 @@ export async function measureGas(): Promise<GasTable> {
 
   // Gasless funding: the relayer submits the buyer's EIP-3009 authorization.
   {
-    const id = newId();
+    const ref = newRef();
+    const id = escrowIdOf(buyer.account.address, ref);
     const signature = await buyer.signTypedData({
       domain: { name: "USD Coin", version: "2", chainId, verifyingContract: usdc.address },
       types: receiveWithAuthorizationTypes,
@@ -145,7 +148,7 @@ export async function measureGas(): Promise<GasTable> {
     await gasOf(
       "fundWithAuthorization",
       byRelayer.write.fundWithAuthorization([
-        id,
+        ref,
         buyer.account.address,
         seller.account.address,
         AMOUNT,

@@ -1,7 +1,7 @@
 import { type Address, encodeAbiParameters, type Hex, keccak256, pad, toHex } from "viem";
 
 /**
- * Client-side helpers for the AgentEscrow contract: escrow ids, terms hashing, and the EIP-712
+ * Client-side helpers for the AgentEscrow contract: funding refs and escrow ids, terms hashing, and the EIP-712
  * typed data of the signed actions. They mirror the contract exactly; the contract tests check
  * each one against it.
  */
@@ -46,18 +46,36 @@ const escrowTermsAbi = [
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The escrow id of the API's uuid: the uuid as a number, left-padded to 32 bytes. */
-export function escrowIdToBytes32(uuid: string): Hex {
+/**
+ * The funding reference of the API's transaction uuid, as `fund` and `fundWithAuthorization` take it
+ * (the `ref` of the `Funded` event): the uuid as a number, left-padded to 32 bytes. It is not the
+ * escrow's id: that is {@link escrowIdOf}(buyer, ref).
+ */
+export function escrowRef(uuid: string): Hex {
   if (!UUID_PATTERN.test(uuid)) throw new Error(`not a uuid: ${uuid}`);
   return pad(`0x${uuid.replaceAll("-", "").toLowerCase()}`, { size: 32 });
 }
 
-/** The uuid of an escrow id made by {@link escrowIdToBytes32}. */
-export function bytes32ToEscrowId(escrowId: Hex): string {
-  const hex = escrowId.slice(2).toLowerCase();
-  if (hex.length !== 64 || !/^0{32}[0-9a-f]{32}$/.test(hex)) throw new Error(`not a uuid escrow id: ${escrowId}`);
+/** The uuid of a funding reference made by {@link escrowRef}; throws for any other bytes32. */
+export function uuidOfEscrowRef(ref: Hex): string {
+  const hex = ref.slice(2).toLowerCase();
+  if (hex.length !== 64 || !/^0{32}[0-9a-f]{32}$/.test(hex)) throw new Error(`not a uuid escrow ref: ${ref}`);
   const h = hex.slice(32);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The id of the escrow `buyer` funds under `ref` (the contract's `escrowIdOf`):
+ * `keccak256(abi.encode(buyer, ref))`. Every call after funding names the escrow by this id. It is
+ * derived from the buyer so that nobody else can take the id of a ref they have seen.
+ */
+export function escrowIdOf(buyer: Address, ref: Hex): Hex {
+  return keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [buyer, ref]));
+}
+
+/** The id of the escrow `buyer` funds for the API's transaction `uuid`: escrowIdOf(buyer, escrowRef(uuid)). */
+export function escrowIdOfTransaction(buyer: Address, uuid: string): Hex {
+  return escrowIdOf(buyer, escrowRef(uuid));
 }
 
 /** The terms hash the contract stores (status byte cleared); compare with `escrowState`. */
@@ -66,7 +84,10 @@ export function hashEscrowTerms(terms: EscrowTerms): Hex {
   return toHex(hash & ~0xffn, { size: 32 });
 }
 
-/** The EIP-3009 nonce a buyer signs to fund these terms with `fundWithAuthorization`. */
+/**
+ * The EIP-3009 nonce a buyer signs to fund these terms with `fundWithAuthorization`. `escrowId` is
+ * the derived id, {@link escrowIdOf}(buyer, ref), so the nonce binds the buyer and the ref too.
+ */
 export function fundingNonce(escrowId: Hex, seller: Address, deadline: number, disputeWindow: number): Hex {
   return keccak256(
     encodeAbiParameters(

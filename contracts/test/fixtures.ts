@@ -1,7 +1,8 @@
 /**
  * Shared deployment and client-side helpers of the escrow integration tests.
  *
- * The helpers do what a client (the API, the indexer) does: escrow ids from uuids, terms rebuilt
+ * The helpers do what a client (the API, the indexer) does: funding refs from uuids, escrow ids
+ * derived from the buyer and the ref, terms rebuilt
  * from the escrow's events, token balances read on chain.
  */
 import assert from "node:assert/strict";
@@ -9,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { ContractReturnType } from "@nomicfoundation/hardhat-viem/types";
 import { network } from "hardhat";
 import { type Address, getAddress, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
-import { type EscrowStatus, type EscrowTerms, escrowIdToBytes32, hashEscrowTerms } from "../src/escrow.ts";
+import { type EscrowStatus, type EscrowTerms, escrowIdOf, escrowRef, hashEscrowTerms } from "../src/escrow.ts";
 
 export const connection = await network.create();
 export const { viem, networkHelpers } = connection;
@@ -84,6 +85,7 @@ export async function deployEscrowFixture() {
       owner: await usdcAs(owner),
       buyer: await usdcAs(buyer),
       relayer: await usdcAs(relayer),
+      stranger: await usdcAs(stranger),
     },
   };
 }
@@ -96,10 +98,10 @@ export const loadEscrowFixture = () => networkHelpers.loadFixture(deployEscrowFi
                            CLIENT HELPERS
 //////////////////////////////////////////////////////////////*/
 
-/** A fresh API escrow: its uuid and the on-chain id derived from it. */
-export function newEscrowId(): { uuid: string; id: Hex } {
+/** A fresh API transaction: its uuid and the funding ref made from it (the escrow id also needs the buyer). */
+export function newEscrowRef(): { uuid: string; ref: Hex } {
   const uuid = randomUUID();
-  return { uuid, id: escrowIdToBytes32(uuid) };
+  return { uuid, ref: escrowRef(uuid) };
 }
 
 /** Timestamp of the latest block. */
@@ -175,19 +177,23 @@ export async function termsAfter(
   return terms;
 }
 
-/** The buyer approves exactly `amount` and funds; returns the terms as emitted. */
+/**
+ * The buyer approves exactly `amount` and funds under `ref` (a fresh one by default); returns the
+ * escrow's id, escrowIdOf(buyer, ref), and the terms as emitted.
+ */
 export async function fundEscrow(
   f: EscrowFixture,
-  opts: { id?: Hex; seller?: Address; amount: bigint; deadline?: number; disputeWindow?: number },
-): Promise<{ id: Hex; terms: EscrowTerms; receipt: TransactionReceipt }> {
-  const id = opts.id ?? newEscrowId().id;
+  opts: { ref?: Hex; seller?: Address; amount: bigint; deadline?: number; disputeWindow?: number },
+): Promise<{ id: Hex; ref: Hex; terms: EscrowTerms; receipt: TransactionReceipt }> {
+  const ref = opts.ref ?? newEscrowRef().ref;
+  const id = escrowIdOf(f.addr.buyer, ref);
   const seller = opts.seller ?? f.addr.seller;
   const deadline = opts.deadline ?? (await now()) + 7 * DAY;
   const disputeWindow = opts.disputeWindow ?? DAY;
   await mined(f.usdcAs.buyer.write.approve([f.escrow.address, opts.amount]));
-  const receipt = await mined(f.as.buyer.write.fund([id, seller, opts.amount, deadline, disputeWindow]));
+  const receipt = await mined(f.as.buyer.write.fund([ref, seller, opts.amount, deadline, disputeWindow]));
   const terms = await termsAfter(f.escrow, id, receipt);
-  return { id, terms, receipt };
+  return { id, ref, terms, receipt };
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The escrow's flows as a client runs them: ids from API uuids, terms rebuilt from the escrow's
+ * The escrow's flows as a client runs them: funding refs from API uuids, escrow ids derived from the
+ * buyer and the ref, terms rebuilt from the escrow's
  * events (as the indexer does), every call made with those terms, and exact token balances at the
  * end of each flow.
  */
@@ -8,12 +9,14 @@ import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
 import { getAddress, keccak256, maxUint256, stringToHex, zeroAddress } from "viem";
 import {
-  bytes32ToEscrowId,
   EscrowStatus,
   type EscrowTerms,
-  escrowIdToBytes32,
+  escrowIdOf,
+  escrowIdOfTransaction,
+  escrowRef,
   fundingNonce,
   hashEscrowTerms,
+  uuidOfEscrowRef,
 } from "../src/escrow.ts";
 import {
   assertStored,
@@ -26,7 +29,7 @@ import {
   loadEscrowFixture,
   mined,
   networkHelpers,
-  newEscrowId,
+  newEscrowRef,
   now,
   statusOf,
   termsAfter,
@@ -72,16 +75,18 @@ describe("AgentEscrow flows", () => {
     assert.equal(balances.before.escrow, 7n * USDC);
 
     const uuid = randomUUID();
-    const id = escrowIdToBytes32(uuid);
+    const ref = escrowRef(uuid);
+    const id = escrowIdOfTransaction(buyer, uuid);
     const amount = 25_123_457n; // 25.123457 USDC: the fee rounds down.
     const fee = 251_234n;
     const deadline = (await now()) + 3 * DAY;
     await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
-    const fundHash = await f.as.buyer.write.fund([id, seller, amount, deadline, DAY]);
+    const fundHash = await f.as.buyer.write.fund([ref, seller, amount, deadline, DAY]);
     await viem.assertions.emitWithArgs(fundHash, f.escrow, "Funded", [
       id,
       buyer,
       seller,
+      ref,
       amount,
       deadline,
       DAY,
@@ -97,7 +102,7 @@ describe("AgentEscrow flows", () => {
       deliveredAt: 0,
       feeBps: FEE_BPS,
     });
-    assert.equal(bytes32ToEscrowId(id), uuid);
+    assert.equal(uuidOfEscrowRef(ref), uuid);
     await assertStored(f, id, EscrowStatus.Funded, funded);
     assert.equal(await f.usdc.read.allowance([buyer, f.escrow.address]), 0n);
 
@@ -114,6 +119,54 @@ describe("AgentEscrow flows", () => {
     assert.equal(await statusOf(f, id), EscrowStatus.Released);
     await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
     assert.equal(await f.usdc.read.balanceOf([f.escrow.address]), 7n * USDC);
+  });
+
+  it("a third party that funded the buyer's ref first opens its own escrow and does not block the buyer's", async () => {
+    const f = await loadEscrowFixture();
+    const { buyer, seller, stranger } = f.addr;
+    const { uuid, ref } = newEscrowRef();
+    const deadline = (await now()) + 3 * DAY;
+    // The stranger read the pending ref and funds it first, with itself as buyer.
+    await mined(f.usdcAs.stranger.write.approve([f.escrow.address, 1n]));
+    const squatHash = await f.as.stranger.write.fund([ref, seller, 1n, deadline, DAY]);
+    const squatId = escrowIdOf(stranger, ref);
+    await viem.assertions.emitWithArgs(squatHash, f.escrow, "Funded", [
+      squatId,
+      stranger,
+      seller,
+      ref,
+      1n,
+      deadline,
+      DAY,
+      FEE_BPS,
+    ]);
+    const squat = await termsAfter(f.escrow, squatId, await mined(squatHash));
+
+    // The buyer funds the same ref: its escrow lives at escrowIdOfTransaction(buyer, uuid).
+    const amount = 9n * USDC;
+    const { id, terms } = await fundEscrow(f, { ref, amount, deadline });
+    assert.equal(id, escrowIdOfTransaction(buyer, uuid));
+    assert.notEqual(id, squatId);
+    await assertStored(f, id, EscrowStatus.Funded, terms);
+    await assertStored(f, squatId, EscrowStatus.Funded, squat);
+    assert.equal(terms.amount, amount);
+    assert.equal(squat.amount, 1n);
+    // Both map back to the same uuid through their ref; the buyer tells them apart.
+    assert.equal(uuidOfEscrowRef(ref), uuid);
+
+    // Each runs its own course: the buyer releases its escrow, the stranger's stays funded.
+    const delivered = await deliver(f, id, terms);
+    await mined(f.as.buyer.write.release([id, delivered]));
+    assert.equal(await statusOf(f, id), EscrowStatus.Released);
+    await assertStored(f, squatId, EscrowStatus.Funded, squat);
+    // The buyer reusing its own ref is refused; only the buyer can cause that.
+    await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
+    await viem.assertions.revertWithCustomErrorWithArgs(
+      f.as.buyer.write.fund([ref, seller, amount, (await now()) + DAY, DAY]),
+      f.escrow,
+      "Escrow_AlreadyExists",
+      [id],
+    );
   });
 
   it("bounty: operator assigns the seller, who delivers; anyone releases after the dispute window", async () => {
@@ -441,17 +494,39 @@ describe("AgentEscrow flows", () => {
   });
 
   describe("client helpers match the contract", () => {
-    it("bytes32ToEscrowId(escrowIdToBytes32(u)) === u", () => {
+    it("uuidOfEscrowRef(escrowRef(u)) === u", () => {
       for (let i = 0; i < 50; i++) {
         const uuid = randomUUID();
-        const id = escrowIdToBytes32(uuid);
-        assert.match(id, /^0x0{32}[0-9a-f]{32}$/);
-        assert.equal(bytes32ToEscrowId(id), uuid);
+        const ref = escrowRef(uuid);
+        assert.match(ref, /^0x0{32}[0-9a-f]{32}$/);
+        assert.equal(uuidOfEscrowRef(ref), uuid);
       }
       const upper = "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11";
-      assert.equal(bytes32ToEscrowId(escrowIdToBytes32(upper)), upper.toLowerCase());
-      assert.throws(() => escrowIdToBytes32("not-a-uuid"));
-      assert.throws(() => bytes32ToEscrowId(keccak256(stringToHex("not a uuid id"))));
+      assert.equal(uuidOfEscrowRef(escrowRef(upper)), upper.toLowerCase());
+      assert.throws(() => escrowRef("not-a-uuid"));
+      assert.throws(() => uuidOfEscrowRef(keccak256(stringToHex("not a uuid ref"))));
+    });
+
+    it("escrowIdOf and escrowIdOfTransaction equal the contract's escrowIdOf", async () => {
+      const f = await loadEscrowFixture();
+      const buyers = [
+        f.addr.buyer,
+        f.addr.stranger,
+        zeroAddress,
+        "0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF",
+      ] as const;
+      for (const buyer of buyers) {
+        const { uuid, ref } = newEscrowRef();
+        const id = await f.escrow.read.escrowIdOf([buyer, ref]);
+        assert.equal(escrowIdOf(buyer, ref), id);
+        assert.equal(escrowIdOfTransaction(buyer, uuid), id);
+        const raw = keccak256(stringToHex(uuid));
+        assert.equal(escrowIdOf(buyer, raw), await f.escrow.read.escrowIdOf([buyer, raw]));
+      }
+      // Lowercase and checksummed addresses name the same buyer.
+      const { ref } = newEscrowRef();
+      assert.equal(escrowIdOf(f.addr.buyer.toLowerCase() as `0x${string}`, ref), escrowIdOf(f.addr.buyer, ref));
+      assert.notEqual(escrowIdOf(f.addr.buyer, ref), escrowIdOf(f.addr.stranger, ref));
     });
 
     it("hashEscrowTerms and fundingNonce equal hashTerms and fundingNonce", async () => {
@@ -488,7 +563,7 @@ describe("AgentEscrow flows", () => {
       ];
       for (const terms of cases) {
         assert.equal(hashEscrowTerms(terms), await f.escrow.read.hashTerms([terms]));
-        const id = newEscrowId().id;
+        const id = escrowIdOf(terms.buyer, newEscrowRef().ref);
         assert.equal(
           fundingNonce(id, terms.seller, terms.deadline, terms.disputeWindow),
           await f.escrow.read.fundingNonce([id, terms.seller, terms.deadline, terms.disputeWindow]),
@@ -507,7 +582,7 @@ describe("AgentEscrow flows", () => {
       };
 
       // Bounty: fund, claim, claim lapses, re-assign, deliver, dispute, resolve.
-      const { id } = await fundEscrow(f, { seller: zeroAddress, amount: 4n * USDC });
+      const { id, ref } = await fundEscrow(f, { seller: zeroAddress, amount: 4n * USDC });
       let terms = await check(id, EscrowStatus.Funded);
       await mined(f.as.operator.write.assignSeller([id, terms, stranger, (await now()) + DAY]));
       terms = await check(id, EscrowStatus.Funded);
@@ -538,16 +613,16 @@ describe("AgentEscrow flows", () => {
       await mined(f.as.arbiter.write.resolve([id, terms, 5_000]));
       assert.equal(await statusOf(f, id), EscrowStatus.Resolved);
 
-      // Ids are never reused, whatever the escrow's state.
+      // A buyer's ref is never reused, whatever the escrow's state.
       await mined(f.usdcAs.buyer.write.approve([f.escrow.address, USDC]));
       await viem.assertions.revertWithCustomErrorWithArgs(
-        f.as.buyer.write.fund([id, seller, USDC, (await now()) + DAY, DAY]),
+        f.as.buyer.write.fund([ref, seller, USDC, (await now()) + DAY, DAY]),
         f.escrow,
         "Escrow_AlreadyExists",
         [id],
       );
       // Unknown ids are reported as such.
-      const unknown = newEscrowId().id;
+      const unknown = escrowIdOf(f.addr.buyer, newEscrowRef().ref);
       await viem.assertions.revertWithCustomErrorWithArgs(
         f.as.buyer.write.release([unknown, terms]),
         f.escrow,

@@ -12,6 +12,7 @@ import {
   type EscrowTerms,
   escrowActionTypes,
   escrowDomain,
+  escrowIdOf,
   fundingNonce,
   receiveWithAuthorizationTypes,
 } from "../src/escrow.ts";
@@ -25,7 +26,7 @@ import {
   loadEscrowFixture,
   mined,
   networkHelpers,
-  newEscrowId,
+  newEscrowRef,
   now,
   statusOf,
   termsAfter,
@@ -559,7 +560,8 @@ describe("signed actions submitted by a relayer", () => {
 //////////////////////////////////////////////////////////////*/
 
 interface FundingTerms {
-  id: Hex;
+  /** The funding ref; the escrow's id is escrowIdOf(buyer, ref). */
+  ref: Hex;
   buyer: Address;
   seller: Address;
   amount: bigint;
@@ -581,7 +583,7 @@ async function authorize(
 ) {
   const start = await now();
   const terms: FundingTerms = {
-    id: newEscrowId().id,
+    ref: newEscrowRef().ref,
     buyer: f.addr.buyer,
     seller: f.addr.seller,
     amount: AMOUNT,
@@ -591,7 +593,9 @@ async function authorize(
     validBefore: BigInt(start + 3_600),
     ...opts.terms,
   };
-  const nonce = fundingNonce(terms.id, terms.seller, terms.deadline, terms.disputeWindow);
+  // The nonce is over the derived id: it binds the buyer and the ref as well as the terms.
+  const id = escrowIdOf(terms.buyer, terms.ref);
+  const nonce = fundingNonce(id, terms.seller, terms.deadline, terms.disputeWindow);
   const signature = await (opts.by ?? f.wallets.buyer).signTypedData({
     domain: { name: "USD Coin", version: "2", chainId: opts.chainId ?? f.chainId, verifyingContract: f.usdc.address },
     types: receiveWithAuthorizationTypes,
@@ -607,13 +611,13 @@ async function authorize(
   });
   const { v, r, s } = parseSignature(signature);
   assert.ok(v !== undefined);
-  return { terms, nonce, v: Number(v), r, s };
+  return { terms, id, nonce, v: Number(v), r, s };
 }
 
 /** The relayer submits `fundWithAuthorization` with `terms` (possibly not those signed). */
 function submitFunding(f: EscrowFixture, terms: FundingTerms, sig: { v: number; r: Hex; s: Hex }) {
   return f.as.relayer.write.fundWithAuthorization([
-    terms.id,
+    terms.ref,
     terms.buyer,
     terms.seller,
     terms.amount,
@@ -634,12 +638,14 @@ describe("fundWithAuthorization submitted by a relayer", () => {
     // No allowance: the authorization alone moves the funds.
     assert.equal(await f.usdc.read.allowance([f.addr.buyer, f.escrow.address]), 0n);
     const auth = await authorize(f);
-    const { terms } = auth;
+    const { terms, id } = auth;
+    assert.equal(id, await f.escrow.read.escrowIdOf([f.addr.buyer, terms.ref]));
     const hash = await submitFunding(f, terms, auth);
     await viem.assertions.emitWithArgs(hash, f.escrow, "Funded", [
-      terms.id,
+      id,
       f.addr.buyer,
       f.addr.seller,
+      terms.ref,
       AMOUNT,
       terms.deadline,
       DAY,
@@ -648,15 +654,15 @@ describe("fundWithAuthorization submitted by a relayer", () => {
     await viem.assertions.emitWithArgs(hash, f.usdc, "AuthorizationUsed", [f.addr.buyer, auth.nonce]);
     const receipt = await mined(hash);
     assert.equal(getAddress(receipt.from), f.addr.relayer);
-    const funded = await termsAfter(f.escrow, terms.id, receipt);
-    await assertStored(f, terms.id, EscrowStatus.Funded, funded);
+    const funded = await termsAfter(f.escrow, id, receipt);
+    await assertStored(f, id, EscrowStatus.Funded, funded);
     assert.equal(funded.buyer, f.addr.buyer);
     assert.equal(await f.usdc.read.authorizationState([f.addr.buyer, auth.nonce]), true);
     await balances.assertChanged({ buyer: -AMOUNT, escrow: AMOUNT });
 
     // The escrow is an ordinary one: the buyer can refund it.
-    await viem.assertions.emitWithArgs(f.as.buyer.write.refund([terms.id, funded]), f.escrow, "Refunded", [
-      terms.id,
+    await viem.assertions.emitWithArgs(f.as.buyer.write.refund([id, funded]), f.escrow, "Refunded", [
+      id,
       f.addr.buyer,
       AMOUNT,
     ]);
@@ -669,7 +675,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
     ["deadline", (t) => ({ deadline: t.deadline + 1 })],
     ["amount", (t) => ({ amount: t.amount + 1n })],
     ["dispute window", (t) => ({ disputeWindow: t.disputeWindow - 1 })],
-    ["escrow id", () => ({ id: newEscrowId().id })],
+    ["ref", () => ({ ref: newEscrowRef().ref })],
     ["buyer", (_t, f) => ({ buyer: f.addr.stranger })],
     ["validBefore", (t) => ({ validBefore: t.validBefore + 1n })],
   ];
@@ -689,7 +695,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
     });
   }
 
-  it("a replayed authorization is refused (the escrow id exists; the token nonce is spent)", async () => {
+  it("a replayed authorization is refused (the buyer's escrow under the ref exists; the token nonce is spent)", async () => {
     const f = await loadEscrowFixture();
     const auth = await authorize(f);
     await mined(submitFunding(f, auth.terms, auth));
@@ -697,7 +703,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
       submitFunding(f, auth.terms, auth),
       f.escrow,
       "Escrow_AlreadyExists",
-      [auth.terms.id],
+      [auth.id],
     );
     assert.equal(await f.usdc.read.authorizationState([f.addr.buyer, auth.nonce]), true);
     // Nor can the relayer use it on the token directly.
@@ -717,6 +723,37 @@ describe("fundWithAuthorization submitted by a relayer", () => {
       "MockUSDC_CallerMustBePayee",
       [f.addr.relayer, f.escrow.address],
     );
+  });
+
+  it("a third party that funded the ref first does not block the buyer's authorization", async () => {
+    const f = await loadEscrowFixture();
+    const auth = await authorize(f);
+    const { terms } = auth;
+    // The stranger saw the pending ref and funds it first, with itself as buyer and the same terms.
+    await mined(f.usdcAs.stranger.write.approve([f.escrow.address, 1n]));
+    const squat = await mined(
+      f.as.stranger.write.fund([terms.ref, terms.seller, 1n, terms.deadline, terms.disputeWindow]),
+    );
+    const squatId = escrowIdOf(f.addr.stranger, terms.ref);
+    const squatTerms = await termsAfter(f.escrow, squatId, squat);
+
+    const hash = await submitFunding(f, terms, auth);
+    await viem.assertions.emitWithArgs(hash, f.escrow, "Funded", [
+      auth.id,
+      f.addr.buyer,
+      f.addr.seller,
+      terms.ref,
+      AMOUNT,
+      terms.deadline,
+      DAY,
+      FEE_BPS,
+    ]);
+    const funded = await termsAfter(f.escrow, auth.id, await mined(hash));
+    assert.notEqual(auth.id, squatId);
+    await assertStored(f, auth.id, EscrowStatus.Funded, funded);
+    await assertStored(f, squatId, EscrowStatus.Funded, squatTerms);
+    assert.equal(funded.amount, AMOUNT);
+    assert.equal(squatTerms.buyer, f.addr.stranger);
   });
 
   it("an authorization the buyer cancelled is refused by the token", async () => {
@@ -806,7 +843,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
     const { terms } = auth;
     await viem.assertions.emitWithArgs(
       otherByRelayer.write.fundWithAuthorization([
-        terms.id,
+        terms.ref,
         terms.buyer,
         terms.seller,
         terms.amount,
@@ -816,7 +853,7 @@ describe("fundWithAuthorization submitted by a relayer", () => {
       ]),
       f.otherEscrow,
       "Funded",
-      [terms.id, f.addr.buyer, f.addr.seller, AMOUNT, terms.deadline, DAY, FEE_BPS],
+      [auth.id, f.addr.buyer, f.addr.seller, terms.ref, AMOUNT, terms.deadline, DAY, FEE_BPS],
     );
   });
 

@@ -21,7 +21,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { agentEscrowAbi, type EscrowTerms, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, type EscrowTerms, escrowIdOf, escrowRef, mockUsdcAbi } from "@agent-marketplace/contracts";
 import { type Abi, type ContractFunctionArgs, encodeFunctionData, type Hex, keccak256, maxUint256, toHex } from "viem";
 import { sampleMemory } from "../../bench/memory.ts";
 import { type Cell, writeSection } from "../../bench/results.ts";
@@ -148,8 +148,9 @@ class Bench {
         const slot = round * FUNDS_PER_BLOCK + k;
         const buyer = BUYERS[slot % BUYERS.length] as number;
         const seller = this.market.address(SELLERS[slot % SELLERS.length] as number);
-        const id = escrowIdToBytes32(randomUUID());
-        const args = [id, seller, AMOUNT, deadline, DISPUTE_WINDOW] as const;
+        const ref = escrowRef(randomUUID());
+        const id = escrowIdOf(this.market.address(buyer), ref);
+        const args = [ref, seller, AMOUNT, deadline, DISPUTE_WINDOW] as const;
         return {
           id,
           call: { from: buyer, data: encodeFunctionData({ abi: agentEscrowAbi, functionName: "fund", args }) },
@@ -216,7 +217,9 @@ class Bench {
         deliveredAt: 0,
         feeBps,
       };
-      return { id: escrowIdToBytes32(randomUUID()), buyer, seller: SELLERS[i % SELLERS.length] as number, terms };
+      const ref = escrowRef(randomUUID());
+      const id = escrowIdOf(terms.buyer, ref);
+      return { ref, id, buyer, seller: SELLERS[i % SELLERS.length] as number, terms };
     });
     const call = <name extends "fund" | "assignSeller" | "deliver" | "release">(
       from: number,
@@ -232,7 +235,7 @@ class Bench {
     });
 
     await this.minePhase(escrows, perBlock, (e) =>
-      call(e.buyer, "fund", [e.id, ZERO_ADDRESS, AMOUNT, fundDeadline, DISPUTE_WINDOW]),
+      call(e.buyer, "fund", [e.ref, ZERO_ADDRESS, AMOUNT, fundDeadline, DISPUTE_WINDOW]),
     );
     const assignDeadline = (await this.market.now()) + DEADLINE_IN;
     await this.minePhase(

@@ -1,4 +1,4 @@
-import { escrowIdToBytes32, hashEscrowTerms } from "@agent-marketplace/contracts";
+import { escrowIdOf, escrowRef, hashEscrowTerms } from "@agent-marketplace/contracts";
 import { describe, expect, it } from "vitest";
 import {
   type AccountDelta,
@@ -20,7 +20,7 @@ import {
   stateOfContractStatus,
   termsOf,
   totalsDelta,
-  uuidOfEscrowId,
+  uuidOfFundingRef,
   withEveryParty,
   ZERO_ACCOUNT_FIGURES,
   ZERO_ADDRESS,
@@ -61,22 +61,25 @@ describe("state names", () => {
   });
 });
 
-describe("uuidOfEscrowId", () => {
-  it("gives back the API's uuid of an id made from one", () => {
-    expect(uuidOfEscrowId(escrowIdToBytes32(UUID))).toBe(UUID);
+describe("uuidOfFundingRef", () => {
+  it("gives back the API's uuid of a ref made from one", () => {
+    expect(uuidOfFundingRef(escrowRef(UUID))).toBe(UUID);
   });
 
-  it("gives null for an id that is not a padded uuid", () => {
-    expect(uuidOfEscrowId(`0x${"ff".repeat(32)}`)).toBeNull();
-    expect(uuidOfEscrowId("0x1234")).toBeNull();
+  it("gives null for a ref that is not a padded uuid, such as an escrow id", () => {
+    expect(uuidOfFundingRef(`0x${"ff".repeat(32)}`)).toBeNull();
+    expect(uuidOfFundingRef("0x1234")).toBeNull();
+    expect(uuidOfFundingRef(escrowIdOf(BUYER, escrowRef(UUID)))).toBeNull();
   });
 });
 
 describe("fundedEscrowRow", () => {
+  const ref = escrowRef(UUID);
   const args = {
-    escrowId: escrowIdToBytes32(UUID),
+    escrowId: escrowIdOf(BUYER, ref),
     buyer: BUYER,
     seller: SELLER,
+    ref,
     amount: 25_000_000n,
     deadline: 1_700_600_000,
     disputeWindow: 86_400,
@@ -87,7 +90,7 @@ describe("fundedEscrowRow", () => {
     const row = fundedEscrowRow(31337, args, META);
     expect(row).toEqual({
       chainId: 31337,
-      id: args.escrowId,
+      id: args.escrowId.toLowerCase(),
       uuid: UUID,
       status: "FUNDED",
       buyer: BUYER.toLowerCase(),
@@ -107,6 +110,19 @@ describe("fundedEscrowRow", () => {
     expect(hashEscrowTerms(termsOf(row))).toBe(
       hashEscrowTerms({ ...args, deliveredAt: 0, buyer: BUYER, seller: SELLER }),
     );
+  });
+
+  it("takes the uuid from the ref, not the id, so two buyers' escrows under one ref both carry it", () => {
+    const other = fundedEscrowRow(31337, { ...args, escrowId: escrowIdOf(OTHER, ref), buyer: OTHER }, META);
+    const row = fundedEscrowRow(31337, args, META);
+    expect(other.id).not.toBe(row.id);
+    expect(other).toMatchObject({ uuid: UUID, buyer: OTHER.toLowerCase() });
+    expect(row).toMatchObject({ uuid: UUID, buyer: BUYER.toLowerCase() });
+  });
+
+  it("leaves the uuid null for a ref that is not a padded uuid", () => {
+    const ref = `0x${"ab".repeat(32)}` as const;
+    expect(fundedEscrowRow(31337, { ...args, ref, escrowId: escrowIdOf(BUYER, ref) }, META).uuid).toBeNull();
   });
 
   it("marks an escrow funded without a seller as a bounty", () => {

@@ -1,4 +1,4 @@
-import { bytes32ToEscrowId, type EscrowStatus as ContractStatus, type EscrowTerms } from "@agent-marketplace/contracts";
+import { type EscrowStatus as ContractStatus, type EscrowTerms, uuidOfEscrowRef } from "@agent-marketplace/contracts";
 import type { Address, Hex } from "viem";
 
 /**
@@ -47,10 +47,14 @@ export function isTerminal(state: EscrowState): boolean {
   return state === "RELEASED" || state === "REFUNDED" || state === "RESOLVED";
 }
 
-/** The API's transaction uuid behind an escrow id, or null for an id that is not one. */
-export function uuidOfEscrowId(escrowId: Hex): string | null {
+/**
+ * The API's transaction uuid behind a Funded event's `ref` (the funding reference, escrowRef(uuid)),
+ * or null for a ref that is not a left-padded uuid. The escrow's id is escrowIdOf(buyer, ref), a
+ * hash: the uuid comes from the ref only.
+ */
+export function uuidOfFundingRef(ref: Hex): string | null {
   try {
-    return bytes32ToEscrowId(escrowId);
+    return uuidOfEscrowRef(ref);
   } catch {
     return null;
   }
@@ -97,19 +101,25 @@ export interface FundedArgs {
   escrowId: Hex;
   buyer: Address;
   seller: Address;
+  /** The funder's reference: the API's uuid as escrowRef(uuid), or any bytes32 of another funder. */
+  ref: Hex;
   amount: bigint;
   deadline: number;
   disputeWindow: number;
   feeBps: number;
 }
 
-/** The chain.escrow row a Funded log creates. */
+/**
+ * The chain.escrow row a Funded log creates. Its uuid comes from the event's ref: escrows of
+ * different buyers funded under the same ref share it (anyone may fund any ref), so a reader finds
+ * the API's escrow by id, escrowIdOfTransaction(buyer, uuid), or by uuid and buyer.
+ */
 export function fundedEscrowRow(chainId: number, args: FundedArgs, meta: LogMeta) {
   const seller = lower(args.seller);
   return {
     chainId,
     id: lower(args.escrowId),
-    uuid: uuidOfEscrowId(args.escrowId),
+    uuid: uuidOfFundingRef(args.ref),
     status: "FUNDED" as EscrowState,
     buyer: lower(args.buyer),
     seller,

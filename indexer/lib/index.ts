@@ -14,7 +14,7 @@ export {
   isTerminal,
   stateOfContractStatus,
   termsOf,
-  uuidOfEscrowId,
+  uuidOfFundingRef,
   ZERO_ADDRESS,
 } from "./escrow-mapping.ts";
 export { CHAIN_NAMES, type IndexerTarget, resolveIndexerTarget } from "./target.ts";

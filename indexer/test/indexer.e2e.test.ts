@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
   agentEscrowAbi,
+  escrowIdOf,
   hashEscrowTerms,
   identityRegistryAbi,
   mockUsdcAbi,
@@ -16,7 +17,7 @@ import {
 import { type Address, getAddress, type Hex, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexedBlock, waitForIndexedBlock } from "../lib/checkpoint.ts";
-import { CONTRACT_STATUS, type EscrowState, termsOf, ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
+import { CONTRACT_STATUS, type EscrowState, termsOf, uuidOfFundingRef, ZERO_ADDRESS } from "../lib/escrow-mapping.ts";
 import { dropStaleIndexerSchemas, type IndexerProcess, startIndexer } from "../lib/indexer-process.ts";
 import { DAY, type FundedEscrow, Market, ROLE, USDC } from "./market.ts";
 import { freePort, type Stack, startStack } from "./stack.ts";
@@ -107,8 +108,9 @@ const TIMELINE_EVENTS = new Set([
 
 /**
  * Every view against the chain:
- * - chain.escrow: one row per Funded log; each row's status and terms hash are what the
- *   contract's escrowState(id) returns, its bounty flag what isBounty(id) returns;
+ * - chain.escrow: one row per Funded log, at escrowIdOf(buyer, ref) with the uuid of the log's ref;
+ *   each row's status and terms hash are what the contract's escrowState(id) returns, its bounty
+ *   flag what isBounty(id) returns;
  * - chain.escrow_event: exactly one row per escrow or credit log (no duplicate, none missing);
  * - chain.credit and escrow_totals.credits: creditOf(account), totalCredits();
  * - escrow_totals.locked: what the contract holds beyond the credits;
@@ -122,7 +124,11 @@ async function expectViewsMatchChain(): Promise<void> {
   const escrows = await rows("escrow", "id");
   const fundedIds = logs.flatMap((log) => (log.eventName === "Funded" ? [log.args.escrowId] : [])).sort();
   expect(escrows.map((row) => row.id)).toEqual(fundedIds);
+  const refs = new Map(logs.flatMap((log) => (log.eventName === "Funded" ? [[log.args.escrowId, log.args.ref]] : [])));
   for (const row of escrows) {
+    const ref = refs.get(row.id as Hex) as Hex;
+    expect(row.id).toBe(escrowIdOf(row.buyer as Address, ref));
+    expect(row.uuid).toBe(uuidOfFundingRef(ref));
     const [status, termsHash] = await escrowReader().state(row.id as Hex);
     expect({ id: row.id, status: CONTRACT_STATUS[row.status as EscrowState] }).toEqual({ id: row.id, status });
     expect(hashEscrowTerms(termsOf(termsColumns(row)))).toBe(termsHash);
@@ -230,6 +236,13 @@ describe("indexer end to end", () => {
     // Refund by the buyer before delivery.
     const cancelled = await market.fund(ALICE, market.address(CAROL), 10n * USDC);
     await market.refund(ALICE, cancelled);
+
+    // Another buyer funds the same transaction's ref: an escrow of its own, carrying the same uuid.
+    const sameRef = await market.fund(ERIN, market.address(CAROL), 3n * USDC, { uuid: released.uuid });
+    expect(sameRef.id).not.toBe(released.id);
+    expect(await indexedRow(sameRef.id)).toMatchObject({ uuid: released.uuid, status: "FUNDED" });
+    expect(await indexedRow(released.id)).toMatchObject({ uuid: released.uuid, status: "RELEASED" });
+    await market.refund(ERIN, sameRef);
 
     // A bounty: funded without a seller, claimed through the operator, delivered, and released by
     // a stranger once the dispute window has passed (auto-release).

@@ -11,7 +11,8 @@ import {
   type EscrowTerms,
   escrowActionTypes,
   escrowDomain,
-  escrowIdToBytes32,
+  escrowIdOf,
+  escrowRef,
   fundingNonce,
   identityRegistryAbi,
   mockUsdcAbi,
@@ -49,7 +50,11 @@ export const USDC = 1_000_000n;
 export const ROLE = { owner: 0, arbiter: 1, operator: 2 } as const;
 
 export interface FundedEscrow {
+  /** The API transaction's uuid the escrow was funded for. */
   uuid: string;
+  /** The funding ref, escrowRef(uuid). */
+  ref: Hex;
+  /** The escrow's id, escrowIdOf(buyer, ref). */
   id: Hex;
   terms: EscrowTerms;
 }
@@ -160,20 +165,24 @@ export class Market {
     this.approved.add(buyer);
   }
 
-  /** `buyer` funds a new escrow for `seller` (the zero address for a bounty). */
+  /**
+   * `buyer` funds a new escrow for `seller` (the zero address for a bounty), for the transaction
+   * `uuid` (a fresh one by default; another buyer may have funded the same one).
+   */
   async fund(
     buyer: number,
     seller: Address,
     amount: bigint,
-    options: { deadlineIn?: number; disputeWindow?: number } = {},
+    options: { deadlineIn?: number; disputeWindow?: number; uuid?: string } = {},
   ): Promise<FundedEscrow & { receipt: TransactionReceipt }> {
     await this.approveOnce(buyer);
-    const uuid = randomUUID();
-    const id = escrowIdToBytes32(uuid);
+    const uuid = options.uuid ?? randomUUID();
+    const ref = escrowRef(uuid);
+    const id = escrowIdOf(this.address(buyer), ref);
     const deadline = (await this.now()) + (options.deadlineIn ?? 7 * DAY);
     const disputeWindow = options.disputeWindow ?? DAY;
-    const receipt = await this.escrowCall(buyer, "fund", [id, seller, amount, deadline, disputeWindow]);
-    return { uuid, id, terms: this.termsFromReceipt(id, receipt), receipt };
+    const receipt = await this.escrowCall(buyer, "fund", [ref, seller, amount, deadline, disputeWindow]);
+    return { uuid, ref, id, terms: this.termsFromReceipt(id, receipt), receipt };
   }
 
   /** `buyer` signs an EIP-3009 authorization and `relayer` funds with it (the buyer sends nothing). */
@@ -184,7 +193,9 @@ export class Market {
     amount: bigint,
   ): Promise<FundedEscrow & { receipt: TransactionReceipt }> {
     const uuid = randomUUID();
-    const id = escrowIdToBytes32(uuid);
+    const ref = escrowRef(uuid);
+    // The authorization's nonce is over the derived id, which binds the buyer and the ref.
+    const id = escrowIdOf(this.address(buyer), ref);
     const deadline = (await this.now()) + 7 * DAY;
     const disputeWindow = DAY;
     const validBefore = BigInt(deadline);
@@ -203,7 +214,7 @@ export class Market {
     });
     const { v, r, s } = parseSignature(signature);
     const receipt = await this.escrowCall(relayer, "fundWithAuthorization", [
-      id,
+      ref,
       this.address(buyer),
       seller,
       amount,
@@ -211,7 +222,7 @@ export class Market {
       disputeWindow,
       { validAfter: 0n, validBefore, v: Number(v), r, s },
     ]);
-    return { uuid, id, terms: this.termsFromReceipt(id, receipt), receipt };
+    return { uuid, ref, id, terms: this.termsFromReceipt(id, receipt), receipt };
   }
 
   /** The operator (or the buyer) assigns a seller; returns the new terms. */

@@ -21,7 +21,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import { agentEscrowAbi, escrowIdToBytes32, readDeployment } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowRef, readDeployment } from "@agent-marketplace/contracts";
 import pg from "pg";
 import { type Address, createPublicClient, createTestClient, erc20Abi, http } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -260,15 +260,26 @@ const usdcOf = (address: Address) =>
 
 /** How many events `eventName` the escrow emitted for each of `transactionIds` (by escrow id). */
 async function escrowEvents(eventName: "Funded" | "Released", transactionIds: string[]): Promise<number[]> {
+  // An escrow's id is derived from its buyer; the Funded event carries the transaction's reference.
+  const funded = await publicClient.getContractEvents({
+    address: escrowAddress,
+    abi: agentEscrowAbi,
+    eventName: "Funded",
+    fromBlock: 0n,
+  });
+  const escrowIdsOf = (id: string) =>
+    funded.filter((event) => event.args.ref === escrowRef(id)).map((event) => event.args.escrowId);
+  if (eventName === "Funded") return transactionIds.map((id) => escrowIdsOf(id).length);
   const events = await publicClient.getContractEvents({
     address: escrowAddress,
     abi: agentEscrowAbi,
     eventName,
     fromBlock: 0n,
   });
-  return transactionIds.map(
-    (id) => events.filter((event) => (event.args as { escrowId?: string }).escrowId === escrowIdToBytes32(id)).length,
-  );
+  return transactionIds.map((id) => {
+    const ids = new Set(escrowIdsOf(id));
+    return events.filter((event) => ids.has((event.args as { escrowId: `0x${string}` }).escrowId)).length;
+  });
 }
 
 /** The outbox rows of `transactionIds` with one of `purposes`, counted per transaction. */

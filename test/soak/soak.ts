@@ -12,7 +12,7 @@
  *   says the indexer is behind or it is busy, which is honest).
  * Prints the report (and exits 1 if a check fails). SOAK_MINUTES=2 for a short run.
  */
-import { agentEscrowAbi, escrowIdToBytes32, readDeployment } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, readDeployment } from "@agent-marketplace/contracts";
 import { type EscrowTermsRow, stateOfContractStatus, termsOf } from "@agent-marketplace/indexer";
 import { createMarketplaceClient, type MarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
 import pg from "pg";
@@ -186,7 +186,7 @@ try {
           address: escrow,
           abi: agentEscrowAbi,
           functionName: "escrowState",
-          args: [escrowIdToBytes32(transaction.id)],
+          args: [transaction.escrow_id_bytes32 as Hex],
         });
         const onChain = stateOfContractStatus(Number(status)) ?? "PENDING";
         const row = indexed.get(transaction.id);

@@ -26,6 +26,9 @@ import type { RelayCall } from "./relayer.ts";
 
 /** What a buyer funds: the escrow's terms before delivery (fee and deliveredAt come from the contract). */
 export interface FundingTerms {
+  /** The funding reference: the transaction's uuid as bytes32 (`escrowRef`). */
+  ref: Hex;
+  /** The escrow's id on chain: `escrowIdOf(buyer, ref)`, which only the buyer can fund. */
   escrowId: Hex;
   buyer: Address;
   seller: Address;
@@ -100,8 +103,8 @@ export interface EscrowActions {
    * {@link ProofRejectedError}; `txHash` as handed in names it in the messages.
    */
   verifyFundingReceipt(receipt: TransactionReceipt, terms: FundingTerms, txHash?: Hex): TransactionReceipt;
-  /** The escrow ids our escrow contract's Funded events in `receipt` name, in log order. */
-  fundedEscrowIds(receipt: TransactionReceipt): Hex[];
+  /** The escrows our escrow contract's Funded events in `receipt` opened (id, reference, buyer), in log order. */
+  fundedRefs(receipt: TransactionReceipt): { escrowId: Hex; ref: Hex; buyer: Address }[];
   /** The call a party sends itself to make `move`. */
   moveCall(escrowId: Hex, terms: EscrowTerms, move: EscrowMove): ContractCall;
   /** The EIP-712 typed data a party signs to make `move` gasless. */
@@ -249,9 +252,9 @@ export function createEscrowActions(options: {
         },
         {
           to: escrow,
-          function: "fund(bytes32 escrowId, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)",
+          function: "fund(bytes32 ref, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)",
           args: {
-            escrowId: terms.escrowId,
+            ref: terms.ref,
             seller: terms.seller,
             amount: terms.amount.toString(),
             deadline: terms.deadline,
@@ -260,7 +263,7 @@ export function createEscrowActions(options: {
           data: encodeFunctionData({
             abi: agentEscrowAbi,
             functionName: "fund",
-            args: [terms.escrowId, terms.seller, terms.amount, terms.deadline, terms.disputeWindow],
+            args: [terms.ref, terms.seller, terms.amount, terms.deadline, terms.disputeWindow],
           }),
         },
       ];
@@ -283,7 +286,7 @@ export function createEscrowActions(options: {
         abi: agentEscrowAbi,
         functionName: "fundWithAuthorization",
         args: [
-          terms.escrowId,
+          terms.ref,
           terms.buyer,
           terms.seller,
           terms.amount,
@@ -309,10 +312,10 @@ export function createEscrowActions(options: {
 
     verifyFundingReceipt,
 
-    fundedEscrowIds(receipt) {
+    fundedRefs(receipt) {
       return parseEventLogs({ abi: agentEscrowAbi, eventName: "Funded", logs: receipt.logs })
         .filter((log) => getAddress(log.address) === escrow)
-        .map((log) => log.args.escrowId);
+        .map((log) => ({ escrowId: log.args.escrowId, ref: log.args.ref, buyer: getAddress(log.args.buyer) }));
     },
 
     moveCall(escrowId, terms, move) {

@@ -282,8 +282,9 @@ export const profileDocs = app.table("profile_docs", {
 });
 
 /**
- * A trade between two agents. Its id is the escrow's id (escrowIdToBytes32(id) on chain); its state
- * is derived from chain.escrow, never stored.
+ * A trade between two agents. Its id is the escrow's funding reference (escrowRef(id)); the escrow on
+ * chain is escrowIdOf(buyer's wallet, ref). Its state is derived from that escrow when every term matches
+ * (domain/escrow-match.ts), never stored.
  */
 export const transactions = app.table(
   "transactions",

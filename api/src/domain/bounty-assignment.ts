@@ -1,6 +1,5 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, isNull } from "drizzle-orm";
-import { getAddress } from "viem";
+import { getAddress, type Hex } from "viem";
 import type { DbTransaction } from "../db/client.ts";
 import { type agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -27,6 +26,8 @@ export type BountyUse = "claims" | "proposals";
 export interface OpenBounty {
   listing: ListingRow;
   transactionId: string;
+  /** The escrow's id on chain (derived from the poster: `escrowIdOf(buyer, ref)`). */
+  escrowId: Hex;
   /** The seller the database names (null while unassigned, and after a lapsed claim is cleared). */
   sellerAgentId: string | null;
   terms: ReturnType<typeof termsOfEscrow>;
@@ -92,6 +93,7 @@ export function bountyAssignment(deps: Pick<Deps, "db" | "chain" | "escrow" | "r
     return {
       listing,
       transactionId: transaction.id,
+      escrowId: e.id as Hex,
       sellerAgentId: transaction.sellerAgentId,
       terms: termsOfEscrow(e),
       now,
@@ -111,12 +113,7 @@ export function bountyAssignment(deps: Pick<Deps, "db" | "chain" | "escrow" | "r
   ): Promise<ClaimedBounty> {
     const deadline = bounty.now + (bounty.listing.bountyDeliveryHours ?? 72) * 3600;
     const sent = await settle(
-      escrow.relayedAssignSeller(
-        escrowIdToBytes32(bounty.transactionId),
-        bounty.terms,
-        getAddress(seller.walletAddress),
-        deadline,
-      ),
+      escrow.relayedAssignSeller(bounty.escrowId, bounty.terms, getAddress(seller.walletAddress), deadline),
       {
         transactionId: bounty.transactionId,
         record: async (tx) => {

@@ -1,4 +1,3 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import type { Database, DbTransaction } from "../db/client.ts";
@@ -6,6 +5,7 @@ import { disputes as disputeWords, evidence, relayedTransactions } from "../db/s
 import type { Deps } from "../deps.ts";
 import { disputeReasonHash } from "./dispute-reason.ts";
 import { ConflictError, conflict, EscrowRefusedError, TransactionRevertedError, unauthorized } from "./errors.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "./escrow-match.ts";
 import { termsOfEscrow } from "./escrow-terms.ts";
 import { transactionWrite } from "./read-your-writes.ts";
 import { createSettlement } from "./settlement.ts";
@@ -44,9 +44,14 @@ export interface DisputeReason {
 export function keepDisputeReason(chainId: number, input: DisputeReason) {
   const hash = disputeReasonHash(input.reason);
   return async (tx: Pick<Database, "insert">): Promise<void> => {
+    // The transaction's own escrow (escrow-match.ts), not one someone else funded under its reference.
     const disputedOtherwise = sql`EXISTS (
-      SELECT 1 FROM chain.escrow e
-      WHERE e.chain_id = ${chainId} AND e.id = ${escrowIdToBytes32(input.transactionId)}
+      SELECT 1 FROM app.transactions t
+      JOIN app.agents b ON b.id = t.buyer_agent_id
+      LEFT JOIN app.agents s ON s.id = t.seller_agent_id
+      JOIN chain.escrow e ON e.chain_id = ${chainId} AND e.uuid = t.id::text
+        AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
+      WHERE t.id = ${input.transactionId}
         AND e.dispute_reason_hash IS NOT NULL AND lower(e.dispute_reason_hash) <> ${hash})`;
     await tx
       .insert(disputeWords)
@@ -204,7 +209,7 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     if (state !== "DISPUTED" || !e) {
       throw conflict(`Only a DISPUTED transaction is resolved; this one is ${state}`, { state });
     }
-    const call = escrow.relayedRuling(escrowIdToBytes32(id), termsOfEscrow(e), sellerBps);
+    const call = escrow.relayedRuling(e.id as Hex, termsOfEscrow(e), sellerBps);
     const sent = await settle(call, {
       via: relayer,
       transactionId: id,

@@ -1,4 +1,4 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdOf, escrowIdOfTransaction, escrowRef } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
 import { getAddress, type Hex, parseSignature, type TransactionReceipt } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
@@ -25,12 +25,15 @@ export interface FundingEscrowView {
   deadline: string;
 }
 
-/** The escrow fields every funding answer starts with, from the transaction's row. */
-export function fundingEscrowView(row: TransactionRow): FundingEscrowView {
+/**
+ * The escrow fields every funding answer starts with, from the transaction's row and its buyer's
+ * wallet (the escrow's id on chain is derived from the buyer: `escrowIdOf(buyer, ref)`).
+ */
+export function fundingEscrowView(row: TransactionRow, buyerWallet: string): FundingEscrowView {
   return {
     transaction_id: row.id,
     escrow_id: row.id,
-    escrow_id_bytes32: escrowIdToBytes32(row.id),
+    escrow_id_bytes32: escrowIdOfTransaction(getAddress(buyerWallet), row.id),
     amount_wei: row.amountWei,
     currency: "USDC",
     deadline: row.deadline.toISOString(),
@@ -49,8 +52,10 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
   const reservations = balanceReservations(deps);
 
   function termsOf(row: TransactionRow, buyer: string, seller: string): FundingTerms {
+    const ref = escrowRef(row.id);
     return {
-      escrowId: escrowIdToBytes32(row.id),
+      ref,
+      escrowId: escrowIdOf(getAddress(buyer), ref),
       buyer: getAddress(buyer),
       seller: getAddress(seller),
       amount: BigInt(row.amountWei),

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
 import { getAddress, type Hex, parseSignature } from "viem";
 import { custodialAccount } from "../chain/custodial-wallet.ts";
 import { type ContractCall, type EscrowMove, jsonTypedData, type SignedMove } from "../chain/escrow-actions.ts";
@@ -141,7 +140,7 @@ export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow
         );
       }
     }
-    return { row, indexed: row.escrow, permission, terms: termsOfEscrow(row.escrow), escrowId: escrowIdToBytes32(id) };
+    return { row, indexed: row.escrow, permission, terms: termsOfEscrow(row.escrow), escrowId: row.escrow.id as Hex };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { bytes32ToEscrowId } from "@agent-marketplace/contracts";
+import { uuidOfEscrowRef } from "@agent-marketplace/contracts";
 import { and, eq } from "drizzle-orm";
 import { getAddress, type Hex, type TransactionReceipt } from "viem";
 import type { Database } from "../db/client.ts";
@@ -59,9 +59,9 @@ export interface PendingPurchase {
   state: "PENDING";
 }
 
-function fundedAnswer(row: TransactionRow, txHash: string): FundedPurchase {
+function fundedAnswer(row: TransactionRow, buyerWallet: string, txHash: string): FundedPurchase {
   return {
-    ...fundingEscrowView(row),
+    ...fundingEscrowView(row, buyerWallet),
     tx_hash: txHash,
     state: "FUNDED" as const,
     message: "Escrow funded. The seller has until the deadline to deliver.",
@@ -131,7 +131,7 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
 
     if (buyer.hosted) {
       const txHash = await funding.fundHosted(buyer, row, sellerWallet, recordOffer);
-      return fundedAnswer(row, txHash);
+      return fundedAnswer(row, buyerWallet, txHash);
     }
     await db.transaction(async (tx) => {
       await tx.insert(transactions).values(row);
@@ -207,15 +207,15 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
     if (!row) throw badRequest(`Transaction ${txHash} did not fund a purchase of this listing by this agent`);
     const terms = funding.termsOf(row, buyerWallet, sellerWallet);
     await funding.completeWithTxHash(row, terms, txHash, buyerId, receipt);
-    return fundedAnswer(row, txHash);
+    return fundedAnswer(row, buyerWallet, txHash);
   }
 
   /** The buyer's purchase of this listing whose escrow a Funded event of `receipt` names. */
   async function pendingPurchaseFundedIn(receipt: TransactionReceipt, listingId: string, buyerId: string) {
-    for (const escrowId of escrow.fundedEscrowIds(receipt)) {
+    for (const funded of escrow.fundedRefs(receipt)) {
       let transactionId: string;
       try {
-        transactionId = bytes32ToEscrowId(escrowId);
+        transactionId = uuidOfEscrowRef(funded.ref);
       } catch {
         continue;
       }

@@ -1,6 +1,6 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { type Hex, zeroAddress } from "viem";
+import { getAddress, type Hex, zeroAddress } from "viem";
 import type { Database } from "../db/client.ts";
 import { listings, relayedTransactions, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
@@ -114,7 +114,12 @@ export function timeoutSettlement(deps: Pick<Deps, "db" | "chain" | "escrow" | "
     if (sent) return join ? joined(item.id, sent) : { settled: false };
     try {
       const { receipt } = await send(
-        escrow.relayedTimeout(escrowIdToBytes32(item.id), termsOfEscrow(item), action, purpose),
+        escrow.relayedTimeout(
+          escrowIdOfTransaction(getAddress(item.buyer), item.id),
+          termsOfEscrow(item),
+          action,
+          purpose,
+        ),
         {
           transactionId: item.id,
           record: async (tx, ours) => {

@@ -77,12 +77,12 @@ export function transactionFunding(
     };
     if (caller.hosted) {
       const txHash = await funding.fundHosted(caller, row, seller.walletAddress);
-      return { ...fundingEscrowView(row), state: "FUNDED", tx_hash: txHash };
+      return { ...fundingEscrowView(row, caller.walletAddress), state: "FUNDED", tx_hash: txHash };
     }
     await db.insert(transactions).values(row);
     const terms = funding.termsOf(row, caller.walletAddress, seller.walletAddress);
     return {
-      ...fundingEscrowView(row),
+      ...fundingEscrowView(row, caller.walletAddress),
       seller_address: getAddress(seller.walletAddress),
       state: "PENDING",
       instructions: funding.instructions(
@@ -125,7 +125,7 @@ export function transactionFunding(
       await listFundedBounty(db, row.listingId);
       deps.readCache?.invalidate();
     }
-    return { ...fundingEscrowView(row), state: "FUNDED", tx_hash: txHash };
+    return { ...fundingEscrowView(row, caller.walletAddress), state: "FUNDED", tx_hash: txHash };
   }
 
   return { create, confirm };

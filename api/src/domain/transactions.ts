@@ -1,7 +1,8 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, union } from "drizzle-orm/pg-core";
+import { getAddress } from "viem";
 import { chainEscrow } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { literalLimit } from "../db/compiled-statement.ts";
@@ -115,6 +116,7 @@ function selectTransactions(db: Database, chainId: number) {
       transaction: transactions,
       escrow: escrowFields(escrow),
       buyerName: buyerAgent.name,
+      buyerWallet: buyerAgent.walletAddress,
       sellerName: sellerAgent.name,
       disputeReason: disputes.reason,
       rulingNote: disputes.rulingNote,
@@ -187,6 +189,8 @@ export interface TransactionFacts {
     | "settledTxHash"
   > | null;
   buyerName: string;
+  /** The buyer's wallet: the escrow's id on chain is derived from it (`escrowIdOf(buyer, ref)`). */
+  buyerWallet: string;
   sellerName: string | null;
   disputeReason: string | null;
   rulingNote: string | null;
@@ -241,6 +245,7 @@ function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): J
     transaction: jsonObject(transaction),
     escrow: jsonOrNull(sql`CASE WHEN ${escrow.id} IS NOT NULL THEN ${jsonObject(escrowJson)} END` as JsonText),
     buyerName: stringOrNull(buyerAgent.name),
+    buyerWallet: stringOrNull(buyerAgent.walletAddress),
     sellerName: stringOrNull(sellerAgent.name),
     disputeReason: stringOrNull(disputes.reason),
     rulingNote: stringOrNull(disputes.rulingNote),
@@ -368,7 +373,7 @@ export function toTransaction(
     buyer: { id: t.buyerAgentId, name: row.buyerName },
     seller: t.sellerAgentId && row.sellerName !== null ? { id: t.sellerAgentId, name: row.sellerName } : null,
     escrow_id: t.id,
-    escrow_id_bytes32: escrowIdToBytes32(t.id),
+    escrow_id_bytes32: escrowIdOfTransaction(getAddress(row.buyerWallet), t.id),
     contract_address: location.contractAddress,
     chain_id: location.chainId,
     delivered_at: escrow && escrow.deliveredAt !== "0" ? isoOfSeconds(escrow.deliveredAt) : null,

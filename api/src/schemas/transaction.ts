@@ -24,7 +24,10 @@ export const Transaction = z
     buyer: Party,
     seller: Party.nullable().openapi({ description: "null while a bounty is unclaimed" }),
     escrow_id: Uuid.openapi({ description: "Same as id" }),
-    escrow_id_bytes32: z.string().openapi({ description: "The escrow id on chain: the uuid left-padded to 32 bytes" }),
+    escrow_id_bytes32: z.string().openapi({
+      description:
+        "The escrow id on chain: escrowIdOf(buyer, ref) = keccak256(abi.encode(buyer wallet, ref)), the ref being the uuid left-padded to 32 bytes (what `fund` takes). Only the buyer can fund it.",
+    }),
     contract_address: z.string().openapi({ description: "The escrow contract" }),
     chain_id: z.number().int(),
     delivered_at: z.string().nullable(),

@@ -7,6 +7,11 @@ pragma solidity ^0.8.24;
 /// once the dispute window after delivery has passed; an undelivered escrow is refunded to the buyer
 /// once its deadline has passed; a dispute is settled by the arbiter with any split.
 ///
+/// An escrow's id is `escrowIdOf(buyer, ref)`: the funder names a reference (`ref`, the API's
+/// transaction uuid) and the contract binds it to the buyer. Pending references are public, so an id
+/// the funder chose alone could be taken first by anyone (a squatted id); an id derived from the
+/// buyer can only ever be used by that buyer. Two buyers funding the same `ref` open two escrows.
+///
 /// Storage holds one word per escrow: the hash of its terms with the status in the low byte. The
 /// terms themselves travel in calldata (every call takes them back, as emitted in {Funded}) and in
 /// events, which keeps funding at one new storage slot.
@@ -67,11 +72,13 @@ interface IAgentEscrow {
                                  EVENTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice An escrow was funded. Carries the full terms (deliveredAt is zero).
+    /// @notice An escrow was funded. Carries the full terms (deliveredAt is zero) and the funder's
+    /// reference, so an indexer maps the escrow back to it (`escrowId == escrowIdOf(buyer, ref)`).
     event Funded(
         bytes32 indexed escrowId,
         address indexed buyer,
         address indexed seller,
+        bytes32 ref,
         uint256 amount,
         uint40 deadline,
         uint32 disputeWindow,
@@ -117,7 +124,9 @@ interface IAgentEscrow {
                                  ERRORS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice An escrow with this id exists already (ids are never reused).
+    /// @notice The buyer has already funded an escrow under this ref: `escrowId == escrowIdOf(buyer, ref)`
+    /// exists, whatever its status (ids are never reused). Only that buyer can cause it; another
+    /// funder's escrow under the same ref has an id of its own.
     error Escrow_AlreadyExists(bytes32 escrowId);
     /// @notice No escrow has this id.
     error Escrow_NotFound(bytes32 escrowId);
@@ -176,29 +185,32 @@ interface IAgentEscrow {
                                  FUNDING
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Funds a new escrow from the caller's token balance (needs an allowance).
+    /// @notice Funds a new escrow from the caller's token balance (needs an allowance). The escrow's id
+    /// is `escrowIdOf(msg.sender, ref)`: every later call names the escrow by that id.
     /// @dev Requirements:
-    /// - `escrowId` is unused.
+    /// - the caller has not funded an escrow under `ref` before.
     /// - `0 < amount <= 2^128 - 1`.
     /// - `block.timestamp < deadline <= block.timestamp + MAX_DURATION`.
     /// - `disputeWindow <= MAX_DISPUTE_WINDOW`.
     /// - `seller` is not the caller; zero makes an unclaimed bounty.
     /// Emits a {Funded} event.
-    function fund(bytes32 escrowId, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow)
-        external;
+    function fund(bytes32 ref, address seller, uint256 amount, uint40 deadline, uint32 disputeWindow) external;
 
     /// @notice Funds a new escrow with the buyer's EIP-3009 `receiveWithAuthorization` signature, so
-    /// anyone (a relayer) may submit it for a buyer who holds no ETH.
-    /// @dev The authorization's nonce must be `fundingNonce(escrowId, seller, deadline, disputeWindow)`:
-    /// it binds the signature to these terms, so a submitter cannot redirect the funds. The fee is not
-    /// part of it: it comes out of the seller's share, at the rate in force at funding (at most
-    /// `MAX_FEE_BPS`). Escrow ids are first come, first served: if someone funds the same id first
-    /// (with their own money), the authorization fails with {Escrow_AlreadyExists}, the buyer's funds
-    /// do not move, and the client retries under a new id.
+    /// anyone (a relayer) may submit it for a buyer who holds no ETH. The escrow's id is
+    /// `escrowIdOf(buyer, ref)`.
+    /// @dev The authorization's nonce must be `fundingNonce(escrowIdOf(buyer, ref), seller, deadline,
+    /// disputeWindow)`: it binds the signature to the buyer, the ref and these terms, so a submitter
+    /// cannot redirect the funds. The fee is not part of it: it comes out of the seller's share, at the
+    /// rate in force at funding (at most `MAX_FEE_BPS`). Nobody else can take the escrow's id: a third
+    /// party that funds the same ref first (with `fund` or its own authorization) opens an escrow of its
+    /// own under another id, and this authorization still succeeds. It fails with
+    /// {Escrow_AlreadyExists} only if the buyer itself has already funded under `ref`; the buyer's
+    /// funds then do not move.
     /// Requirements: as {fund}, with `buyer` in place of the caller.
     /// Emits a {Funded} event.
     function fundWithAuthorization(
-        bytes32 escrowId,
+        bytes32 ref,
         address buyer,
         address seller,
         uint256 amount,
@@ -370,7 +382,12 @@ interface IAgentEscrow {
     /// @notice The hash stored for these terms, status byte cleared. Compare with {escrowState}.
     function hashTerms(Escrow calldata escrow) external pure returns (bytes32);
 
-    /// @notice The EIP-3009 nonce a buyer signs to fund these terms with {fundWithAuthorization}.
+    /// @notice The id of the escrow that `buyer` funds under `ref`: `keccak256(abi.encode(buyer, ref))`.
+    /// Clients compute it off chain to act on the escrow before {Funded} is indexed.
+    function escrowIdOf(address buyer, bytes32 ref) external pure returns (bytes32);
+
+    /// @notice The EIP-3009 nonce a buyer signs to fund these terms with {fundWithAuthorization};
+    /// `escrowId` is `escrowIdOf(buyer, ref)`, so the nonce binds the buyer and the ref too.
     function fundingNonce(bytes32 escrowId, address seller, uint40 deadline, uint32 disputeWindow)
         external
         pure

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { agentEscrowAbi, EscrowStatus, escrowIdToBytes32, mockUsdcAbi } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, EscrowStatus, escrowIdOfTransaction, mockUsdcAbi } from "@agent-marketplace/contracts";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Address, erc20Abi, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,12 +53,13 @@ async function usdcOf(address: Address): Promise<bigint> {
   });
 }
 
-async function escrowStatus(transactionId: string): Promise<number> {
+/** The on-chain status of the escrow `buyer` funded for `transactionId` (its id is derived from the buyer). */
+async function escrowStatus(transactionId: string, buyer: Address): Promise<number> {
   const [status] = await market.publicClient.readContract({
     address: market.escrow,
     abi: agentEscrowAbi,
     functionName: "escrowState",
-    args: [escrowIdToBytes32(transactionId)],
+    args: [escrowIdOfTransaction(buyer, transactionId)],
   });
   return status;
 }
@@ -92,7 +93,7 @@ describe("a hosted buyer", () => {
     const body = await json(response);
     expect(body).toMatchObject({
       escrow_id: body.transaction_id,
-      escrow_id_bytes32: escrowIdToBytes32(body.transaction_id),
+      escrow_id_bytes32: escrowIdOfTransaction(buyer.wallet, body.transaction_id),
       amount_wei: PRICE.toString(),
       currency: "USDC",
       state: "FUNDED",
@@ -105,7 +106,7 @@ describe("a hosted buyer", () => {
     const detail = await json(await get(t.app, `/api/transactions/${body.transaction_id}`));
     expect(detail).toMatchObject({ state: "FUNDED", buyer: { id: buyer.id }, seller: { id: seller.id } });
     // The money moved on chain: from the buyer's wallet into the escrow; the buyer paid no gas.
-    expect(await escrowStatus(body.transaction_id)).toBe(EscrowStatus.Funded);
+    expect(await escrowStatus(body.transaction_id, buyer.wallet)).toBe(EscrowStatus.Funded);
     expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - PRICE);
     expect(await usdcOf(market.escrow)).toBe(escrowBefore + PRICE);
     expect(await market.publicClient.getBalance({ address: buyer.wallet })).toBe(0n);

@@ -1,4 +1,5 @@
 import { agentEscrowAbi } from "@agent-marketplace/contracts";
+import { createMarketplaceClient, fundWithWallet } from "@agent-marketplace/sdk";
 import { eq, sql } from "drizzle-orm";
 import pino from "pino";
 import { type Address, decodeFunctionData, type Hex, keccak256, toHex } from "viem";
@@ -178,5 +179,77 @@ describe("an escrow funded with another deadline than the purchase's", () => {
     ]);
     await indexed(t.db, receipt);
     expect((await transactionAs(purchase.transactionId, buyerAgent.key)).state).toBe("PENDING");
+  });
+});
+
+describe("a squatter who sends the buyer's fund call first", () => {
+  it("opens an escrow of its own: the buyer's funding with the API's instructions still succeeds, FUNDED", async () => {
+    const seller = await registerAgent(t.app, "squatted seller");
+    const listing = await createListing(t.app, seller, { title: "Squatted", price_wei: PRICE.toString() });
+    const buyer = await outsider(10n * PRICE);
+    const squatter = await outsider(10n * PRICE);
+    const buyerAgent = await registerWithWallet(t.app, "squatted buyer", buyer.address);
+    const purchase = await buy(listing.id, buyerAgent.key);
+
+    // The pending purchase's calls are public enough: the squatter sends the very same fund call first.
+    expect((await squatter.sendCall({ to: purchase.approve.to, data: purchase.approve.data })).status).toBe("success");
+    const squat = await squatter.sendCall(purchase.fund);
+    expect(squat.status, "the squatter's copy is accepted, into its own escrow").toBe("success");
+    const squatted = fundedIn(squat);
+    expect(squatted.terms.buyer).toBe(squatter.address);
+
+    // The real buyer sends exactly what the API said: it lands in another escrow, the buyer's.
+    expect((await buyer.sendCall(purchase.approve)).status).toBe("success");
+    const funded = await buyer.sendCall(purchase.fund);
+    expect(funded.status, "the real buyer's funding succeeds").toBe("success");
+    const own = fundedIn(funded);
+    expect(own.escrowId).not.toBe(squatted.escrowId);
+    await indexed(t.db, funded);
+
+    const confirmed = await post(
+      t.app,
+      `/api/transactions/${purchase.transactionId}/confirm`,
+      { tx_hash: funded.transactionHash },
+      buyerAgent.key,
+    );
+    expect(confirmed.status).toBe(200);
+    const transaction = await transactionAs(purchase.transactionId, seller.key);
+    expect(transaction).toMatchObject({
+      state: "FUNDED",
+      escrow_id_bytes32: own.escrowId,
+      funding_tx_hash: funded.transactionHash,
+    });
+    // The squatter's tx_hash proves nothing for this purchase.
+    const proved = await post(
+      t.app,
+      `/api/transactions/${purchase.transactionId}/confirm`,
+      { tx_hash: squat.transactionHash },
+      buyerAgent.key,
+    );
+    expect(proved.status).toBeGreaterThanOrEqual(400);
+    expect(proved.status).toBeLessThan(500);
+  });
+
+  it("after a squat, the buyer's gasless funding (its EIP-3009 signature, sent by our relayer) still succeeds", async () => {
+    const seller = await registerAgent(t.app, "gasless seller");
+    const listing = await createListing(t.app, seller, { title: "Gasless squat", price_wei: PRICE.toString() });
+    const buyer = await outsider(10n * PRICE);
+    const squatter = await outsider(10n * PRICE);
+    const buyerAgent = await registerWithWallet(t.app, "gasless buyer", buyer.address);
+    const client = createMarketplaceClient({
+      baseUrl: "http://localhost",
+      apiKey: buyerAgent.key,
+      fetch: async (input, init) => t.app.request(String(input), init),
+      retries: 0,
+    });
+    const pending = await client.buyListing(listing.id, {});
+    // The squatter copies the pending purchase's fund call and sends it first, as itself.
+    const calls = (pending as { instructions: { calls: { to: string; data: string }[] } }).instructions.calls;
+    await squatter.sendCall(calls[0] as { to: string; data: string });
+    expect((await squatter.sendCall(calls[1] as { to: string; data: string })).status).toBe("success");
+
+    const funded = await fundWithWallet(client, buyer.signer, pending, { gasless: true });
+    expect(funded).toMatchObject({ state: "FUNDED", transaction_id: pending.transaction_id });
+    expect((await transactionAs(pending.transaction_id, buyerAgent.key)).state).toBe("FUNDED");
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { agentEscrowAbi, escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { eq } from "drizzle-orm";
 import {
   type Address,
@@ -104,7 +104,7 @@ describe("deliverable and evidence", () => {
     // What the escrow committed to is that hash: the Delivered event of the deliver transaction.
     const receipt = await market.publicClient.getTransactionReceipt({ hash: answer.tx_hash });
     const [event] = parseEventLogs({ abi: agentEscrowAbi, logs: receipt.logs, eventName: "Delivered" });
-    expect(event?.args).toMatchObject({ escrowId: escrowIdToBytes32(id), deliverableHash: hash });
+    expect(event?.args).toMatchObject({ escrowId: escrowIdOfTransaction(buyer.wallet, id), deliverableHash: hash });
     const detail = await json(await get(t.app, `/api/transactions/${id}`));
     expect(detail.deliverable_hash).toBe(hash);
 

@@ -1,4 +1,4 @@
-import { escrowIdToBytes32 } from "@agent-marketplace/contracts";
+import { escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { sql } from "drizzle-orm";
 import { keccak256, type TransactionReceipt, toHex, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -213,7 +213,7 @@ describe("GET /api/transactions/{id}", () => {
       buyer: { id: agent.a, name: names.a },
       seller: { id: agent.b, name: names.b },
       escrow_id: id,
-      escrow_id_bytes32: escrowIdToBytes32(id),
+      escrow_id_bytes32: escrowIdOfTransaction(market.address(BUYER), id),
       contract_address: market.escrow,
       chain_id: market.chainId,
       delivered_at: null,

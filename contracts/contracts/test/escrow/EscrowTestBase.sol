@@ -74,7 +74,9 @@ abstract contract EscrowTestBase is Test {
     address internal stranger;
     uint256 internal strangerKey;
 
-    uint256 private _idCounter;
+    uint256 private _refCounter;
+    /// @dev The ref each escrow funded by {_fundAs} was funded under.
+    mapping(bytes32 id => bytes32 ref) private _refs;
 
     struct Auth {
         uint256 validAfter;
@@ -115,7 +117,7 @@ abstract contract EscrowTestBase is Test {
         _mintAndApprove(stranger, START_BALANCE);
     }
 
-    /*------------------------------ time and ids ------------------------------*/
+    /*------------------------------ time, refs and ids ------------------------------*/
 
     function _now() internal view returns (uint256) {
         return vm.getBlockTimestamp();
@@ -125,8 +127,21 @@ abstract contract EscrowTestBase is Test {
         vm.warp(_now() + seconds_);
     }
 
-    function _newId() internal returns (bytes32) {
-        return keccak256(abi.encode("escrow", ++_idCounter));
+    /// @dev A fresh funding reference (the API's transaction uuid, on chain).
+    function _newRef() internal returns (bytes32) {
+        return keccak256(abi.encode("escrow", ++_refCounter));
+    }
+
+    /// @dev The id of the escrow `buyer_` funds under `ref`, computed here independently of the
+    /// contract's {escrowIdOf}: keccak256 of the ABI-encoded buyer and ref.
+    function _idOf(address buyer_, bytes32 ref) internal pure returns (bytes32) {
+        return keccak256(abi.encode(buyer_, ref));
+    }
+
+    /// @dev The ref an escrow funded by {_fundAs} was funded under.
+    function _refOf(bytes32 id) internal view returns (bytes32 ref) {
+        ref = _refs[id];
+        require(ref != bytes32(0), "not funded by _fundAs");
     }
 
     function _deadline() internal view returns (uint40) {
@@ -223,14 +238,20 @@ abstract contract EscrowTestBase is Test {
 
     /*------------------------------ moves ------------------------------*/
 
-    function _fundAs(address buyer_, address seller_, uint256 amount, uint40 deadline, uint32 window)
-        internal
-        returns (bytes32 id, IAgentEscrow.Escrow memory t)
-    {
-        id = _newId();
+    /// @dev `buyer_` funds these terms under `ref`; returns the escrow's id and its terms.
+    function _fundAsWithRef(
+        address buyer_,
+        bytes32 ref,
+        address seller_,
+        uint256 amount,
+        uint40 deadline,
+        uint32 window
+    ) internal returns (bytes32 id, IAgentEscrow.Escrow memory t) {
+        id = _idOf(buyer_, ref);
+        _refs[id] = ref;
         uint16 feeBps = escrow.feeBps();
         vm.prank(buyer_);
-        escrow.fund(id, seller_, amount, deadline, window);
+        escrow.fund(ref, seller_, amount, deadline, window);
         t = IAgentEscrow.Escrow({
             buyer: buyer_,
             seller: seller_,
@@ -240,6 +261,14 @@ abstract contract EscrowTestBase is Test {
             deliveredAt: 0,
             feeBps: feeBps
         });
+    }
+
+    /// @dev `buyer_` funds these terms under a fresh ref.
+    function _fundAs(address buyer_, address seller_, uint256 amount, uint40 deadline, uint32 window)
+        internal
+        returns (bytes32 id, IAgentEscrow.Escrow memory t)
+    {
+        return _fundAsWithRef(buyer_, _newRef(), seller_, amount, deadline, window);
     }
 
     /// @dev A FIXED escrow: buyer -> seller, AMOUNT, due in DURATION, WINDOW to dispute.
@@ -430,12 +459,12 @@ abstract contract EscrowTestBase is Test {
         return vm.sign(key, keccak256(abi.encodePacked("\x19\x01", _usdcDomain(), structHash)));
     }
 
-    /// @dev `key`'s authorization funding these terms, valid for the next hour, with the nonce
-    /// `escrow.fundingNonce(id, seller_, deadline, window)`.
+    /// @dev `key`'s authorization funding these terms under `ref`, valid for the next hour, with the
+    /// nonce `escrow.fundingNonce(_idOf(from, ref), seller_, deadline, window)`.
     function _authorize(
         uint256 key,
         address from,
-        bytes32 id,
+        bytes32 ref,
         address seller_,
         uint256 amount,
         uint40 deadline,
@@ -444,13 +473,18 @@ abstract contract EscrowTestBase is Test {
         a.validAfter = _now() - 1;
         a.validBefore = _now() + 1 hours;
         (a.v, a.r, a.s) = _signReceive(
-            key, from, amount, a.validAfter, a.validBefore, escrow.fundingNonce(id, seller_, deadline, window)
+            key,
+            from,
+            amount,
+            a.validAfter,
+            a.validBefore,
+            escrow.fundingNonce(_idOf(from, ref), seller_, deadline, window)
         );
     }
 
-    /// @dev The relayer submits `a` for these terms.
+    /// @dev The relayer submits `a` for these terms under `ref`.
     function _fundWithAuth(
-        bytes32 id,
+        bytes32 ref,
         address from,
         address seller_,
         uint256 amount,
@@ -461,6 +495,6 @@ abstract contract EscrowTestBase is Test {
         vm.prank(relayer);
         IAgentEscrow.FundingAuthorization memory authorization =
             IAgentEscrow.FundingAuthorization(a.validAfter, a.validBefore, a.v, a.r, a.s);
-        escrow.fundWithAuthorization(id, from, seller_, amount, deadline, window, authorization);
+        escrow.fundWithAuthorization(ref, from, seller_, amount, deadline, window, authorization);
     }
 }

@@ -47,19 +47,30 @@ contract FundWithAuthorizationTest is EscrowTestBase {
         );
     }
 
-    function test_GivenValidAuthorization_WhenSubmittedByRelayer_FundsEscrow() public {
-        bytes32 id = _newId();
+    function test_FundingNonce_OverTheDerivedId_BindsTheBuyer() public view {
+        bytes32 ref = keccak256("some ref");
+        assertTrue(
+            escrow.fundingNonce(escrow.escrowIdOf(agent, ref), seller, 1234, 5678)
+                != escrow.fundingNonce(escrow.escrowIdOf(stranger, ref), seller, 1234, 5678),
+            "same ref and terms, another buyer: another nonce"
+        );
+    }
+
+    function test_GivenValidAuthorization_WhenSubmittedByRelayer_FundsEscrowAtTheBuyersDerivedId() public {
+        bytes32 ref = _newRef();
+        bytes32 id = _idOf(agent, ref);
+        assertEq(escrow.escrowIdOf(agent, ref), id, "escrowIdOf(agent, ref)");
         uint40 deadline = _deadline();
         bytes32 nonce = escrow.fundingNonce(id, seller, deadline, WINDOW);
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
 
         vm.expectEmit(address(escrow));
-        emit IAgentEscrow.Funded(id, agent, seller, AMOUNT, deadline, WINDOW, FEE_BPS);
+        emit IAgentEscrow.Funded(id, agent, seller, ref, AMOUNT, deadline, WINDOW, FEE_BPS);
         vm.expectEmit(address(usdc));
         emit IERC3009.AuthorizationUsed(agent, nonce);
         vm.expectEmit(address(usdc));
         emit IERC20.Transfer(agent, address(escrow), AMOUNT);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
 
         _assertState(id, IAgentEscrow.Status.Funded, _agentTerms(seller, deadline), "funded by authorization");
         assertEq(usdc.balanceOf(agent), START_BALANCE - AMOUNT, "agent debited without an allowance");
@@ -69,19 +80,22 @@ contract FundWithAuthorizationTest is EscrowTestBase {
     }
 
     function test_GivenZeroSeller_FundsUnclaimedBounty() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
+        bytes32 id = _idOf(agent, ref);
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, address(0), AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, address(0), AMOUNT, deadline, WINDOW);
         vm.expectEmit(address(escrow));
-        emit IAgentEscrow.Funded(id, agent, address(0), AMOUNT, deadline, WINDOW, FEE_BPS);
-        _fundWithAuth(id, agent, address(0), AMOUNT, deadline, WINDOW, a);
+        emit IAgentEscrow.Funded(id, agent, address(0), ref, AMOUNT, deadline, WINDOW, FEE_BPS);
+        _fundWithAuth(ref, agent, address(0), AMOUNT, deadline, WINDOW, a);
         _assertState(id, IAgentEscrow.Status.Funded, _agentTerms(address(0), deadline), "bounty by authorization");
     }
 
     function test_GivenFundedByAuthorization_TheEscrowRunsItsCourse() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
+        bytes32 id = _idOf(agent, ref);
         uint40 deadline = _deadline();
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW));
+        Auth memory first = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, first);
         IAgentEscrow.Escrow memory t = _deliver(id, _agentTerms(seller, deadline));
         vm.prank(agent);
         escrow.release(id, t);
@@ -92,105 +106,105 @@ contract FundWithAuthorizationTest is EscrowTestBase {
     /*------------------------------ the signature binds the terms ------------------------------*/
 
     function test_RevertWhen_SubmitterChangesSeller() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, stranger, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, stranger, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SubmitterTurnsFixedEscrowIntoBounty() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, address(0), AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, address(0), AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SubmitterChangesDeadline() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline + 1, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline + 1, WINDOW, a);
     }
 
     function test_RevertWhen_SubmitterChangesDisputeWindow() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, 0, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, 0, a);
     }
 
-    function test_RevertWhen_SubmitterChangesEscrowId() public {
-        bytes32 id = _newId();
+    function test_RevertWhen_SubmitterChangesRef() public {
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
-        bytes32 other = _newId();
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        bytes32 other = _newRef();
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
         _fundWithAuth(other, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SubmitterChangesAmount() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, seller, AMOUNT + 1, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT + 1, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SubmitterChangesBuyer() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, buyer, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, buyer, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SignedByAnotherKey() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(strangerKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(strangerKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_BuyerIsZeroAddress() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, address(0), id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, address(0), ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
-        _fundWithAuth(id, address(0), seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, address(0), seller, AMOUNT, deadline, WINDOW, a);
     }
 
     /*------------------------------ replay and validity ------------------------------*/
 
-    function test_RevertWhen_AuthorizationReplayedOnTheSameId() public {
-        bytes32 id = _newId();
+    function test_RevertWhen_AuthorizationReplayedOnTheSameRef() public {
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
-        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, id));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
+        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, _idOf(agent, ref)));
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
-    function test_RevertWhen_AuthorizationReplayedForAnotherId() public {
-        bytes32 id = _newId();
+    function test_RevertWhen_AuthorizationReplayedForAnotherRef() public {
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
-        bytes32 other = _newId();
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
+        bytes32 other = _newRef();
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
         _fundWithAuth(other, agent, seller, AMOUNT, deadline, WINDOW, a);
         assertEq(usdc.balanceOf(agent), START_BALANCE - AMOUNT, "agent paid once");
     }
 
     function test_RevertGiven_AuthorizationCanceledByBuyer() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        bytes32 nonce = escrow.fundingNonce(id, seller, deadline, WINDOW);
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        bytes32 nonce = escrow.fundingNonce(_idOf(agent, ref), seller, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
 
         bytes32 cancelHash = keccak256(
             abi.encode(keccak256("CancelAuthorization(address authorizer,bytes32 nonce)"), agent, nonce)
@@ -199,126 +213,180 @@ contract FundWithAuthorizationTest is EscrowTestBase {
         usdc.cancelAuthorization(agent, nonce, v, r, s);
 
         vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_AuthorizationUsedOrCanceled.selector, agent, nonce));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_AuthorizationNotYetValid() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
         Auth memory a;
         a.validAfter = _now();
         a.validBefore = _now() + 1 hours;
         (a.v, a.r, a.s) = _signReceive(
-            agentKey, agent, AMOUNT, a.validAfter, a.validBefore, escrow.fundingNonce(id, seller, deadline, WINDOW)
+            agentKey,
+            agent,
+            AMOUNT,
+            a.validAfter,
+            a.validBefore,
+            escrow.fundingNonce(_idOf(agent, ref), seller, deadline, WINDOW)
         );
         vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_AuthorizationNotYetValid.selector, a.validAfter));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_AuthorizationExpired() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.warp(a.validBefore);
         vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_AuthorizationExpired.selector, a.validBefore));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertGiven_BuyerBlacklisted() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         _blacklist(agent);
         vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_Blacklisted.selector, agent));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_BuyerBalanceTooLow() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
         uint256 amount = START_BALANCE + 1;
-        Auth memory a = _authorize(agentKey, agent, id, seller, amount, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, amount, deadline, WINDOW);
         vm.expectRevert(
             abi.encodeWithSelector(IERC20Errors.ERC20InsufficientBalance.selector, agent, START_BALANCE, amount)
         );
-        _fundWithAuth(id, agent, seller, amount, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, amount, deadline, WINDOW, a);
     }
 
-    /// @dev Escrow ids are global and chosen by the funder: anyone who sees a pending authorization can
-    /// take its id first. The authorization stays unused, so the buyer only has to sign again.
-    function test_GivenIdTakenFirstByStranger_RevertsAndLeavesAuthorizationUnused() public {
-        bytes32 id = _newId();
+    /// @dev Anyone who sees a pending authorization (or the API's pending ref) can fund the same ref
+    /// first, with itself as buyer: that opens its own escrow under another id and leaves the buyer's
+    /// id free, so the authorization goes through.
+    function test_GivenRefFundedFirstByStranger_WhenAuthorizationSubmitted_FundsTheBuyersEscrow() public {
+        bytes32 ref = _newRef();
+        bytes32 id = _idOf(agent, ref);
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.prank(stranger);
-        escrow.fund(id, seller, 1, deadline, WINDOW);
+        escrow.fund(ref, seller, 1, deadline, WINDOW);
+
+        vm.expectEmit(address(escrow));
+        emit IAgentEscrow.Funded(id, agent, seller, ref, AMOUNT, deadline, WINDOW, FEE_BPS);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
+
+        _assertState(id, IAgentEscrow.Status.Funded, _agentTerms(seller, deadline), "the agent's escrow");
+        IAgentEscrow.Escrow memory squat = _copy(_agentTerms(seller, deadline));
+        squat.buyer = stranger;
+        squat.amount = 1;
+        _assertState(_idOf(stranger, ref), IAgentEscrow.Status.Funded, squat, "the stranger's escrow, apart");
+        assertTrue(usdc.authorizationState(agent, escrow.fundingNonce(id, seller, deadline, WINDOW)), "spent");
+        assertEq(usdc.balanceOf(agent), START_BALANCE - AMOUNT, "agent paid its own escrow");
+    }
+
+    /// @dev The same squat through the signed path: the stranger relays an authorization of its own
+    /// for the same ref.
+    function test_GivenRefFundedFirstByStrangersAuthorization_WhenAuthorizationSubmitted_FundsTheBuyersEscrow()
+        public
+    {
+        bytes32 ref = _newRef();
+        uint40 deadline = _deadline();
+        Auth memory mine = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        Auth memory theirs = _authorize(strangerKey, stranger, ref, seller, AMOUNT, deadline, WINDOW);
+        _fundWithAuth(ref, stranger, seller, AMOUNT, deadline, WINDOW, theirs);
+
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, mine);
+        _assertState(_idOf(agent, ref), IAgentEscrow.Status.Funded, _agentTerms(seller, deadline), "agent's");
+        IAgentEscrow.Escrow memory other = _agentTerms(seller, deadline);
+        other.buyer = stranger;
+        _assertState(_idOf(stranger, ref), IAgentEscrow.Status.Funded, other, "stranger's");
+        assertEq(usdc.balanceOf(address(escrow)), 2 * AMOUNT, "escrow holds both");
+    }
+
+    /// @dev Only the buyer itself can occupy its id: here it funded the ref with `fund` already. The
+    /// authorization stays unused and the buyer's funds do not move.
+    function test_RevertGiven_BuyerFundedTheRefAlready_LeavesAuthorizationUnused() public {
+        bytes32 ref = _newRef();
+        bytes32 id = _idOf(agent, ref);
+        uint40 deadline = _deadline();
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        vm.startPrank(agent);
+        usdc.approve(address(escrow), 1);
+        escrow.fund(ref, seller2, 1, deadline, WINDOW);
+        vm.stopPrank();
 
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, id));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
         assertFalse(
             usdc.authorizationState(agent, escrow.fundingNonce(id, seller, deadline, WINDOW)),
             "authorization still unused"
         );
-        assertEq(usdc.balanceOf(agent), START_BALANCE, "agent kept its funds");
+        assertEq(usdc.balanceOf(agent), START_BALANCE - 1, "agent paid only its first escrow");
     }
 
     /*------------------------------ the rules of fund ------------------------------*/
 
     function test_RevertWhen_AmountZero() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, 0, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, 0, deadline, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidAmount.selector, 0));
-        _fundWithAuth(id, agent, seller, 0, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, 0, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_AmountAboveUint128Max() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, MAX_AMOUNT + 1, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, MAX_AMOUNT + 1, deadline, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidAmount.selector, MAX_AMOUNT + 1));
-        _fundWithAuth(id, agent, seller, MAX_AMOUNT + 1, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, MAX_AMOUNT + 1, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_SellerIsBuyer() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, agent, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, agent, AMOUNT, deadline, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidSeller.selector, agent));
-        _fundWithAuth(id, agent, agent, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, agent, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_DeadlineIsNow() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = uint40(_now());
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDeadline.selector, deadline));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_DeadlineBeyondMaxDuration() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = uint40(_now() + MAX_DURATION + 1);
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDeadline.selector, deadline));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, a);
     }
 
     function test_RevertWhen_DisputeWindowAboveMax() public {
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, MAX_DISPUTE_WINDOW + 1);
+        Auth memory a = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, MAX_DISPUTE_WINDOW + 1);
         vm.expectRevert(
             abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDisputeWindow.selector, MAX_DISPUTE_WINDOW + 1)
         );
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, MAX_DISPUTE_WINDOW + 1, a);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, MAX_DISPUTE_WINDOW + 1, a);
     }
 
-    function test_RevertGiven_IdAlreadyFunded() public {
-        (bytes32 id,) = _fund();
+    function test_RevertGiven_BuyerReusesARefOfItsAuthorizedEscrow() public {
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
-        Auth memory a = _authorize(agentKey, agent, id, seller, AMOUNT, deadline, WINDOW);
-        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, id));
-        _fundWithAuth(id, agent, seller, AMOUNT, deadline, WINDOW, a);
+        Auth memory first = _authorize(agentKey, agent, ref, seller, AMOUNT, deadline, WINDOW);
+        _fundWithAuth(ref, agent, seller, AMOUNT, deadline, WINDOW, first);
+        // Other terms, signed afresh: the id is still taken by the agent's first escrow.
+        Auth memory a = _authorize(agentKey, agent, ref, seller2, 1, deadline, 0);
+        vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, _idOf(agent, ref)));
+        _fundWithAuth(ref, agent, seller2, 1, deadline, 0, a);
     }
 }

@@ -99,6 +99,79 @@ contract FuzzTest is EscrowTestBase {
         _assertState(id, IAgentEscrow.Status.Refunded, t, "refunded");
     }
 
+    /*------------------------------ derived escrow ids ------------------------------*/
+
+    /// @dev Valid terms of `buyer_`'s escrow from fuzzed seeds: `times` packs the duration (low 64
+    /// bits) and the dispute window (the next 32).
+    function _fuzzedTerms(address buyer_, address seller_, uint256 amount, uint256 maxAmount, uint256 times)
+        internal
+        view
+        returns (IAgentEscrow.Escrow memory)
+    {
+        return IAgentEscrow.Escrow({
+            buyer: buyer_,
+            seller: seller_,
+            amount: bound(amount, 1, maxAmount),
+            deadline: uint40(_now() + bound(uint64(times), 1, MAX_DURATION)),
+            disputeWindow: uint32(bound(uint32(times >> 64), 0, MAX_DISPUTE_WINDOW)),
+            deliveredAt: 0,
+            feeBps: FEE_BPS
+        });
+    }
+
+    /// @dev `t.buyer` funds `t` under `ref`, with `fund` or through an authorization the relayer submits.
+    function _fundTerms(bytes32 ref, IAgentEscrow.Escrow memory t, uint256 key, bool byAuthorization) internal {
+        if (byAuthorization) {
+            Auth memory a = _authorize(key, t.buyer, ref, t.seller, t.amount, t.deadline, t.disputeWindow);
+            _fundWithAuth(ref, t.buyer, t.seller, t.amount, t.deadline, t.disputeWindow, a);
+        } else {
+            vm.prank(t.buyer);
+            escrow.fund(ref, t.seller, t.amount, t.deadline, t.disputeWindow);
+        }
+    }
+
+    /// @dev A third party never blocks a funder: whoever funds a ref first, with any terms, the real
+    /// buyer's funding under the same ref (by `fund` or by authorization) succeeds, and the two
+    /// escrows live apart, each at escrowIdOf(its buyer, ref) with its own terms.
+    function testFuzz_AThirdPartyNeverBlocksAFunder(
+        address attacker,
+        bytes32 ref,
+        uint256 attackerAmount,
+        uint256 attackerTimes,
+        uint256 amount,
+        uint256 times,
+        bool byAuthorization
+    ) public {
+        vm.assume(attacker != address(0) && attacker != buyer);
+        vm.assume(attacker != address(escrow) && attacker != address(usdc) && attacker != address(vm));
+        // The attacker's escrow: any valid terms, for a seller other than itself (a bounty included).
+        address attackerSeller = [seller, seller2, buyer, address(0)][(attackerTimes >> 96) % 4];
+        if (attackerSeller == attacker) attackerSeller = address(0);
+        IAgentEscrow.Escrow memory ts =
+            _fuzzedTerms(attacker, attackerSeller, attackerAmount, MAX_AMOUNT, attackerTimes);
+        usdc.mint(attacker, ts.amount);
+        vm.prank(attacker);
+        usdc.approve(address(escrow), ts.amount);
+        vm.prank(attacker);
+        escrow.fund(ref, ts.seller, ts.amount, ts.deadline, ts.disputeWindow);
+
+        // The real buyer's escrow under the same ref.
+        IAgentEscrow.Escrow memory t = _fuzzedTerms(buyer, seller, amount, START_BALANCE, times);
+        bytes32 id = escrow.escrowIdOf(buyer, ref);
+        vm.expectEmit(address(escrow));
+        emit IAgentEscrow.Funded(id, buyer, seller, ref, t.amount, t.deadline, t.disputeWindow, FEE_BPS);
+        _fundTerms(ref, t, buyerKey, byAuthorization);
+
+        bytes32 squatted = escrow.escrowIdOf(attacker, ref);
+        assertEq(id, _idOf(buyer, ref), "the buyer's escrow at keccak(buyer, ref)");
+        assertEq(squatted, _idOf(attacker, ref), "the attacker's at keccak(attacker, ref)");
+        assertTrue(id != squatted, "two ids");
+        _assertState(id, IAgentEscrow.Status.Funded, t, "buyer's escrow, its own terms");
+        _assertState(squatted, IAgentEscrow.Status.Funded, ts, "attacker's escrow, its own terms");
+        assertEq(usdc.balanceOf(buyer), START_BALANCE - t.amount, "buyer paid its own amount");
+        assertEq(usdc.balanceOf(address(escrow)), t.amount + ts.amount, "escrow holds both");
+    }
+
     /*------------------------------ time boundaries ------------------------------*/
 
     function testFuzz_Deliver_OnlyUntilTheDeadline(uint256 duration, uint256 jump) public {
@@ -169,36 +242,36 @@ contract FuzzTest is EscrowTestBase {
 
     function testFuzz_RevertWhen_AmountAboveUint128Max(uint256 amount) public {
         amount = bound(amount, MAX_AMOUNT + 1, type(uint256).max);
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidAmount.selector, amount));
         vm.prank(buyer);
-        escrow.fund(id, seller, amount, deadline, WINDOW);
+        escrow.fund(ref, seller, amount, deadline, WINDOW);
     }
 
     function testFuzz_RevertWhen_DeadlineNotInTheFuture(uint256 deadline) public {
         deadline = bound(deadline, 0, _now());
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDeadline.selector, deadline));
         vm.prank(buyer);
-        escrow.fund(id, seller, AMOUNT, uint40(deadline), WINDOW);
+        escrow.fund(ref, seller, AMOUNT, uint40(deadline), WINDOW);
     }
 
     function testFuzz_RevertWhen_DeadlineBeyondMaxDuration(uint256 deadline) public {
         deadline = bound(deadline, _now() + MAX_DURATION + 1, type(uint40).max);
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDeadline.selector, deadline));
         vm.prank(buyer);
-        escrow.fund(id, seller, AMOUNT, uint40(deadline), WINDOW);
+        escrow.fund(ref, seller, AMOUNT, uint40(deadline), WINDOW);
     }
 
     function testFuzz_RevertWhen_DisputeWindowAboveMax(uint256 window) public {
         window = bound(window, uint256(MAX_DISPUTE_WINDOW) + 1, type(uint32).max);
-        bytes32 id = _newId();
+        bytes32 ref = _newRef();
         uint40 deadline = _deadline();
         vm.expectRevert(abi.encodeWithSelector(IAgentEscrow.Escrow_InvalidDisputeWindow.selector, window));
         vm.prank(buyer);
-        escrow.fund(id, seller, AMOUNT, deadline, uint32(window));
+        escrow.fund(ref, seller, AMOUNT, deadline, uint32(window));
     }
 
     function testFuzz_RevertWhen_SellerBpsAbove10000(uint256 sellerBps) public {

@@ -78,22 +78,24 @@ contract ReentrancyTest is Test {
         token.approve(address(escrow), type(uint256).max);
     }
 
-    function _fund(bytes32 id) internal returns (IAgentEscrow.Escrow memory t) {
+    /// @dev The buyer funds under `ref`; returns the escrow's id and terms.
+    function _fund(bytes32 ref) internal returns (bytes32 id, IAgentEscrow.Escrow memory t) {
         uint40 deadline = uint40(block.timestamp + 7 days);
         vm.prank(buyer);
-        escrow.fund(id, seller, AMOUNT, deadline, WINDOW);
+        escrow.fund(ref, seller, AMOUNT, deadline, WINDOW);
+        id = escrow.escrowIdOf(buyer, ref);
         t = IAgentEscrow.Escrow(buyer, seller, AMOUNT, deadline, WINDOW, 0, 100);
     }
 
     /// While paying out one escrow, the token re-enters to release another: the guard refuses the
     /// inner call, the outer release completes, and nothing is paid twice.
     function test_RevertWhen_PayoutReentersToReleaseAnotherEscrow() public {
-        IAgentEscrow.Escrow memory first = _fund(bytes32(uint256(1)));
-        IAgentEscrow.Escrow memory second = _fund(bytes32(uint256(2)));
-        token.setHook(address(escrow), abi.encodeCall(IAgentEscrow.release, (bytes32(uint256(2)), second)));
+        (bytes32 firstId, IAgentEscrow.Escrow memory first) = _fund(bytes32(uint256(1)));
+        (bytes32 secondId, IAgentEscrow.Escrow memory second) = _fund(bytes32(uint256(2)));
+        token.setHook(address(escrow), abi.encodeCall(IAgentEscrow.release, (secondId, second)));
 
         vm.prank(buyer);
-        escrow.release(bytes32(uint256(1)), first);
+        escrow.release(firstId, first);
 
         assertTrue(token.hookRan(), "the hook ran");
         assertFalse(token.hookSucceeded(), "the re-entrant release was refused");
@@ -102,7 +104,7 @@ contract ReentrancyTest is Test {
             bytes32(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector),
             "refused by the reentrancy guard"
         );
-        (IAgentEscrow.Status status,) = escrow.escrowState(bytes32(uint256(2)));
+        (IAgentEscrow.Status status,) = escrow.escrowState(secondId);
         assertEq(uint256(status), uint256(IAgentEscrow.Status.Funded), "the other escrow is untouched");
         assertEq(token.balanceOf(seller), AMOUNT - AMOUNT / 100, "seller paid once");
         assertEq(token.balanceOf(owner), AMOUNT / 100, "fee paid once");
@@ -112,11 +114,11 @@ contract ReentrancyTest is Test {
     /// A credit withdrawal whose transfer re-enters to withdraw again: the inner call is refused by
     /// the guard, and the credit is paid exactly once.
     function test_GivenCredit_WhenWithdrawalReenters_PaysOnce() public {
-        IAgentEscrow.Escrow memory t = _fund(bytes32(uint256(1)));
+        (bytes32 id, IAgentEscrow.Escrow memory t) = _fund(bytes32(uint256(1)));
         // The token refuses the seller at release time, so the payout is credited.
         token.setRefused(seller, true);
         vm.prank(buyer);
-        escrow.release(bytes32(uint256(1)), t);
+        escrow.release(id, t);
         uint256 credit = escrow.creditOf(seller);
         assertEq(credit, AMOUNT - AMOUNT / 100, "credited");
         token.setRefused(seller, false);

@@ -12,6 +12,10 @@ import {Test} from "../../utils/Test.sol";
 /// differs from the prediction is counted in {ghostUnexpected} (the invariant fuzzer ignores
 /// reverts, so the handler must not assert itself). Ghost state tracks each escrow's terms and
 /// status, the open amounts, and what every address minted, paid in and is owed.
+///
+/// Funding picks its ref either fresh or from an escrow already funded (by any actor), so the same
+/// ref is funded by several buyers (each must get an escrow of its own at escrowIdOf(buyer, ref))
+/// and reused by its own buyer (which must revert with Escrow_AlreadyExists).
 contract EscrowHandler is Test {
     uint256 internal constant BPS = 10_000;
     uint256 internal constant ACTORS = 4;
@@ -32,6 +36,10 @@ contract EscrowHandler is Test {
     mapping(bytes32 id => IAgentEscrow.Status) internal _status;
     /// @dev Funded without a seller: only then may the operator assign one.
     mapping(bytes32 id => bool) internal _bounty;
+    /// @dev The ref each escrow was funded under, and the (buyer, ref) pairs funded so far.
+    mapping(bytes32 id => bytes32 ref) internal _refs;
+    mapping(address buyer => mapping(bytes32 ref => bool)) internal _fundedRef;
+    mapping(bytes32 ref => uint256) internal _escrowsUnderRef;
 
     /// @dev Terminal escrows and the (status, hash) they ended with.
     bytes32[] internal _closedIds;
@@ -49,7 +57,7 @@ contract EscrowHandler is Test {
     string public ghostUnexpectedLabel;
     mapping(string move => uint256) public ghostSucceeded;
 
-    uint256 internal _idCounter;
+    uint256 internal _refCounter;
     uint256 internal _sigNonce;
 
     constructor() {
@@ -102,31 +110,43 @@ contract EscrowHandler is Test {
         return _status[id];
     }
 
+    function refOf(bytes32 id) external view returns (bytes32) {
+        return _refs[id];
+    }
+
     /*------------------------------ funding ------------------------------*/
 
-    function fund(uint256 buyerSeed, uint256 sellerSeed, uint256 amount, uint256 duration, uint256 window, bool bounty)
-        external
-    {
+    function fund(
+        uint256 buyerSeed,
+        uint256 sellerSeed,
+        uint256 refSeed,
+        uint256 amount,
+        uint256 duration,
+        uint256 window,
+        bool bounty
+    ) external {
         (address buyer,) = _actor(buyerSeed);
         address seller = bounty ? address(0) : _otherActor(buyer, sellerSeed);
         amount = _amount(amount);
         uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
         uint32 disputeWindow = uint32(bound(window, 0, 5 days));
-        bytes32 id = _newId();
+        bytes32 ref = _ref(refSeed);
         _mint(buyer, amount);
 
         vm.prank(buyer);
-        try escrow.fund(id, seller, amount, deadline, disputeWindow) {
+        try escrow.fund(ref, seller, amount, deadline, disputeWindow) {
+            _expect(!_fundedRef[buyer][ref], "fund reused the buyer's ref");
             _expect(!ghostBlacklisted[buyer], "fund succeeded for a blacklisted buyer");
-            _opened(id, buyer, seller, amount, deadline, disputeWindow);
-        } catch {
-            _expect(ghostBlacklisted[buyer], "fund reverted");
+            _opened(ref, buyer, seller, amount, deadline, disputeWindow);
+        } catch (bytes memory reason) {
+            _expectFundingRevert(buyer, ref, reason, "fund reverted");
         }
     }
 
     function fundWithAuthorization(
         uint256 buyerSeed,
         uint256 sellerSeed,
+        uint256 refSeed,
         uint256 amount,
         uint256 duration,
         uint256 window,
@@ -137,20 +157,38 @@ contract EscrowHandler is Test {
         amount = _amount(amount);
         uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
         uint32 disputeWindow = uint32(bound(window, 0, 5 days));
-        bytes32 id = _newId();
+        bytes32 ref = _ref(refSeed);
         _mint(buyer, amount);
 
+        // The nonce is over the id derived here, independently of the contract's escrowIdOf.
         IAgentEscrow.FundingAuthorization memory authorization =
-            _authorize(key, buyer, amount, escrow.fundingNonce(id, seller, deadline, disputeWindow));
+            _authorize(key, buyer, amount, escrow.fundingNonce(_idOf(buyer, ref), seller, deadline, disputeWindow));
 
         // Submitted by the handler, acting as a relayer.
         try escrow.fundWithAuthorization(
-            id, buyer, seller, amount, deadline, disputeWindow, authorization
+            ref, buyer, seller, amount, deadline, disputeWindow, authorization
         ) {
+            _expect(!_fundedRef[buyer][ref], "fundWithAuthorization reused the buyer's ref");
             _expect(!ghostBlacklisted[buyer], "fundWithAuthorization succeeded for a blacklisted buyer");
-            _opened(id, buyer, seller, amount, deadline, disputeWindow);
-        } catch {
-            _expect(ghostBlacklisted[buyer], "fundWithAuthorization reverted");
+            _opened(ref, buyer, seller, amount, deadline, disputeWindow);
+        } catch (bytes memory reason) {
+            _expectFundingRevert(buyer, ref, reason, "fundWithAuthorization reverted");
+        }
+    }
+
+    /// @dev A funding that reverted must have been refused for a reason the model knows: the buyer
+    /// reused its own ref (exactly Escrow_AlreadyExists, checked first), or the token refused a
+    /// blacklisted buyer. Another buyer's escrow under the same ref is never a reason.
+    function _expectFundingRevert(address buyer, bytes32 ref, bytes memory reason, string memory label) internal {
+        if (_fundedRef[buyer][ref]) {
+            _expect(
+                keccak256(reason)
+                    == keccak256(abi.encodeWithSelector(IAgentEscrow.Escrow_AlreadyExists.selector, _idOf(buyer, ref))),
+                "a reused ref reverted with another error than Escrow_AlreadyExists(escrowIdOf(buyer, ref))"
+            );
+            ++ghostSucceeded["reused ref refused"];
+        } else {
+            _expect(ghostBlacklisted[buyer], label);
         }
     }
 
@@ -470,8 +508,15 @@ contract EscrowHandler is Test {
         return seed % 4 == 0 ? bound(seed, 1, MAX_AMOUNT) : bound(seed, 1, 1_000_000e6);
     }
 
-    function _newId() internal returns (bytes32) {
-        return keccak256(abi.encode("inv-escrow", ++_idCounter));
+    /// @dev Half the time the ref of an escrow already funded (by whichever actor), else a fresh one.
+    function _ref(uint256 seed) internal returns (bytes32) {
+        if (seed % 2 == 0 && _ids.length != 0) return _refs[_pick(seed >> 1)];
+        return keccak256(abi.encode("inv-ref", ++_refCounter));
+    }
+
+    /// @dev The id the escrow must have: keccak256 of the ABI-encoded buyer and ref.
+    function _idOf(address buyer, bytes32 ref) internal pure returns (bytes32) {
+        return keccak256(abi.encode(buyer, ref));
     }
 
     function _pick(uint256 seed) internal view returns (bytes32) {
@@ -485,10 +530,15 @@ contract EscrowHandler is Test {
         ghostMintedTo[to] += amount;
     }
 
-    function _opened(bytes32 id, address buyer, address seller, uint256 amount, uint40 deadline, uint32 window)
+    function _opened(bytes32 ref, address buyer, address seller, uint256 amount, uint40 deadline, uint32 window)
         internal
     {
+        bytes32 id = _idOf(buyer, ref);
         _ids.push(id);
+        _refs[id] = ref;
+        _fundedRef[buyer][ref] = true;
+        // A buyer never funds its own ref twice, so an earlier escrow under it is another buyer's.
+        if (_escrowsUnderRef[ref]++ != 0) ++ghostSucceeded["fund under another buyer's ref"];
         _bounty[id] = seller == address(0);
         _terms[id] = IAgentEscrow.Escrow({
             buyer: buyer,

@@ -84,6 +84,22 @@ contract EscrowInvariantsTest is Test {
         }
     }
 
+    /// @dev Every funded escrow lives at escrowIdOf(its buyer, its ref), that id is keccak256 of the
+    /// ABI-encoded buyer and ref, and the word stored there hashes that escrow's own terms: an escrow
+    /// funded under another buyer's ref never took or touched the other's.
+    function invariant_EveryEscrowLivesAtEscrowIdOfItsBuyerAndRef() public view {
+        for (uint256 i; i < handler.idCount(); ++i) {
+            bytes32 id = handler.idAt(i);
+            IAgentEscrow.Escrow memory terms = handler.termsOf(id);
+            bytes32 ref = handler.refOf(id);
+            bytes32 derived = escrow.escrowIdOf(terms.buyer, ref);
+            assertEq(derived, id, "id == escrowIdOf(buyer, ref)");
+            assertEq(derived, keccak256(abi.encode(terms.buyer, ref)), "escrowIdOf == keccak(buyer, ref)");
+            (, bytes32 termsHash) = escrow.escrowState(derived);
+            assertEq(termsHash, escrow.hashTerms(terms), "stored hash at escrowIdOf(buyer, ref) == its own terms");
+        }
+    }
+
     /// @dev (b) A terminal escrow never changes again.
     function invariant_TerminalEscrowsNeverChange() public view {
         for (uint256 i; i < handler.closedCount(); ++i) {
