@@ -3458,7 +3458,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint test USDC to an address (local chain only) */
+        /**
+         * Mint test USDC to an address (local chain only)
+         * @description Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3509,7 +3512,7 @@ export interface paths {
         put?: never;
         /**
          * The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only)
-         * @description Forwards eth_chainId, eth_accounts, eth_requestAccounts, personal_sign, eth_signTypedData_v4, eth_sendTransaction, eth_call, eth_getBalance, eth_blockNumber, eth_getTransactionReceipt, eth_getTransactionByHash, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getTransactionCount, eth_getCode, eth_getBlockByNumber, net_version (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin).
+         * @description Forwards eth_chainId, eth_accounts, eth_requestAccounts, personal_sign, eth_signTypedData_v4, eth_sendTransaction, eth_call, eth_getBalance, eth_blockNumber, eth_getTransactionReceipt, eth_getTransactionByHash, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getTransactionCount, eth_getCode, eth_getBlockByNumber, net_version (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin). Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).
          */
         post: {
             parameters: {
@@ -6044,7 +6047,7 @@ export interface components {
              * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
              */
             escrow_id: string;
-            /** @description The escrow id on chain: the uuid left-padded to 32 bytes */
+            /** @description The escrow id on chain: escrowIdOf(buyer, ref) = keccak256(abi.encode(buyer wallet, ref)), the ref being the uuid left-padded to 32 bytes (what `fund` takes). Only the buyer can fund it. */
             escrow_id_bytes32: string;
             /** @description The escrow contract */
             contract_address: string;
