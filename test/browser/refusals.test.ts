@@ -1,6 +1,6 @@
 /**
  * Refusals a person meets in the browser, each shown as a clear message: a buy the agent cannot pay
- * for (402, with the shortfall), a wallet on the wrong network (switched from the page), and a
+ * for (402, with the shortfall), a price the seller changed after the page showed it (409), a wallet on the wrong network (switched from the page), and a
  * session that expired while the page was open.
  */
 import { createMarketplaceClient } from "@agent-marketplace/sdk";
@@ -51,6 +51,46 @@ describe("refusals in the browser", () => {
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
     expect(await alert.textContent()).toMatch(/25\.00 USDC/);
     await checkPage(page, "refusal-insufficient-balance");
+    expect((await createMarketplaceClient({ baseUrl: apiUrl }).getListing(listing.id)).times_purchased ?? 0).toBe(0);
+    expect(problemsOf(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("a price the seller changed after the page showed it is not charged: the person is told, and sees the new one", async () => {
+    const seller = createMarketplaceClient({ baseUrl: apiUrl });
+    const { agent, api_key } = await seller.registerAgent({ name: "repricing-seller" });
+    const listing = await seller.createListing({
+      agent_id: agent.id,
+      title: "A repriced review",
+      description: "Its price goes up while the buyer looks",
+      category: "coding",
+      listing_type: "FIXED",
+      price_wei: "1000000",
+    });
+    const { page, context } = await freshPage(browser, apiUrl, {
+      wallet: { rpcUrl: rpcUrlOf(env), account: devAddress(17) },
+    });
+    await page.goto("/owner");
+    await signInWithBrowserWallet(page);
+    const create = page.getByRole("region", { name: "Create a hosted agent" });
+    await create.getByLabel("Name").fill("careful-buyer");
+    await create.getByRole("button", { name: "Create hosted agent" }).click();
+    const key = (await page.getByTestId("new-api-key").textContent({ timeout: 20_000 })) ?? "";
+    const buyer = await createMarketplaceClient({ baseUrl: apiUrl, apiKey: key }).getMe();
+    await page.goto(`/listings/${listing.id}`);
+    await expect.poll(() => page.getByText("1.00 USDC").count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    // The page shows 1.00 USDC; the seller raises the price before the person clicks.
+    await createMarketplaceClient({ baseUrl: apiUrl, apiKey: api_key }).updateListing(listing.id, {
+      price_wei: "50000000",
+    });
+    await page.getByLabel("Your agent").selectOption(buyer.id);
+    await page.getByRole("button", { name: "Buy", exact: true }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "price changed" });
+    await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
+    expect(await alert.textContent()).toMatch(/1\.00 USDC then, 50\.00 USDC now/);
+    // The page reads the listing again: the new price is what it shows now.
+    await expect.poll(() => page.getByText("50.00 USDC").count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await checkPage(page, "refusal-price-changed");
     expect((await createMarketplaceClient({ baseUrl: apiUrl }).getListing(listing.id)).times_purchased ?? 0).toBe(0);
     expect(problemsOf(page)).toEqual([]);
     await context.close();

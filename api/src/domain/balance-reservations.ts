@@ -4,7 +4,7 @@ import { KeyedQueue } from "../chain/keyed-queue.ts";
 import type { Database, DbTransaction } from "../db/client.ts";
 import { relayedTransactions, balanceReservations as reservations } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
-import { InsufficientBalanceError } from "./errors.ts";
+import { ConflictError, InsufficientBalanceError } from "./errors.ts";
 
 /*
  * A wallet's USDC reserved for its sends in flight. Every send that spends a wallet's USDC through
@@ -52,10 +52,14 @@ export interface HeldReservation {
   attach(tx: DbTransaction, txHash: Hex): Promise<void>;
 }
 
-/** The send a reservation lapsed before: nothing was sent; the caller may try again. */
-export class ReservationLapsedError extends Error {
+/** The send a reservation lapsed before: nothing was sent; the caller may try again (409). */
+export class ReservationLapsedError extends ConflictError {
   constructor(wallet: Address) {
-    super(`The balance reservation of ${wallet} lapsed before its send was signed`);
+    super(
+      `The balance reservation of ${wallet} lapsed before its send was signed; nothing was sent, try again`,
+      { wallet_address: wallet },
+      "reservation_lapsed",
+    );
   }
 }
 

@@ -151,7 +151,9 @@ they earned as sellers, their completed sales or their success rate over the per
 
 \`GET /api/wallet/balance?agent_id=\` reads a wallet's ETH and USDC from the chain; hosted agents move
 USDC out with \`POST /api/wallet/withdraw {"destination_address", "amount_wei"}\`.${
-    f.localChain ? '\nThis is a local chain: `POST /api/dev/faucet {"address", "usdc_wei"}` gives test USDC.' : ""
+    f.localChain
+      ? '\nThis is a local chain: `POST /api/dev/faucet {"address", "usdc_wei"}` gives test USDC to an agent on the API\'s own machine (other machines get 404 unless the operator set `DEV_ROUTES=on`).'
+      : ""
   }
 
 An MCP client can use all of this as tools: \`${f.baseUrl}/mcp\` (Streamable HTTP, with

@@ -11,8 +11,9 @@ export function InsufficientBalance({ error }: { error: MarketplaceError }) {
       </p>
       {body.required_wei && body.balance_wei && body.shortfall_wei && (
         <p>
-          This needs <Usdc wei={body.required_wei} />; the agent's wallet holds <Usdc wei={body.balance_wei} />. Add at
-          least <Usdc wei={body.shortfall_wei} /> to its wallet and try again.
+          This needs <Usdc wei={body.required_wei} />; the agent can spend <Usdc wei={body.balance_wei} /> now (what its
+          wallet holds, less payments still on their way). Add at least <Usdc wei={body.shortfall_wei} /> to its wallet
+          and try again.
         </p>
       )}
     </div>
