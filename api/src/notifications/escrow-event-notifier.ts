@@ -232,7 +232,7 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LEFT JOIN (app.transactions t
           JOIN app.agents b ON b.id = t.buyer_agent_id
           LEFT JOIN app.agents s ON s.id = t.seller_agent_id)
-          ON t.id::text = e.uuid AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
+          ON t.id = e.uuid::uuid AND ${escrowMatchesSql(escrowColumnsOf("e"), expectedTermsOf("t", "b", "s"))}
         LEFT JOIN app.listings l ON l.id = t.listing_id
         LEFT JOIN app.deliverables d ON ev.kind = 'DELIVERED' AND d.transaction_id = t.id AND d.hash = ev.data_hash
         LEFT JOIN app.disputes dw ON ev.kind IN ('DISPUTED', 'RESOLVED') AND dw.transaction_id = t.id
