@@ -1,6 +1,7 @@
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
+import type { IndexedEscrowTerms } from "./escrow-terms.ts";
 
 /*
  * When an escrow on chain is a transaction's escrow: the one rule every read, the keeper, the
@@ -105,14 +106,8 @@ export function escrowMatchesSql(e: EscrowTermColumns, x: ExpectedTermColumns): 
 }
 
 /** An indexed escrow's terms as the TypeScript twin reads them (numbers as strings, as the view gives them). */
-export interface IndexedEscrowForMatch {
+export interface IndexedEscrowForMatch extends Omit<IndexedEscrowTerms, "feeBps"> {
   uuid: string | null;
-  buyer: string;
-  seller: string;
-  amount: string;
-  deadline: string;
-  disputeWindow: number;
-  deliveredAt: string;
   status: EscrowState;
   isBounty: boolean;
 }
