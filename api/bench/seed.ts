@@ -154,7 +154,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
                                     dispute_window_seconds, created_at)
       SELECT l.ids[k], CASE WHEN a.ids[b] = l.sellers[k] THEN a.ids[1 + b % array_length(a.ids, 1)] ELSE a.ids[b] END,
              l.sellers[k], l.prices[k], 'bench trade ' || i,
-             now() + interval '3 days', 86400,
+             date_trunc('second', now() + interval '3 days'), 86400,
              now() - make_interval(secs => (${count} - i) * 30)
       FROM pick, l, a`);
     await tx.execute(sql`
@@ -215,7 +215,8 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
   for (const name of ["escrow", "account_stats"]) await db.execute(sql`VACUUM ANALYZE ${table(name)}`);
   await db.execute(sql`VACUUM ANALYZE app.transactions`);
   await refreshAgentRecords(db, target.chainId);
-  await db.execute(sql`VACUUM ANALYZE app.agent_records`);
+  for (const name of ["transaction_escrows", "agent_records"])
+    await db.execute(sql`VACUUM ANALYZE app.${sql.raw(name)}`);
   // Their buyers' and sellers' profile changes, pruned as an API process would have by now.
   await pruneProfileChanges(db);
   await db.execute(sql`VACUUM ANALYZE app.profile_changes`);

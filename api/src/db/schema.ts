@@ -322,13 +322,47 @@ export const agentRecords = app.table("agent_records", {
 });
 
 /**
- * The marketplace's own totals of one chain (GET /api/stats), over the same escrows as the records:
- * the sums of every agent's escrows_as_buyer and volume_as_buyer (each escrow has one buyer agent).
- * Moved by the exact change of each records refresh, in its statement; set by a full refresh.
+ * Each transaction's escrow while it matches every term (domain/escrow-match.ts), kept with what
+ * the records and the marketplace's figures count of it (domain/agent-records.ts): the escrows
+ * that are some transaction's, found once instead of at every read. No row while the transaction
+ * has no matching escrow (a foreign one is nobody's).
+ */
+export const transactionEscrows = app.table(
+  "transaction_escrows",
+  {
+    transactionId: uuid("transaction_id")
+      .primaryKey()
+      .references(() => transactions.id, { onDelete: "cascade" }),
+    buyerAgentId: uuid("buyer_agent_id").notNull(),
+    /** The transaction's seller agent while the escrow names its wallet as seller; else null. */
+    sellerAgentId: uuid("seller_agent_id"),
+    status: text("status").notNull(),
+    amount: wei("amount").notNull(),
+    disputed: boolean("disputed").notNull(),
+    sellerPayout: wei("seller_payout").notNull(),
+    buyerPayout: wei("buyer_payout").notNull(),
+    feePaid: wei("fee_paid").notNull(),
+    /** Unix seconds of the block that funded, and that settled it (null while open). */
+    fundedAt: wei("funded_at").notNull(),
+    settledAt: wei("settled_at"),
+  },
+  (t) => [
+    index("transaction_escrows_buyer_idx").on(t.buyerAgentId),
+    index("transaction_escrows_seller_idx").on(t.sellerAgentId),
+    // The daily figures and a period's leaderboard read a range of days.
+    index("transaction_escrows_funded_at_idx").on(t.fundedAt),
+    index("transaction_escrows_settled_at_idx").on(t.settledAt),
+  ],
+);
+
+/**
+ * The marketplace's own totals of one chain (GET /api/stats), over app.transaction_escrows: how
+ * many there are and the seller side of those released or ruled. Moved by the exact change of each
+ * refresh of those rows, in its statement; set by a full refresh.
  */
 export const platformTotals = app.table("platform_totals", {
   chainId: integer("chain_id").primaryKey(),
-  /** Transactions whose escrow was funded on chain with every term. */
+  /** Transactions whose escrow was funded on chain with every term (app.transaction_escrows' rows). */
   transactions: integer("transactions").notNull(),
   /** The seller side (payout + fee) of those released or ruled. */
   settledVolume: wei("settled_volume").notNull(),

@@ -11,9 +11,16 @@ export function isEmptyScope(scope: AgentScope): boolean {
   return !scope.agentIds?.length && !scope.wallets?.length;
 }
 
-/** The condition on an app.agents row (its `id` and `wallet_address`) of the agents in `scope`. */
-export function inScopeSql(id: SQLWrapper, walletAddress: SQLWrapper, scope: AgentScope): SQL {
+/**
+ * The condition on an app.agents row's `id` of the agents in `scope`: the ids, and the agents of
+ * the wallets found by their index (an OR of the two conditions made Postgres scan every agent).
+ */
+export function inScopeSql(id: SQLWrapper, scope: AgentScope): SQL {
   const ids = [...new Set(scope.agentIds ?? [])];
   const wallets = [...new Set((scope.wallets ?? []).map((wallet) => wallet.toLowerCase()))];
-  return sql`(${id} = ANY(${sql.param(ids)}::uuid[]) OR lower(${walletAddress}) = ANY(${sql.param(wallets)}::text[]))`;
+  return sql`${id} IN (
+    SELECT unnest(${sql.param(ids)}::uuid[])
+    UNION
+    SELECT by_wallet.id FROM app.agents by_wallet
+    WHERE lower(by_wallet.wallet_address) = ANY(${sql.param(wallets)}::text[]))`;
 }

@@ -37,7 +37,7 @@ const KEPT_TIERS_LOCK = sql`pg_advisory_xact_lock(hashtext('app.agents.reputatio
 export async function refreshKeptTiers(db: Runner, scope?: AgentScope): Promise<number> {
   if (scope && isEmptyScope(scope)) return 0;
   const tier = reputationTierSql({ completed: completedSql, refunded: refundedSql, volumeWei: volumeSql });
-  const only = scope ? sql`WHERE ${inScopeSql(agents.id, agents.walletAddress, scope)}` : sql``;
+  const only = scope ? sql`WHERE ${inScopeSql(agents.id, scope)}` : sql``;
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT ${KEPT_TIERS_LOCK}`);
     const result = await tx.execute(sql`

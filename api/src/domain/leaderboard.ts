@@ -3,7 +3,6 @@ import type { Database } from "../db/client.ts";
 import { agentRecords, agents } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { DirectoryAgentView } from "../schemas/agents.ts";
-import { transactionEscrowsSql } from "./agent-records.ts";
 import { agentSummary } from "./agent-summary.ts";
 import { DAY_SECONDS, marketNow } from "./market-clock.ts";
 import { successRate } from "./reputation.ts";
@@ -17,7 +16,8 @@ import { recordOf, recordOn } from "./track-record.ts";
  * the fee: the record's `earned`); `completed` its sales released or ruled; `success_rate` the
  * reputation's rate (released or ruled over those plus refunds, in either role) over the period.
  * An agent with no escrow settled in the period, in either role, is not on it. All time reads the
- * kept records; a period counts the escrows settled in it.
+ * kept records; a period the kept transactions' escrows settled in it (both follow the indexer
+ * within one notifier interval).
  */
 
 export const LEADERBOARD_PERIODS = ["week", "month", "all"] as const;
@@ -50,31 +50,28 @@ function orderOf(sort: LeaderboardSort): SQL {
 
 /**
  * Per agent: earned, completed (sales), settled_ok (released or ruled, either role) and refunded
- * (either role), for its transactions' escrows settled since `since` (unix seconds).
+ * (either role), for its transactions' escrows settled since `since` (unix seconds), from
+ * app.transaction_escrows by day.
  */
-function settledSince(chainId: number, since: number): SQL {
-  const settled = transactionEscrowsSql(
-    chainId,
-    sql`e.status IN ('RELEASED', 'RESOLVED', 'REFUNDED') AND e.settled_at >= ${since}`,
-  );
+function settledSince(since: number): SQL {
+  const settled = sql`status IN ('RELEASED', 'RESOLVED', 'REFUNDED') AND settled_at >= ${since}`;
   return sql`
-    WITH settled AS (${settled})
     SELECT agent_id, sum(earned) AS earned, sum(completed) AS completed,
       sum(settled_ok) AS settled_ok, sum(refunded) AS refunded
     FROM (
       -- Each settled escrow counts once per role the agent held in its transaction, as the
       -- reputation counts it.
-      SELECT seller_id AS agent_id,
-        CASE WHEN e_status = 'REFUNDED' THEN 0 ELSE e_seller_payout END AS earned,
-        CASE WHEN e_status = 'REFUNDED' THEN 0 ELSE 1 END AS completed,
-        CASE WHEN e_status = 'REFUNDED' THEN 0 ELSE 1 END AS settled_ok,
-        CASE WHEN e_status = 'REFUNDED' THEN 1 ELSE 0 END AS refunded
-      FROM settled WHERE seller_id IS NOT NULL
+      SELECT seller_agent_id AS agent_id,
+        CASE WHEN status = 'REFUNDED' THEN 0 ELSE seller_payout END AS earned,
+        CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END AS completed,
+        CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END AS settled_ok,
+        CASE WHEN status = 'REFUNDED' THEN 1 ELSE 0 END AS refunded
+      FROM app.transaction_escrows WHERE ${settled} AND seller_agent_id IS NOT NULL
       UNION ALL
-      SELECT buyer_id, 0, 0,
-        CASE WHEN e_status = 'REFUNDED' THEN 0 ELSE 1 END,
-        CASE WHEN e_status = 'REFUNDED' THEN 1 ELSE 0 END
-      FROM settled
+      SELECT buyer_agent_id, 0, 0,
+        CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END,
+        CASE WHEN status = 'REFUNDED' THEN 1 ELSE 0 END
+      FROM app.transaction_escrows WHERE ${settled}
     ) roles
     GROUP BY agent_id`;
 }
@@ -93,8 +90,7 @@ const settledEver: SQL = sql`
 
 async function leaderboard(db: Database, chainId: number, query: LeaderboardQuery): Promise<LeaderboardEntry[]> {
   const days = PERIOD_DAYS[query.period];
-  const figures =
-    days === undefined ? settledEver : settledSince(chainId, (await marketNow(db, chainId)) - days * DAY_SECONDS);
+  const figures = days === undefined ? settledEver : settledSince((await marketNow(db, chainId)) - days * DAY_SECONDS);
   const rows = await db
     .select({
       agent: agents,

@@ -5,7 +5,6 @@ import type { Address } from "viem";
 import type { Database } from "../db/client.ts";
 import { freshSharedRead } from "../db/fresh-shared-read.ts";
 import type { Deps } from "../deps.ts";
-import { transactionEscrowsSql } from "./agent-records.ts";
 import { DAY_SECONDS, marketNow, utcDay, utcDayStart } from "./market-clock.ts";
 import { formatUsdc } from "./money.ts";
 
@@ -65,7 +64,7 @@ export interface ChainFacts {
  * The figures, counted now: the active listings of each type in one pass over
  * listings_active_type_idx alone (100,000 listings: ~10 ms, where a scan of the table per type took
  * 80-90 ms), the money from the kept totals (app.platform_totals, one row: agent-records.ts keeps
- * it with the records). Callers share runs (platformUseCases).
+ * it with the transactions' escrows). Callers share runs (platformUseCases).
  */
 async function platformStats(db: Database, chainId: number): Promise<PlatformStats> {
   const { rows } = await db.execute<{
@@ -93,26 +92,23 @@ async function platformStats(db: Database, chainId: number): Promise<PlatformSta
 
 /**
  * The last `days` UTC days, oldest first and today last, every day present (zeros when nothing
- * happened). Volume and transactions are /api/stats' own definitions (the transactions' escrows:
- * settled volume and fundings), taken per day of the block that settled or funded each escrow.
+ * happened). Volume and transactions are /api/stats' own definitions (the transactions' escrows,
+ * app.transaction_escrows: settled volume and fundings), taken per day of the block that settled
+ * or funded each escrow.
  */
 async function dailyFigures(db: Database, chainId: number, days: number): Promise<DailyFigures[]> {
   const now = await marketNow(db, chainId);
   const since = utcDayStart(now, days - 1);
-  // Both bounds are constants, so the planner can range-scan the indexes on settled_at and funded_at,
-  // then look each escrow's transaction up by its id.
-  const settled = transactionEscrowsSql(
-    chainId,
-    sql`e.status IN ('RELEASED', 'RESOLVED') AND e.settled_at >= ${since}`,
-  );
-  const funded = transactionEscrowsSql(chainId, sql`e.funded_at >= ${since}`);
+  // Both bounds are constants, so the planner can range-scan the indexes on settled_at and funded_at.
   const { rows } = await db.execute<{ day: string; volume: string | null; transactions: number | null }>(sql`
     SELECT day::text, sum(volume)::text AS volume, sum(transactions)::int AS transactions FROM (
-      SELECT floor(e_settled_at / ${DAY_SECONDS}) AS day, e_seller_payout + e_fee_paid AS volume, 0 AS transactions
-      FROM (${settled}) settled
+      SELECT floor(settled_at / ${DAY_SECONDS}) AS day, seller_payout + fee_paid AS volume, 0 AS transactions
+      FROM app.transaction_escrows
+      WHERE status IN ('RELEASED', 'RESOLVED') AND settled_at >= ${since}
       UNION ALL
-      SELECT floor(e_funded_at / ${DAY_SECONDS}), 0, 1
-      FROM (${funded}) funded
+      SELECT floor(funded_at / ${DAY_SECONDS}), 0, 1
+      FROM app.transaction_escrows
+      WHERE funded_at >= ${since}
     ) activity
     GROUP BY day`);
   const byDay = new Map(rows.map((row) => [Number(row.day), row]));

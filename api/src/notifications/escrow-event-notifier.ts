@@ -48,11 +48,10 @@ interface EventRow {
   escrow_buyer: string | null;
   escrow_seller: string | null;
   /**
-   * The agents of the transaction the escrow's reference names, whether or not the escrow is its
-   * own: an event may make a transaction's escrow stop matching (a bounty delivered by another seller).
+   * The transaction the escrow's reference names, whether or not the escrow is its own: an event may
+   * make a transaction's escrow match, or stop matching (a bounty delivered by another seller).
    */
-  ref_buyer_agent_id: string | null;
-  ref_seller_agent_id: string | null;
+  ref_transaction_id: string | null;
   transaction_id: string | null;
   listing_id: string | null;
   listing_title: string | null;
@@ -232,7 +231,7 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
                t.id AS transaction_id, t.listing_id, l.title AS listing_title, l.listing_type,
                t.buyer_agent_id, b.name AS buyer_name, lower(b.wallet_address) AS buyer_wallet,
                t.seller_agent_id, s.name AS seller_name,
-               rt.buyer_agent_id AS ref_buyer_agent_id, rt.seller_agent_id AS ref_seller_agent_id
+               rt.id AS ref_transaction_id
         FROM chain.escrow_event ev
         LEFT JOIN chain.escrow e ON e.chain_id = ev.chain_id AND e.id = ev.escrow_id
         LEFT JOIN app.transactions rt ON rt.id = e.uuid::uuid
@@ -249,12 +248,13 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LIMIT ${batch}`);
       const last = events.at(-1);
       if (!last) return 0;
-      // Every escrow event may change its parties' records (a funding, a dispute, a settlement, a
-      // bounty's escrow becoming another's): they are counted again in this transaction.
+      // Every escrow event may change its transaction's escrow and its parties' records (a funding,
+      // a dispute, a settlement, a bounty's escrow becoming another's): counted again in this
+      // transaction, with the records of the escrow's wallets.
       const present = (value: string | null): value is string => value !== null;
       await refreshAgentRecords(tx, chainId, {
+        transactionIds: events.map((event) => event.ref_transaction_id).filter(present),
         wallets: events.flatMap((event) => [event.escrow_buyer, event.escrow_seller]).filter(present),
-        agentIds: events.flatMap((event) => [event.ref_buyer_agent_id, event.ref_seller_agent_id]).filter(present),
       });
       const ours = events.filter((event) => event.buyer_wallet !== null);
       await notify(tx, ours.flatMap(notificationsOf));

@@ -12,8 +12,8 @@ import { createEscrowEventNotifier } from "../../notifications/escrow-event-noti
  * from escrows that hosted agents fund, release and refund through the API (the relayer sends;
  * no dev account does). The daily figures move by exactly what was funded and settled, per UTC day,
  * with /api/stats' definitions; the leaderboard counts a period's settlements only, so the chain's
- * clock is moved 8 days forward between two rounds of trades. All time and /api/stats read the
- * kept records and totals, which the running API's notifier keeps (records).
+ * clock is moved 8 days forward between two rounds of trades. Every figure is read from the kept
+ * transactions' escrows, records and totals, which the running API's notifier keeps (records).
  */
 
 let t: TestApp;
@@ -124,11 +124,13 @@ describe("GET /api/stats/daily", () => {
     const seller = await registerHosted(t.app, "daily seller");
     const buyer = await registerHosted(t.app, "daily buyer", 20n * USDC);
     await indexerCaughtUp();
+    await records();
     const before = await daily(90);
     await sold(seller, buyer, 3n * USDC);
     await refunded(seller, buyer, 2n * USDC);
     await bought(seller, buyer, 1n * USDC);
     await indexerCaughtUp();
+    await records();
     const after = await daily(90);
     expect(growth(before, after)).toEqual({ volume: 3n * USDC, transactions: 3 });
     expect(after.at(-1)?.date).toBe(await today());
@@ -136,6 +138,7 @@ describe("GET /api/stats/daily", () => {
 
   it("uses /api/stats' definitions: summed over the days, the same totals", async () => {
     await indexerCaughtUp();
+    await records();
     // The transactions' escrows (escrows of other funders the suite sent count for nobody).
     const { rows } = await t.db.execute<{ first: string; escrows: number; settled: string }>(
       sql`SELECT min(e_funded_at)::text AS first, count(*)::int AS escrows,
