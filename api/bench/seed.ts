@@ -10,6 +10,7 @@ import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
 import type { Deps } from "../src/deps.ts";
 import { agentProfiles } from "../src/domain/agent-profile.ts";
+import { refreshAgentRecords } from "../src/domain/agent-records.ts";
 import { pruneProfileChanges } from "../src/domain/kept-profiles.ts";
 import { pruneBrowseChanges } from "../src/domain/listing-index-sync.ts";
 
@@ -131,7 +132,7 @@ export interface EscrowTarget {
 /**
  * `count` marketplace transactions between the seeded agents, each with the escrow the indexer
  * would have written for it (and the buyers' and sellers' account_stats that follow from them),
- * in a few statements: what an indexer that had followed 100,000 trades would hold, without 100,000
+ * and the agents' kept records counted from them (as every API start counts them), in a few statements: what an indexer that had followed 100,000 trades would hold, without 100,000
  * transactions on the local chain. Most are released, some refunded, ruled, disputed, delivered or
  * still funded. Written with the indexer's reorg triggers off (session_replication_role = replica):
  * these rows belong to no block the indexer could roll back. Those still under way are not due (their
@@ -153,7 +154,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
                                     dispute_window_seconds, created_at)
       SELECT l.ids[k], CASE WHEN a.ids[b] = l.sellers[k] THEN a.ids[1 + b % array_length(a.ids, 1)] ELSE a.ids[b] END,
              l.sellers[k], l.prices[k], 'bench trade ' || i,
-             now() + interval '3 days', 86400,
+             date_trunc('second', now() + interval '3 days'), 86400,
              now() - make_interval(secs => (${count} - i) * 30)
       FROM pick, l, a`);
     await tx.execute(sql`
@@ -213,6 +214,9 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
   });
   for (const name of ["escrow", "account_stats"]) await db.execute(sql`VACUUM ANALYZE ${table(name)}`);
   await db.execute(sql`VACUUM ANALYZE app.transactions`);
+  await refreshAgentRecords(db, target.chainId);
+  for (const name of ["transaction_escrows", "agent_records"])
+    await db.execute(sql`VACUUM ANALYZE app.${sql.raw(name)}`);
   // Their buyers' and sellers' profile changes, pruned as an API process would have by now.
   await pruneProfileChanges(db);
   await db.execute(sql`VACUUM ANALYZE app.profile_changes`);

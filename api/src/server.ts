@@ -8,8 +8,9 @@ import { createChainServices } from "./chain/services.ts";
 import type { Config } from "./config.ts";
 import { createDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { refreshAgentRecords } from "./domain/agent-records.ts";
 import { pruneProfileChanges } from "./domain/kept-profiles.ts";
-import { KEPT_TIERS_FULL_REFRESH_MS, refreshKeptTiers } from "./domain/kept-tiers.ts";
+import { KEPT_TIERS_FULL_REFRESH_MS } from "./domain/kept-tiers.ts";
 import { sellerSuffixSql } from "./domain/listing-browse.ts";
 import { BROWSE_CHANGES_PRUNE_MS, listingIndexSync, pruneBrowseChanges } from "./domain/listing-index-sync.ts";
 import { ReadCache } from "./http/read-cache.ts";
@@ -41,9 +42,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     queryTimeoutMs: config.databaseQueryTimeoutMs,
   });
   await migrateDatabase(db);
-  // Listing cards name their sellers' kept tiers: worked out again for every agent before serving,
-  // then every minute (stopKeepingTiers).
-  await refreshKeptTiers(db, config.chainId);
+  // Every agent's record (its transactions' escrows), the platform totals and the kept tiers that
+  // listing cards name: counted again before serving, then every minute (stopKeepingRecords).
+  await refreshAgentRecords(db, config.chainId);
   const genericPlansDb = createDatabase(config.databaseUrl, {
     max: config.databasePoolSize,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
@@ -73,10 +74,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
           createWebhookSender({ db, config, logger }).start(config.notifyIntervalMs),
         ]
       : [];
-  const stopKeepingTiers = repeatEvery(
+  const stopKeepingRecords = repeatEvery(
     KEPT_TIERS_FULL_REFRESH_MS,
-    () => refreshKeptTiers(db, config.chainId),
-    (error) => logger.error({ err: error }, "kept tiers refresh failed"),
+    () => refreshAgentRecords(db, config.chainId),
+    (error) => logger.error({ err: error }, "agent records refresh failed"),
     // Just refreshed before serving.
     KEPT_TIERS_FULL_REFRESH_MS,
   );
@@ -102,7 +103,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         setTimeout(() => (server as Server).closeAllConnections(), CLOSE_GRACE_MS).unref();
       });
       await stopKeeper();
-      await Promise.all([...stopNotifying, stopKeepingTiers, stopPruning].map((stop) => stop()));
+      await Promise.all([...stopNotifying, stopKeepingRecords, stopPruning].map((stop) => stop()));
       await rateLimitStore.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },

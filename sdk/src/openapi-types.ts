@@ -1021,7 +1021,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An agent's reputation, from indexed escrows only */
+        /** An agent's reputation, from its transactions' indexed escrows only */
         get: {
             parameters: {
                 query?: never;

@@ -275,10 +275,97 @@ export const profileDocs = app.table("profile_docs", {
   ownFields: text("own_fields").notNull(),
   /** The newest app.profile_changes version the body's snapshot saw. */
   builtVersion: bigint("built_version", { mode: "number" }).notNull(),
-  /** The agent's account_stats.last_event in the body's snapshot; null without a row there. */
+  /**
+   * The agent's account_stats.last_event its record was counted as of (app.agent_records); null
+   * without a row there.
+   */
   lastEvent: text("last_event"),
   /** The escrow contract the body's transactions name (a new local chain has another). */
   escrowContract: text("escrow_contract").notNull(),
+});
+
+/**
+ * Each agent's track record, kept (domain/agent-records.ts): the figures of the escrows that are
+ * its transactions' escrows under the rule of domain/escrow-match.ts, in the role it held in the
+ * transaction, never any other escrow naming its wallet (anyone may fund one). The columns are
+ * chain.account_stats' figures, counted over those escrows only. Recomputed (never incremented) by
+ * one statement for some agents or for all.
+ */
+export const agentRecords = app.table("agent_records", {
+  agentId: uuid("agent_id")
+    .primaryKey()
+    .references(() => agents.id, { onDelete: "cascade" }),
+  escrowsAsBuyer: integer("escrows_as_buyer").notNull(),
+  escrowsAsSeller: integer("escrows_as_seller").notNull(),
+  releasedAsBuyer: integer("released_as_buyer").notNull(),
+  releasedAsSeller: integer("released_as_seller").notNull(),
+  refundedAsBuyer: integer("refunded_as_buyer").notNull(),
+  refundedAsSeller: integer("refunded_as_seller").notNull(),
+  disputedAsBuyer: integer("disputed_as_buyer").notNull(),
+  disputedAsSeller: integer("disputed_as_seller").notNull(),
+  resolvedAsBuyer: integer("resolved_as_buyer").notNull(),
+  resolvedAsSeller: integer("resolved_as_seller").notNull(),
+  /** The seller side (payout + fee) of its escrows released or ruled, as buyer. */
+  volumeAsBuyer: wei("volume_as_buyer").notNull(),
+  volumeAsSeller: wei("volume_as_seller").notNull(),
+  /** What it received as seller (after fees). */
+  earned: wei("earned").notNull(),
+  /** Returned to it as buyer by refunds and rulings. */
+  refundedToBuyer: wei("refunded_to_buyer").notNull(),
+  /** Still held in escrow for it as buyer. */
+  lockedAsBuyer: wei("locked_as_buyer").notNull(),
+  /**
+   * The wallet's chain.account_stats.last_event the record was counted as of (null without a row
+   * there): a reader of one agent's record counts it again when the wallet's last event moved.
+   */
+  lastEvent: text("last_event"),
+});
+
+/**
+ * Each transaction's escrow while it matches every term (domain/escrow-match.ts), kept with what
+ * the records and the marketplace's figures count of it (domain/agent-records.ts): the escrows
+ * that are some transaction's, found once instead of at every read. No row while the transaction
+ * has no matching escrow (a foreign one is nobody's).
+ */
+export const transactionEscrows = app.table(
+  "transaction_escrows",
+  {
+    transactionId: uuid("transaction_id")
+      .primaryKey()
+      .references(() => transactions.id, { onDelete: "cascade" }),
+    buyerAgentId: uuid("buyer_agent_id").notNull(),
+    /** The transaction's seller agent while the escrow names its wallet as seller; else null. */
+    sellerAgentId: uuid("seller_agent_id"),
+    status: text("status").notNull(),
+    amount: wei("amount").notNull(),
+    disputed: boolean("disputed").notNull(),
+    sellerPayout: wei("seller_payout").notNull(),
+    buyerPayout: wei("buyer_payout").notNull(),
+    feePaid: wei("fee_paid").notNull(),
+    /** Unix seconds of the block that funded, and that settled it (null while open). */
+    fundedAt: wei("funded_at").notNull(),
+    settledAt: wei("settled_at"),
+  },
+  (t) => [
+    index("transaction_escrows_buyer_idx").on(t.buyerAgentId),
+    index("transaction_escrows_seller_idx").on(t.sellerAgentId),
+    // The daily figures and a period's leaderboard read a range of days.
+    index("transaction_escrows_funded_at_idx").on(t.fundedAt),
+    index("transaction_escrows_settled_at_idx").on(t.settledAt),
+  ],
+);
+
+/**
+ * The marketplace's own totals of one chain (GET /api/stats), over app.transaction_escrows: how
+ * many there are and the seller side of those released or ruled. Moved by the exact change of each
+ * refresh of those rows, in its statement; set by a full refresh.
+ */
+export const platformTotals = app.table("platform_totals", {
+  chainId: integer("chain_id").primaryKey(),
+  /** Transactions whose escrow was funded on chain with every term (app.transaction_escrows' rows). */
+  transactions: integer("transactions").notNull(),
+  /** The seller side (payout + fee) of those released or ruled. */
+  settledVolume: wei("settled_volume").notNull(),
 });
 
 /**

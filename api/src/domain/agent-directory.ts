@@ -1,17 +1,17 @@
-import { and, desc, eq, getViewSelectedFields, or, type SQL, sql } from "drizzle-orm";
-import { chainAccountStats } from "../db/chain-views.ts";
+import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { decodeCursor, encodeCursor, isTimestampPosition, timestampPosition } from "../db/cursor.ts";
-import { agents } from "../db/schema.ts";
+import { agentRecords, agents } from "../db/schema.ts";
 import type { DirectoryAgentView } from "../schemas/agents.ts";
 import { agentSummary } from "./agent-summary.ts";
 import { badRequest } from "./errors.ts";
 import { isUuid } from "./ids.ts";
-import { completedSql, recordOf, volumeSql } from "./track-record.ts";
+import { completedSql, recordOf, recordOn, volumeSql } from "./track-record.ts";
 
 /*
  * The directory of active agents: a keyword (name or bio) and a skill filter, three sorts, each
- * with its own keyset cursor.
+ * with its own keyset cursor. Records are the kept ones (agent-records.ts), which follow the
+ * indexer within one notifier interval.
  */
 
 export const DIRECTORY_SORTS = ["newest", "reputation", "volume"] as const;
@@ -59,7 +59,7 @@ function afterPosition(after: DirectoryPosition | undefined): SQL | undefined {
   return undefined;
 }
 
-export function agentDirectory(db: Database, chainId: number) {
+export function agentDirectory(db: Database) {
   /** A page of active agents and the cursor of the next one (null on the last). */
   return async function directory(
     query: DirectoryQuery,
@@ -80,16 +80,13 @@ export function agentDirectory(db: Database, chainId: number) {
     const rows = await db
       .select({
         agent: agents,
-        stats: getViewSelectedFields(chainAccountStats),
+        record: agentRecords,
         completed: completedSql,
         volume: volumeSql,
         position: timestampPosition(agents.createdAt),
       })
       .from(agents)
-      .leftJoin(
-        chainAccountStats,
-        and(eq(chainAccountStats.chainId, chainId), sql`${chainAccountStats.address} = lower(${agents.walletAddress})`),
-      )
+      .leftJoin(agentRecords, recordOn)
       .where(and(...conditions))
       .orderBy(...order)
       .limit(query.limit + 1);
@@ -102,7 +99,7 @@ export function agentDirectory(db: Database, chainId: number) {
       return { sort: query.sort, completed: String(row.completed), volume: row.volume, id };
     };
     return {
-      agents: page.map(({ agent, stats }) => agentSummary(agent, recordOf(stats ?? undefined))),
+      agents: page.map(({ agent, record }) => agentSummary(agent, recordOf(record))),
       nextCursor: rows.length > query.limit && last ? encodeCursor(position(last)) : null,
     };
   };

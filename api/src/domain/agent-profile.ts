@@ -1,19 +1,27 @@
-import { and, eq, getViewSelectedFields, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
-import { agents, apiKeys, listings, profileDocs } from "../db/schema.ts";
+import { agentRecords, agents, apiKeys, listings, profileDocs } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { type OwnProfileView, PROFILE_LISTINGS, type PublicAgentView, RECENT_TRANSACTIONS } from "../schemas/agents.ts";
+import { refreshAgentRecords } from "./agent-records.ts";
 import { type Agent, agentSummary } from "./agent-summary.ts";
 import { keepProfile, keptProfileIsCurrent, newestProfileChange } from "./kept-profiles.ts";
 import { formatUsdc } from "./money.ts";
-import { type AgentRecord, recordOf, sellerRecordOn } from "./track-record.ts";
+import {
+  type AgentRecord,
+  type RecordFigures,
+  recordIsCurrent,
+  recordOf,
+  recordOn,
+  walletStatsOn,
+} from "./track-record.ts";
 import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "./transactions.ts";
 
 /*
  * An agent's profile (GET /api/agents/{id}) and its own, fuller one (GET /api/agents/me): the
- * agent, its indexed record, its newest active listings and its newest transactions.
+ * agent, its record (agent-records.ts), its newest active listings and its newest transactions.
  *
  * The public profile is kept as the JSON it answers (domain/kept-profiles.ts): a read is one
  * statement that finds the kept profile and checks it is current. One that is not is built again
@@ -35,7 +43,7 @@ interface ProfileListingRow {
 
 /** What the profile statement reads besides the agent's row. */
 interface ProfileParts {
-  stats: typeof chainAccountStats.$inferSelect | null;
+  record: RecordFigures | null;
   listings: ProfileListingRow[];
   recentTransactions: string;
 }
@@ -58,7 +66,8 @@ interface EscrowTarget {
 /** The parts of a profile, as columns over a row of app.agents. */
 function profileColumns(db: Database, chainId: number) {
   return {
-    stats: getViewSelectedFields(chainAccountStats),
+    record: agentRecords,
+    recordCurrent: recordIsCurrent,
     // The newest active listings' ids in order from listings_agent_active_created_idx alone, then
     // their rows: selecting the rows at once, Postgres planned for the average agent's few listings
     // and fetched and sorted all of a prolific seller's (5,000 listings: 3.4 ms, against 0.2 ms).
@@ -79,7 +88,7 @@ function publicViewOf(
   parts: ProfileParts,
   escrows: EscrowTarget,
 ): { view: PublicAgentView; record: AgentRecord } {
-  const record = recordOf(parts.stats ?? undefined);
+  const record = recordOf(parts.record);
   const view = {
     ...agentSummary(agent, record),
     recent_transactions: transactionFactsFromJson(parts.recentTransactions).map((row) => toTransaction(row, escrows)),
@@ -146,7 +155,8 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
     db
       .select({ agent: agents, ...columns, builtVersion: newestProfileChange })
       .from(agents)
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(agentRecords, recordOn)
+      .leftJoin(chainAccountStats, walletStatsOn(chain.chainId))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("agent_profile"),
   );
@@ -155,7 +165,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
     db
       .select({ body: profileDocs.body, current })
       .from(agents)
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(chainAccountStats, walletStatsOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("kept_public_agent_profile"),
@@ -165,7 +175,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
     db
       .select({ body: profileDocs.body, ownFields: profileDocs.ownFields, current })
       .from(agents)
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(chainAccountStats, walletStatsOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(agents.id, sql.placeholder("id")), eq(agents.isActive, true)))
       .prepare("kept_own_profile"),
@@ -184,7 +194,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       })
       .from(apiKeys)
       .innerJoin(agents, eq(agents.id, apiKeys.agentId))
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(chainAccountStats, walletStatsOn(chain.chainId))
       .leftJoin(profileDocs, eq(profileDocs.agentId, agents.id))
       .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt), eq(agents.isActive, true)))
       .limit(literalLimit(1))
@@ -196,8 +206,14 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
    * undefined when there is none.
    */
   async function built(id: string): Promise<KeptProfile | undefined> {
-    const [row] = await build.execute({ id });
+    let [row] = await build.execute({ id });
     if (!row) return undefined;
+    // A record whose wallet's escrows moved since it was counted is counted again first.
+    if (!row.recordCurrent) {
+      await refreshAgentRecords(db, chain.chainId, { agentIds: [id] });
+      [row] = await build.execute({ id });
+      if (!row) return undefined;
+    }
     const { view, record } = publicViewOf(row.agent, row, escrows);
     const json = JSON.stringify(view);
     const ownFields = JSON.stringify(ownFieldsOf(row.agent, record));
@@ -206,7 +222,8 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
       body: json,
       ownFields,
       builtVersion: row.builtVersion,
-      lastEvent: row.stats?.lastEvent ?? null,
+      // The escrow event the record was counted as of: a later one builds the profile again.
+      lastEvent: row.record?.lastEvent ?? null,
       escrowContract: escrows.contractAddress,
     });
     return { json, ownFields };

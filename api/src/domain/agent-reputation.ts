@@ -1,17 +1,19 @@
 import { indexedBlock } from "@agent-marketplace/indexer";
-import { and, eq } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { type Address, getAddress } from "viem";
-import { agents } from "../db/schema.ts";
+import { agents, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { recordsOf } from "./agent-records.ts";
 import { IndexerBehindError, notFound } from "./errors.ts";
+import { isBountyTransactionSql } from "./escrow-match.ts";
 import { type ReputationTier, reputationTier, successRate, type TrackRecord } from "./reputation.ts";
-import { trackRecordFromLogs } from "./reputation-from-logs.ts";
-import { recordsOf } from "./track-record.ts";
+import { type AgentTransaction, escrowsFromLogs, trackRecordOfEscrows } from "./reputation-from-logs.ts";
 
 /*
- * An agent's reputation from indexed escrows only (chain.account_stats), and its verification:
- * the same figures recomputed from the escrow contract's logs up to the block the indexer has
- * reached, field by field.
+ * An agent's reputation from its kept record (its transactions' escrows as indexed, see
+ * agent-records.ts), and its verification: the same figures recomputed from the escrow contract's
+ * logs up to the block the indexer has reached, under the same rule, field by field.
  */
 
 /** A reputation as the API answers it. */
@@ -48,6 +50,30 @@ export function figuresOf(record: TrackRecord): ReputationFigures {
 export function reputationUseCases(deps: Pick<Deps, "db" | "chain">) {
   const { db, chain } = deps;
 
+  const buyerAgent = alias(agents, "buyer_agent");
+  const sellerAgent = alias(agents, "seller_agent");
+
+  /** What the API expected of the escrow of each transaction the agent is the buyer or seller of. */
+  async function transactionsOf(agentId: string): Promise<AgentTransaction[]> {
+    const rows = await db
+      .select({
+        transactionId: transactions.id,
+        amountWei: transactions.amountWei,
+        deadline: transactions.deadline,
+        disputeWindowSeconds: transactions.disputeWindowSeconds,
+        buyerWallet: buyerAgent.walletAddress,
+        sellerWallet: sellerAgent.walletAddress,
+        isBounty: isBountyTransactionSql(transactions.listingId).mapWith(Boolean),
+        buyerAgentId: transactions.buyerAgentId,
+        sellerAgentId: transactions.sellerAgentId,
+      })
+      .from(transactions)
+      .innerJoin(buyerAgent, eq(buyerAgent.id, transactions.buyerAgentId))
+      .leftJoin(sellerAgent, eq(sellerAgent.id, transactions.sellerAgentId))
+      .where(or(eq(transactions.buyerAgentId, agentId), eq(transactions.sellerAgentId, agentId)));
+    return rows;
+  }
+
   /** The checksummed wallet of an active agent; 404 otherwise. */
   async function agentWallet(id: string): Promise<Address> {
     const [agent] = await db
@@ -58,16 +84,16 @@ export function reputationUseCases(deps: Pick<Deps, "db" | "chain">) {
     return getAddress(agent.wallet);
   }
 
-  async function indexedRecord(wallet: Address): Promise<TrackRecord> {
-    const record = (await recordsOf(db, chain.chainId, [wallet])).get(wallet.toLowerCase());
+  async function indexedRecord(agentId: string): Promise<TrackRecord> {
+    const record = (await recordsOf(db, chain.chainId, [agentId])).get(agentId);
     return record ?? { completed: 0, refunded: 0, disputed: 0, volumeWei: 0n };
   }
 
   return {
-    /** An active agent's reputation from indexed escrows; 404 for no such agent. */
+    /** An active agent's reputation from its transactions' indexed escrows; 404 for no such agent. */
     async reputation(agentId: string): Promise<{ wallet: Address; figures: ReputationFigures }> {
       const wallet = await agentWallet(agentId);
-      return { wallet, figures: figuresOf(await indexedRecord(wallet)) };
+      return { wallet, figures: figuresOf(await indexedRecord(agentId)) };
     },
 
     /**
@@ -82,7 +108,7 @@ export function reputationUseCases(deps: Pick<Deps, "db" | "chain">) {
       let indexed: TrackRecord | undefined;
       for (let attempt = 0; attempt < 5 && indexed === undefined; attempt++) {
         const before = await indexedBlock(query, chain.chainId);
-        const record = await indexedRecord(wallet);
+        const record = await indexedRecord(agentId);
         const after = await indexedBlock(query, chain.chainId);
         if (before !== undefined && before === after) {
           block = before;
@@ -93,13 +119,8 @@ export function reputationUseCases(deps: Pick<Deps, "db" | "chain">) {
         throw new IndexerBehindError("The indexer has no settled block to compare with; retry shortly");
       }
       const escrow = chain.deployment.contracts.AgentEscrow;
-      const fromChain = await trackRecordFromLogs(
-        chain.publicClient,
-        escrow.address,
-        wallet,
-        BigInt(escrow.startBlock),
-        block,
-      );
+      const escrows = await escrowsFromLogs(chain.publicClient, escrow.address, BigInt(escrow.startBlock), block);
+      const fromChain = trackRecordOfEscrows(agentId, escrows.values(), await transactionsOf(agentId));
       const indexedFigures = figuresOf(indexed);
       const chainFigures = figuresOf(fromChain);
       const mismatches = (Object.keys(indexedFigures) as (keyof ReputationFigures)[]).filter(

@@ -13,7 +13,6 @@ import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles } from "./agent-profile.ts";
 import type { Agent } from "./agent-summary.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
-import { refreshKeptTiers } from "./kept-tiers.ts";
 
 export type { Agent };
 
@@ -90,9 +89,6 @@ export async function registerAgent(
       if (!created) throw new Error("insert returned no row");
       const key = newApiKey(created.id);
       await tx.insert(apiKeys).values(key.row);
-      // An external wallet may have settled escrows before its agent existed: its cards name that
-      // tier. In the transaction: a failure here leaves no agent whose key was never answered.
-      if (!hosted) await refreshKeptTiers(tx, config.chainId, [walletAddress]);
       apiKey = key.apiKey;
       return created;
     })
@@ -193,7 +189,7 @@ export function agentUseCases(deps: Deps) {
       return chain.balances(address);
     },
     ...agentKeys(db),
-    directory: agentDirectory(db, chain.chainId),
+    directory: agentDirectory(db),
   };
 }
 

@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor } from "../db/cursor.ts";
 import { agents, deliverables, disputes, evidence, messages, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { DisputeCaseView, DisputeQueueView, DisputeStatus, QueuedDisputeView } from "../schemas/disputes.ts";
+import { recordsOf } from "./agent-records.ts";
 import { reputationUseCases } from "./agent-reputation.ts";
 import { agentUseCases } from "./agents.ts";
 import { deliverableHash } from "./deliverables.ts";
@@ -13,7 +14,6 @@ import { badRequest, notFound } from "./errors.ts";
 import { escrowMatchesSql, isBountyTransactionSql } from "./escrow-match.ts";
 import { isUuid } from "./ids.ts";
 import { formatUsdc } from "./money.ts";
-import { recordsOf } from "./track-record.ts";
 import { transactionRecords } from "./transaction-records.ts";
 import { type EscrowLocation, queryTransactions, type TransactionRow, toTransaction } from "./transactions.ts";
 
@@ -78,10 +78,9 @@ export function disputeDesk(deps: Deps) {
       .select({
         transactionId: transactions.id,
         amountWei: transactions.amountWei,
-        buyer: { id: buyerAgent.id, name: buyerAgent.name, wallet: buyerAgent.walletAddress },
+        buyer: { id: buyerAgent.id, name: buyerAgent.name },
         sellerId: sellerAgent.id,
         sellerName: sellerAgent.name,
-        sellerWallet: sellerAgent.walletAddress,
         escrowSeller: chainEscrow.seller,
         disputedBy: chainEscrow.disputedBy,
         reasonHash: chainEscrow.disputeReasonHash,
@@ -121,12 +120,12 @@ export function disputeDesk(deps: Deps) {
     const page = rows.slice(0, input.limit);
     const last = page.at(-1);
     const next = rows.length > input.limit && last ? { at: last.disputedAt ?? "0", id: last.transactionId } : null;
-    const tiers = await recordsOf(
+    const records = await recordsOf(
       db,
       chain.chainId,
-      page.flatMap((row) => [row.buyer.wallet, ...(row.sellerWallet ? [row.sellerWallet] : [])]),
+      page.flatMap((row) => [row.buyer.id, ...(row.sellerId ? [row.sellerId] : [])]),
     );
-    const tierOf = (wallet: string) => tiers.get(wallet.toLowerCase())?.tier ?? "NEWCOMER";
+    const tierOf = (agentId: string) => records.get(agentId)?.tier ?? "NEWCOMER";
     const resolved = input.status === "resolved";
     return {
       disputes: page.map(
@@ -134,10 +133,10 @@ export function disputeDesk(deps: Deps) {
           transaction_id: row.transactionId,
           amount_wei: row.amountWei,
           amount_usdc: formatUsdc(row.amountWei),
-          buyer: { id: row.buyer.id, name: row.buyer.name, reputation_tier: tierOf(row.buyer.wallet) },
+          buyer: { id: row.buyer.id, name: row.buyer.name, reputation_tier: tierOf(row.buyer.id) },
           seller:
-            row.sellerId && row.sellerName !== null && row.sellerWallet !== null
-              ? { id: row.sellerId, name: row.sellerName, reputation_tier: tierOf(row.sellerWallet) }
+            row.sellerId && row.sellerName !== null
+              ? { id: row.sellerId, name: row.sellerName, reputation_tier: tierOf(row.sellerId) }
               : null,
           raised_by: raisedBy({ disputedBy: row.disputedBy, seller: row.escrowSeller }),
           reason: reasonOnChain(row.reason, row.reasonHash),

@@ -16,6 +16,7 @@ import {
 } from "../../test/harness.ts";
 import { agents } from "../db/schema.ts";
 import { createEscrowEventNotifier } from "../notifications/escrow-event-notifier.ts";
+import { refreshAgentRecords } from "./agent-records.ts";
 import { refreshKeptTiers } from "./kept-tiers.ts";
 
 /*
@@ -70,18 +71,22 @@ describe("kept reputation tiers", () => {
 
     await t.db.update(agents).set({ reputationTier: "VETERAN" }).where(eq(agents.id, seller.id));
     expect(await browsedTier(seller), "browse reads the kept tier").toBe("VETERAN");
-    expect(await refreshKeptTiers(t.db, t.config.chainId)).toBeGreaterThanOrEqual(1);
+    expect(await refreshKeptTiers(t.db)).toBeGreaterThanOrEqual(1);
     expect(await keptTier(seller.id)).toBe("RELIABLE");
     // Nothing else differed from its record: a second refresh changes nothing.
-    expect(await refreshKeptTiers(t.db, t.config.chainId)).toBe(0);
-    expect(await refreshKeptTiers(t.db, t.config.chainId, [])).toBe(0);
+    expect(await refreshKeptTiers(t.db)).toBe(0);
+    expect(await refreshKeptTiers(t.db, {})).toBe(0);
+    await refreshAgentRecords(t.db, t.config.chainId);
+    expect(await keptTier(seller.id), "a full refresh of the records keeps it").toBe("RELIABLE");
 
-    // The seller's wallet, given up by its agent, registered anew as an external agent's: the new
-    // agent's cards name the wallet's record from the start.
+    // The seller's wallet, given up by its agent, registered anew as an external agent's: the
+    // escrows it settled were the old agent's transactions, never the new agent's.
     await t.db.update(agents).set({ walletAddress: newWallet().address }).where(eq(agents.id, seller.id));
     const wallet = seller.wallet;
     const heir = await registerWithWallet(t.app, "heir", wallet);
-    expect(await keptTier(heir.id)).toBe("RELIABLE");
-    expect(await profileTier(heir.id)).toBe("RELIABLE");
+    expect(await profileTier(heir.id)).toBe("NEWCOMER");
+    while ((await notifier.tick()) > 0);
+    await refreshAgentRecords(t.db, t.config.chainId);
+    expect(await keptTier(heir.id)).toBe("NEWCOMER");
   });
 });

@@ -1,21 +1,23 @@
-import { getViewSelectedFields, type SQL, sql } from "drizzle-orm";
-import { chainAccountStats } from "../db/chain-views.ts";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { agents } from "../db/schema.ts";
+import { agentRecords, agents } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { DirectoryAgentView } from "../schemas/agents.ts";
 import { agentSummary } from "./agent-summary.ts";
 import { DAY_SECONDS, marketNow } from "./market-clock.ts";
 import { successRate } from "./reputation.ts";
-import { recordOf } from "./track-record.ts";
+import { recordOf, recordOn } from "./track-record.ts";
 
 /*
  * The leaderboard: agents ranked by what they did in a period (the last 7 or 30 days, or all time),
- * from indexed escrows settled in it, counted as the reputation counts them (track-record.ts,
- * reputation-from-logs.ts). `earned` is what the agent received as seller (released payouts and its
- * share of rulings, after the fee: account_stats' `earned`); `completed` its sales released or ruled;
- * `success_rate` the reputation's rate (released or ruled over those plus refunds, in either role)
- * over the period. An agent with no escrow settled in the period, in either role, is not on it.
+ * from their transactions' indexed escrows settled in it, counted as the reputation counts them
+ * (agent-records.ts: an escrow counts only as some transaction's, for its buyer and seller agents).
+ * `earned` is what the agent received as seller (released payouts and its share of rulings, after
+ * the fee: the record's `earned`); `completed` its sales released or ruled; `success_rate` the
+ * reputation's rate (released or ruled over those plus refunds, in either role) over the period.
+ * An agent with no escrow settled in the period, in either role, is not on it. All time reads the
+ * kept records; a period the kept transactions' escrows settled in it (both follow the indexer
+ * within one notifier interval).
  */
 
 export const LEADERBOARD_PERIODS = ["week", "month", "all"] as const;
@@ -47,76 +49,65 @@ function orderOf(sort: LeaderboardSort): SQL {
 }
 
 /**
- * Per address: earned, completed (sales), settled_ok (released or ruled, either role) and refunded
- * (either role), for the escrows settled since `since` (unix seconds).
+ * Per agent: earned, completed (sales), settled_ok (released or ruled, either role) and refunded
+ * (either role), for its transactions' escrows settled since `since` (unix seconds), from
+ * app.transaction_escrows by day.
  */
-function settledSince(chainId: number, since: number): SQL {
+function settledSince(since: number): SQL {
+  const settled = sql`status IN ('RELEASED', 'RESOLVED', 'REFUNDED') AND settled_at >= ${since}`;
   return sql`
-    SELECT address, sum(earned) AS earned, sum(completed) AS completed,
+    SELECT agent_id, sum(earned) AS earned, sum(completed) AS completed,
       sum(settled_ok) AS settled_ok, sum(refunded) AS refunded
     FROM (
-      -- Each settled escrow counts once per role its address held, as the reputation counts it.
-      SELECT seller AS address,
+      -- Each settled escrow counts once per role the agent held in its transaction, as the
+      -- reputation counts it.
+      SELECT seller_agent_id AS agent_id,
         CASE WHEN status = 'REFUNDED' THEN 0 ELSE seller_payout END AS earned,
         CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END AS completed,
         CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END AS settled_ok,
         CASE WHEN status = 'REFUNDED' THEN 1 ELSE 0 END AS refunded
-      FROM chain.escrow
-      WHERE chain_id = ${chainId} AND status IN ('RELEASED', 'RESOLVED', 'REFUNDED') AND settled_at >= ${since}
+      FROM app.transaction_escrows WHERE ${settled} AND seller_agent_id IS NOT NULL
       UNION ALL
-      SELECT buyer, 0, 0,
+      SELECT buyer_agent_id, 0, 0,
         CASE WHEN status = 'REFUNDED' THEN 0 ELSE 1 END,
         CASE WHEN status = 'REFUNDED' THEN 1 ELSE 0 END
-      FROM chain.escrow
-      WHERE chain_id = ${chainId} AND status IN ('RELEASED', 'RESOLVED', 'REFUNDED') AND settled_at >= ${since}
+      FROM app.transaction_escrows WHERE ${settled}
     ) roles
-    GROUP BY address`;
+    GROUP BY agent_id`;
 }
 
-/**
- * The same figures for all time, from the indexer's running totals (one row per address, not one
- * per escrow): the reputation's own counts.
- */
-function settledEver(chainId: number): SQL {
-  return sql`
-    SELECT address, earned, completed, settled_ok, refunded
-    FROM (
-      SELECT address, earned,
-        released_as_seller + resolved_as_seller AS completed,
-        released_as_buyer + released_as_seller + resolved_as_buyer + resolved_as_seller AS settled_ok,
-        refunded_as_buyer + refunded_as_seller AS refunded
-      FROM chain.account_stats
-      WHERE chain_id = ${chainId}
-    ) totals
-    WHERE settled_ok + refunded > 0`;
-}
+/** The same figures for all time, from the kept records (one row per agent, not one per escrow). */
+const settledEver: SQL = sql`
+  SELECT agent_id, earned, completed, settled_ok, refunded
+  FROM (
+    SELECT agent_id, earned,
+      released_as_seller + resolved_as_seller AS completed,
+      released_as_buyer + released_as_seller + resolved_as_buyer + resolved_as_seller AS settled_ok,
+      refunded_as_buyer + refunded_as_seller AS refunded
+    FROM app.agent_records
+  ) totals
+  WHERE settled_ok + refunded > 0`;
 
 async function leaderboard(db: Database, chainId: number, query: LeaderboardQuery): Promise<LeaderboardEntry[]> {
   const days = PERIOD_DAYS[query.period];
-  const figures =
-    days === undefined
-      ? settledEver(chainId)
-      : settledSince(chainId, (await marketNow(db, chainId)) - days * DAY_SECONDS);
+  const figures = days === undefined ? settledEver : settledSince((await marketNow(db, chainId)) - days * DAY_SECONDS);
   const rows = await db
     .select({
       agent: agents,
-      stats: getViewSelectedFields(chainAccountStats),
+      record: agentRecords,
       earned: sql<string>`board.earned::text`,
       completed: sql<number>`board.completed::int`,
       settledOk: sql<number>`board.settled_ok::int`,
       refunded: sql<number>`board.refunded::int`,
     })
     .from(sql`(${figures}) AS board`)
-    .innerJoin(agents, sql`lower(${agents.walletAddress}) = board.address AND ${agents.isActive}`)
-    .leftJoin(
-      chainAccountStats,
-      sql`${chainAccountStats.chainId} = ${chainId} AND ${chainAccountStats.address} = board.address`,
-    )
+    .innerJoin(agents, sql`${agents.id} = board.agent_id AND ${agents.isActive}`)
+    .leftJoin(agentRecords, recordOn)
     .orderBy(orderOf(query.sort))
     .limit(query.limit);
   return rows.map((row, index) => ({
     rank: index + 1,
-    agent: { ...agentSummary(row.agent, recordOf(row.stats ?? undefined)), hosted: row.agent.hosted },
+    agent: { ...agentSummary(row.agent, recordOf(row.record)), hosted: row.agent.hosted },
     earnedWei: BigInt(row.earned),
     completed: row.completed,
     successRate: successRate({ completed: row.settledOk, refunded: row.refunded, disputed: 0, volumeWei: 0n }),

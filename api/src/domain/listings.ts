@@ -1,16 +1,17 @@
-import { and, eq, getViewSelectedFields, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
 import { chainAccountStats } from "../db/chain-views.ts";
 import { compiled } from "../db/compiled-statement.ts";
-import { agents, listings, transactions } from "../db/schema.ts";
+import { agentRecords, agents, listings, transactions } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { ListingCategory, ListingType, ListingView } from "../schemas/listing.ts";
+import { refreshAgentRecords } from "./agent-records.ts";
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { type EscrowFunding, escrowFunding } from "./escrow-funding.ts";
 import { isUuid } from "./ids.ts";
 import { listingBrowse } from "./listing-browse.ts";
 import { formatUsdc } from "./money.ts";
-import { recordOf, sellerRecordOn } from "./track-record.ts";
+import { recordIsCurrent, recordOf, recordOn, walletStatsOn } from "./track-record.ts";
 
 /*
  * Listings: the browse query, a listing's details, and an agent's own listings created (a BOUNTY
@@ -88,10 +89,16 @@ export function listingUseCases(
    * listing's own fields are not decoded and written again. 404 when unknown.
    */
   async function detailsJson(id: string): Promise<string> {
-    const [row] = await listingById.execute({ id });
+    let [row] = await listingById.execute({ id });
     if (!row) throw notFound("Listing");
+    // A seller's record whose wallet's escrows moved since it was counted is counted again first.
+    if (!row.recordCurrent) {
+      await refreshAgentRecords(db, chain.chainId, { agentIds: [row.agentId] });
+      [row] = await listingById.execute({ id });
+      if (!row) throw notFound("Listing");
+    }
     if (row.cardText === null) throw new Error(`listing ${id} has no stored card`);
-    const record = recordOf(row.stats ?? undefined);
+    const record = recordOf(row.record);
     const settled = record.completed + record.refunded;
     const agent: ListingView["agents"] = {
       id: row.agentId,
@@ -122,11 +129,13 @@ export function listingUseCases(
         agentId: listings.agentId,
         agentName: agents.name,
         walletAddress: agents.walletAddress,
-        stats: getViewSelectedFields(chainAccountStats),
+        record: agentRecords,
+        recordCurrent: recordIsCurrent,
       })
       .from(listings)
       .innerJoin(agents, eq(agents.id, listings.agentId))
-      .leftJoin(chainAccountStats, sellerRecordOn(chain.chainId))
+      .leftJoin(agentRecords, recordOn)
+      .leftJoin(chainAccountStats, walletStatsOn(chain.chainId))
       .where(eq(listings.id, sql.placeholder("id")))
       .prepare("listing_details"),
   );

@@ -1,11 +1,11 @@
-import { and, desc, eq, getViewSelectedFields, inArray, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { newApiKey } from "../auth/api-keys.ts";
 import { ownedBy } from "../auth/user-sessions.ts";
-import { chainAccountStats } from "../db/chain-views.ts";
 import { agents, apiKeys, notifications } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import type { DirectoryAgentView } from "../schemas/agents.ts";
+import { recordsOf } from "./agent-records.ts";
 import { agentSummary } from "./agent-summary.ts";
 import { type Agent, type RegisterAgentInput, registerAgent } from "./agents.ts";
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
@@ -97,23 +97,18 @@ export function ownerUseCases(deps: Deps) {
    */
   async function agentsOf(owner: string): Promise<OwnedAgentOverview[]> {
     const rows = await db
-      .select({ agent: agents, stats: getViewSelectedFields(chainAccountStats) })
+      .select({ agent: agents })
       .from(agents)
-      .leftJoin(
-        chainAccountStats,
-        and(
-          eq(chainAccountStats.chainId, chain.chainId),
-          sql`${chainAccountStats.address} = lower(${agents.walletAddress})`,
-        ),
-      )
       .where(and(eq(agents.isActive, true), ownedBy(owner)))
       .orderBy(agents.createdAt, agents.id);
-    const [counts, balances] = await Promise.all([
-      countsByAgent(rows.map((row) => row.agent.id)),
+    const ids = rows.map((row) => row.agent.id);
+    const [counts, balances, records] = await Promise.all([
+      countsByAgent(ids),
       Promise.all(rows.map((row) => chain.balances(getAddress(row.agent.walletAddress)))),
+      recordsOf(db, chain.chainId, ids),
     ]);
-    return rows.map(({ agent, stats }, i) => ({
-      summary: agentSummary(agent, recordOf(stats ?? undefined)),
+    return rows.map(({ agent }, i) => ({
+      summary: agentSummary(agent, records.get(agent.id) ?? recordOf(undefined)),
       hosted: agent.hosted,
       isPaused: agent.isPaused,
       balances: balances[i] as { ethWei: bigint; usdcWei: bigint },

@@ -16,12 +16,16 @@ import { formatUsdc } from "./money.ts";
 /** How far behind the chain head the indexer may be before health says "degraded". */
 const MAX_HEALTHY_LAG_BLOCKS = 10n;
 
-/** Marketplace-wide figures: agents and listings from the app's tables, money from indexed escrows. */
+/**
+ * Marketplace-wide figures: agents and listings from the app's tables, money from the transactions'
+ * indexed escrows (an escrow counts only as some transaction's, under the rule of escrow-match.ts:
+ * anyone may fund escrows between addresses of their own).
+ */
 export interface PlatformStats {
   active_agents: number;
   /** Value settled to sellers (payouts and fees) of released and ruled escrows, in USD (1 USDC = 1 USD). */
   total_volume_usd: string;
-  /** Escrows funded on chain. */
+  /** Transactions whose escrow was funded on chain. */
   total_transactions: number;
   listings: { FIXED: number; BOUNTY: number };
 }
@@ -33,7 +37,7 @@ export interface DailyFigures {
   /** Settled to sellers (payouts and fees) by releases and rulings mined that day. */
   volume_wei: string;
   volume_usdc: string;
-  /** Escrows funded that day. */
+  /** Transactions whose escrow was funded that day. */
   transactions: number;
 }
 
@@ -59,7 +63,8 @@ export interface ChainFacts {
 /**
  * The figures, counted now: the active listings of each type in one pass over
  * listings_active_type_idx alone (100,000 listings: ~10 ms, where a scan of the table per type took
- * 80-90 ms). Callers share runs (platformUseCases).
+ * 80-90 ms), the money from the kept totals (app.platform_totals, one row: agent-records.ts keeps
+ * it with the transactions' escrows). Callers share runs (platformUseCases).
  */
 async function platformStats(db: Database, chainId: number): Promise<PlatformStats> {
   const { rows } = await db.execute<{
@@ -73,8 +78,8 @@ async function platformStats(db: Database, chainId: number): Promise<PlatformSta
       (SELECT count(*)::int FROM app.agents WHERE is_active) AS active_agents,
       count(*) FILTER (WHERE listing_type = 'FIXED')::int AS fixed,
       count(*) FILTER (WHERE listing_type = 'BOUNTY')::int AS bounty,
-      (SELECT escrows FROM chain.escrow_totals WHERE chain_id = ${chainId}) AS escrows,
-      (SELECT settled_volume::text FROM chain.escrow_totals WHERE chain_id = ${chainId}) AS settled
+      (SELECT transactions FROM app.platform_totals WHERE chain_id = ${chainId}) AS escrows,
+      (SELECT settled_volume::text FROM app.platform_totals WHERE chain_id = ${chainId}) AS settled
     FROM app.listings WHERE is_active`);
   const row = rows[0];
   return {
@@ -87,8 +92,9 @@ async function platformStats(db: Database, chainId: number): Promise<PlatformSta
 
 /**
  * The last `days` UTC days, oldest first and today last, every day present (zeros when nothing
- * happened). Volume and transactions are /api/stats' own definitions (escrow_totals' settled volume
- * and escrows), taken per day of the block that settled or funded each escrow.
+ * happened). Volume and transactions are /api/stats' own definitions (the transactions' escrows,
+ * app.transaction_escrows: settled volume and fundings), taken per day of the block that settled
+ * or funded each escrow.
  */
 async function dailyFigures(db: Database, chainId: number, days: number): Promise<DailyFigures[]> {
   const now = await marketNow(db, chainId);
@@ -97,12 +103,12 @@ async function dailyFigures(db: Database, chainId: number, days: number): Promis
   const { rows } = await db.execute<{ day: string; volume: string | null; transactions: number | null }>(sql`
     SELECT day::text, sum(volume)::text AS volume, sum(transactions)::int AS transactions FROM (
       SELECT floor(settled_at / ${DAY_SECONDS}) AS day, seller_payout + fee_paid AS volume, 0 AS transactions
-      FROM chain.escrow
-      WHERE chain_id = ${chainId} AND status IN ('RELEASED', 'RESOLVED') AND settled_at >= ${since}
+      FROM app.transaction_escrows
+      WHERE status IN ('RELEASED', 'RESOLVED') AND settled_at >= ${since}
       UNION ALL
       SELECT floor(funded_at / ${DAY_SECONDS}), 0, 1
-      FROM chain.escrow
-      WHERE chain_id = ${chainId} AND funded_at >= ${since}
+      FROM app.transaction_escrows
+      WHERE funded_at >= ${since}
     ) activity
     GROUP BY day`);
   const byDay = new Map(rows.map((row) => [Number(row.day), row]));

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 
 /**
- * Reputation tiers, from an agent's indexed on-chain record (chain.account_stats). The thresholds
+ * Reputation tiers, from an agent's record (its transactions' indexed escrows, agent-records.ts). The thresholds
  * live here and nowhere else; the README and /skill.md quote them.
  */
 export const REPUTATION_TIERS = ["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"] as const;
@@ -38,7 +38,7 @@ export function reputationTier(record: TrackRecord): ReputationTier {
   return "NEWCOMER";
 }
 
-/** A track record's numbers as SQL expressions (over a row of chain.account_stats, say). */
+/** A track record's numbers as SQL expressions (over a row of app.agent_records, say). */
 export type TrackRecordSql = Record<"completed" | "refunded" | "volumeWei", SQL>;
 
 /**

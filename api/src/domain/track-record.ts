@@ -1,8 +1,12 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { chainAccountStats } from "../db/chain-views.ts";
-import type { Database } from "../db/client.ts";
-import { agents } from "../db/schema.ts";
+import { agentRecords, agents } from "../db/schema.ts";
 import { reputationTier, successRate, type TrackRecord } from "./reputation.ts";
+
+/*
+ * An agent's record as the API answers it, from its kept figures (app.agent_records: its
+ * transactions' escrows only, see agent-records.ts), in TypeScript and as SQL over a joined row.
+ */
 
 /** An agent's on-chain record, as its profile and reputation answer it. */
 export interface AgentRecord extends TrackRecord {
@@ -13,60 +17,57 @@ export interface AgentRecord extends TrackRecord {
   tier: ReturnType<typeof reputationTier>;
 }
 
-type StatsRow = typeof chainAccountStats.$inferSelect;
+/** A record's figures: app.agent_records' columns (wei as text, as Postgres gives numeric). */
+export type RecordFigures = Omit<typeof agentRecords.$inferSelect, "agentId" | "lastEvent">;
 
-export function recordOf(stats: StatsRow | undefined): AgentRecord {
+/** The record of kept figures; all zeros without any (an agent with no transaction's escrow yet). */
+export function recordOf(figures: RecordFigures | undefined | null): AgentRecord {
   const n = (value: number | undefined) => value ?? 0;
   const w = (value: string | undefined) => BigInt(value ?? "0");
-  const completed =
-    n(stats?.releasedAsBuyer) + n(stats?.releasedAsSeller) + n(stats?.resolvedAsBuyer) + n(stats?.resolvedAsSeller);
+  const f = figures ?? undefined;
+  const completed = n(f?.releasedAsBuyer) + n(f?.releasedAsSeller) + n(f?.resolvedAsBuyer) + n(f?.resolvedAsSeller);
   const record: TrackRecord = {
     completed,
-    refunded: n(stats?.refundedAsBuyer) + n(stats?.refundedAsSeller),
-    disputed: n(stats?.disputedAsBuyer) + n(stats?.disputedAsSeller),
-    volumeWei: w(stats?.volumeAsBuyer) + w(stats?.volumeAsSeller),
+    refunded: n(f?.refundedAsBuyer) + n(f?.refundedAsSeller),
+    disputed: n(f?.disputedAsBuyer) + n(f?.disputedAsSeller),
+    volumeWei: w(f?.volumeAsBuyer) + w(f?.volumeAsSeller),
   };
   return {
     ...record,
-    transactionCount: n(stats?.escrowsAsBuyer) + n(stats?.escrowsAsSeller),
-    earnedWei: w(stats?.earned),
-    spentWei: w(stats?.volumeAsBuyer),
+    transactionCount: n(f?.escrowsAsBuyer) + n(f?.escrowsAsSeller),
+    earnedWei: w(f?.earned),
+    spentWei: w(f?.volumeAsBuyer),
     successRate: successRate(record),
     tier: reputationTier(record),
   };
 }
 
-const stats = chainAccountStats;
+const kept = agentRecords;
 
 /**
- * recordOf's `completed`, `refunded` and `volumeWei` in SQL, over a (left-joined)
- * chain.account_stats row: the directory sorts by them, the browse works out sellers' tiers from them.
- * Keep them in step with recordOf.
+ * recordOf's `completed`, `refunded` and `volumeWei` in SQL, over a (left-joined) app.agent_records
+ * row: the directory sorts by them, the kept tiers are worked out from them. Keep them in step
+ * with recordOf.
  */
 export const completedSql = sql<number>`(
-  coalesce(${stats.releasedAsBuyer}, 0) + coalesce(${stats.releasedAsSeller}, 0)
-  + coalesce(${stats.resolvedAsBuyer}, 0) + coalesce(${stats.resolvedAsSeller}, 0))`;
-export const refundedSql = sql<number>`(coalesce(${stats.refundedAsBuyer}, 0) + coalesce(${stats.refundedAsSeller}, 0))`;
-export const volumeSql = sql<string>`(coalesce(${stats.volumeAsBuyer}, 0) + coalesce(${stats.volumeAsSeller}, 0))`;
+  coalesce(${kept.releasedAsBuyer}, 0) + coalesce(${kept.releasedAsSeller}, 0)
+  + coalesce(${kept.resolvedAsBuyer}, 0) + coalesce(${kept.resolvedAsSeller}, 0))`;
+export const refundedSql = sql<number>`(coalesce(${kept.refundedAsBuyer}, 0) + coalesce(${kept.refundedAsSeller}, 0))`;
+export const volumeSql = sql<string>`(coalesce(${kept.volumeAsBuyer}, 0) + coalesce(${kept.volumeAsSeller}, 0))`;
 
-/** Joins (left) the seller's indexed record to its agent row: none before its first escrow. */
-export function sellerRecordOn(chainId: number) {
+/** Joins (left) an agent row's kept record: none before its first transaction's escrow is counted. */
+export const recordOn = eq(agentRecords.agentId, agents.id);
+
+/** Joins (left) the indexer's row of an agent's wallet: its last_event tells whether the kept record is current. */
+export function walletStatsOn(chainId: number) {
   return and(
     eq(chainAccountStats.chainId, chainId),
     eq(chainAccountStats.address, sql`lower(${agents.walletAddress})`),
   );
 }
 
-/** The indexed record of each wallet address (lowercase keys). */
-export async function recordsOf(db: Database, chainId: number, addresses: string[]): Promise<Map<string, AgentRecord>> {
-  const lower = [...new Set(addresses.map((a) => a.toLowerCase()))];
-  const rows =
-    lower.length === 0
-      ? []
-      : await db
-          .select()
-          .from(chainAccountStats)
-          .where(and(eq(chainAccountStats.chainId, chainId), inArray(chainAccountStats.address, lower)));
-  const byAddress = new Map(rows.map((row) => [row.address, row]));
-  return new Map(lower.map((address) => [address, recordOf(byAddress.get(address))]));
-}
+/**
+ * Whether the kept record (joined with recordOn) was counted as of the wallet's newest escrow event
+ * (joined with walletStatsOn). No kept record is current while the wallet has no escrow at all.
+ */
+export const recordIsCurrent = sql<boolean>`(${agentRecords.lastEvent} IS NOT DISTINCT FROM ${chainAccountStats.lastEvent})`;

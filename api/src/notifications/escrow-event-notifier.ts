@@ -3,9 +3,9 @@ import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
+import { refreshAgentRecords } from "../domain/agent-records.ts";
 import { reasonOnChain } from "../domain/dispute-reason.ts";
 import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/escrow-match.ts";
-import { refreshKeptTiers, TIER_EVENT_KINDS } from "../domain/kept-tiers.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
 /*
@@ -14,8 +14,8 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * remembers the last event read; it moves in the same database transaction as the rows it
  * produced, and every row carries a dedupe key naming its event, so each event notifies each party
  * exactly once, whichever API instance reads it (an advisory lock lets one read at a time). The
- * parties of each settlement get their kept reputation tiers worked out again in the same
- * transaction (domain/kept-tiers.ts).
+ * parties of each event get their records (and kept tiers, and the platform totals) counted again
+ * in the same transaction (domain/agent-records.ts).
  *
  * Who hears what:
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.
@@ -44,9 +44,14 @@ interface EventRow {
   ruling_note: string | null;
   tx_hash: string;
   block_number: string;
-  /** The escrow's parties on chain (lowercase), whatever our transaction: a settlement changes their records. */
+  /** The escrow's parties on chain (lowercase), whatever our transaction: their records may change. */
   escrow_buyer: string | null;
   escrow_seller: string | null;
+  /**
+   * The transaction the escrow's reference names, whether or not the escrow is its own: an event may
+   * make a transaction's escrow match, or stop matching (a bounty delivered by another seller).
+   */
+  ref_transaction_id: string | null;
   transaction_id: string | null;
   listing_id: string | null;
   listing_title: string | null;
@@ -209,14 +214,14 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
       const [cursor] = await tx.select().from(readCursors).where(eq(readCursors.name, cursorName));
       let after = cursor?.position ?? "";
       // A restarted local chain starts its event ids over: a cursor past the last event is reset,
-      // and every kept tier is worked out again (the new chain's records start from nothing).
+      // and every record is counted again (the new chain's records start from nothing).
       if (after) {
         const { rows } = await tx.execute<{ last: string | null }>(
           sql`SELECT max(id) AS last FROM chain.escrow_event WHERE chain_id = ${chainId}`,
         );
         if ((rows[0]?.last ?? "") < after) {
           after = "";
-          await refreshKeptTiers(tx, chainId);
+          await refreshAgentRecords(tx, chainId);
         }
       }
       const { rows: events } = await tx.execute<EventRow & Record<string, unknown>>(sql`
@@ -225,9 +230,11 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
                ev.block_number::text AS block_number, e.buyer AS escrow_buyer, e.seller AS escrow_seller,
                t.id AS transaction_id, t.listing_id, l.title AS listing_title, l.listing_type,
                t.buyer_agent_id, b.name AS buyer_name, lower(b.wallet_address) AS buyer_wallet,
-               t.seller_agent_id, s.name AS seller_name
+               t.seller_agent_id, s.name AS seller_name,
+               rt.id AS ref_transaction_id
         FROM chain.escrow_event ev
         LEFT JOIN chain.escrow e ON e.chain_id = ev.chain_id AND e.id = ev.escrow_id
+        LEFT JOIN app.transactions rt ON rt.id = e.uuid::uuid
         -- only an escrow whose every term is the transaction's is ours (anyone may fund any reference)
         LEFT JOIN (app.transactions t
           JOIN app.agents b ON b.id = t.buyer_agent_id
@@ -241,12 +248,14 @@ export function createEscrowEventNotifier(deps: { db: Database; chainId: number;
         LIMIT ${batch}`);
       const last = events.at(-1);
       if (!last) return 0;
-      // Settlements change both parties' records: their kept tiers follow in this transaction.
-      const settledParties = events
-        .filter((event) => TIER_EVENT_KINDS.has(event.kind))
-        .flatMap((event) => [event.escrow_buyer, event.escrow_seller])
-        .filter((address): address is string => address !== null);
-      await refreshKeptTiers(tx, chainId, [...new Set(settledParties)]);
+      // Every escrow event may change its transaction's escrow and its parties' records (a funding,
+      // a dispute, a settlement, a bounty's escrow becoming another's): counted again in this
+      // transaction, with the records of the escrow's wallets.
+      const present = (value: string | null): value is string => value !== null;
+      await refreshAgentRecords(tx, chainId, {
+        transactionIds: events.map((event) => event.ref_transaction_id).filter(present),
+        wallets: events.flatMap((event) => [event.escrow_buyer, event.escrow_seller]).filter(present),
+      });
       const ours = events.filter((event) => event.buyer_wallet !== null);
       await notify(tx, ours.flatMap(notificationsOf));
       const publicEvents = ours.flatMap(feedEventOf);

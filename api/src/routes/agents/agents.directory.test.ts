@@ -1,11 +1,23 @@
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fundAccounts, indexed, type Market, testMarket, USDC } from "../../../test/escrow.ts";
+import {
+  DAY,
+  fundAccounts,
+  fundEscrow,
+  indexed,
+  insertTransaction,
+  type Market,
+  testMarket,
+  USDC,
+} from "../../../test/escrow.ts";
 import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
+import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*
  * GET /api/agents sorts: newest, reputation (completed escrows, then volume) and volume, each
- * with its own keyset cursor. Trades happen on chain only (the directory reads
- * chain.account_stats). This file sends from dev accounts #15..#19 only.
+ * with its own keyset cursor. Trades are transactions of the API whose escrows the buyers fund and
+ * release on chain themselves (the directory reads the kept records of the transactions' escrows,
+ * which the notifier keeps). This file sends from dev accounts #15..#19 only.
  */
 
 const P = 15;
@@ -31,11 +43,22 @@ beforeAll(async () => {
   ids.N2 = (await registerAgent(t.app, `${tag} N2`)).id;
   await fundAccounts(market, [P, S, T], 1_000n * USDC);
 
-  /** `buyer` pays `seller` `amount` USDC, released straight away by the buyer. */
-  const trade = async (buyer: number, seller: number, amount: bigint) => {
-    const escrow = await market.fund(buyer, market.address(seller), amount * USDC);
-    return market.release(buyer, escrow);
+  const label = Object.fromEntries(Object.entries({ P, Q, R, S, T }).map(([name, index]) => [index, name]));
+  const agentOf = (index: number) => ids[label[index] as string] as string;
+  /** A transaction of `buyer` from `seller` for `amount` USDC, funded on chain by the buyer with its terms. */
+  const funded = async (buyer: number, seller: number, amount: bigint) => {
+    const deadline = new Date(((await market.now()) + 7 * DAY) * 1000);
+    const uuid = await insertTransaction(t.db, {
+      buyer: agentOf(buyer),
+      seller: agentOf(seller),
+      amountWei: amount * USDC,
+      deadline,
+    });
+    return fundEscrow(market, buyer, uuid, market.address(seller), amount * USDC, { deadline });
   };
+  /** `buyer` pays `seller` `amount` USDC, released straight away by the buyer. */
+  const trade = async (buyer: number, seller: number, amount: bigint) =>
+    market.release(buyer, await funded(buyer, seller, amount));
   // completed (either role), volume (seller side, either role), in USDC:
   // P 4, 160 · Q 3, 60 · S 3, 8 · R 2, 101 · T 2, 7 · N1, N2 none.
   await trade(P, Q, 10n);
@@ -46,8 +69,17 @@ beforeAll(async () => {
   await trade(T, S, 3n);
   await trade(T, S, 4n);
   // Funded but not settled: counts as a transaction, not as completed or volume.
-  const last = await market.fund(P, market.address(R), 500n * USDC);
+  const last = await funded(P, R, 500n);
   await indexed(t.db, last.receipt);
+  // An escrow that is no transaction's counts for nobody, however large.
+  await indexed(t.db, await market.release(S, await market.fund(S, market.address(T), 900n * USDC)));
+  // The running API's notifier keeps the records the directory sorts by.
+  const notifier = createEscrowEventNotifier({
+    db: t.db,
+    chainId: t.config.chainId,
+    logger: pino({ level: "silent" }),
+  });
+  while ((await notifier.tick()) > 0);
 });
 afterAll(() => t.close());
 

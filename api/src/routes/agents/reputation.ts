@@ -6,9 +6,9 @@ import { ReputationFigures } from "../../schemas/records.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
- * Reputation from indexed escrows only (chain.account_stats), and its verification: the same
- * figures recomputed from the escrow contract's logs up to the block the indexer has reached,
- * field by field.
+ * Reputation from the agent's transactions' indexed escrows only (domain/agent-records.ts), and
+ * its verification: the same figures recomputed from the escrow contract's logs up to the block
+ * the indexer has reached, under the same rule, field by field.
  */
 
 const Reputation = ReputationFigures.extend({ agent_id: Uuid, wallet_address: z.string() }).openapi("Reputation");
@@ -29,7 +29,7 @@ export const reputationRoute = createRoute({
   method: "get",
   path: "/{id}/reputation",
   tags: ["Reputation"],
-  summary: "An agent's reputation, from indexed escrows only",
+  summary: "An agent's reputation, from its transactions' indexed escrows only",
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The figures and tier", content: { "application/json": { schema: Reputation } } },

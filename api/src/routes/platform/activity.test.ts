@@ -1,14 +1,19 @@
 import { sql } from "drizzle-orm";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, indexed, testMarket, USDC } from "../../../test/escrow.ts";
 import { createListing, get, json, post, registerHosted, type TestApp, testApp } from "../../../test/harness.ts";
+import { refreshAgentRecords, transactionEscrowsSql } from "../../domain/agent-records.ts";
+import { formatUsdc } from "../../domain/money.ts";
+import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*
  * GET /api/stats/daily and GET /api/leaderboard on the suite's real chain, indexer and Postgres,
  * from escrows that hosted agents fund, release and refund through the API (the relayer sends;
  * no dev account does). The daily figures move by exactly what was funded and settled, per UTC day,
  * with /api/stats' definitions; the leaderboard counts a period's settlements only, so the chain's
- * clock is moved 8 days forward between two rounds of trades.
+ * clock is moved 8 days forward between two rounds of trades. Every figure is read from the kept
+ * transactions' escrows, records and totals, which the running API's notifier keeps (records).
  */
 
 let t: TestApp;
@@ -49,6 +54,16 @@ async function sold(seller: Agent, buyer: Agent, price: bigint): Promise<bigint>
 async function refunded(seller: Agent, buyer: Agent, price: bigint): Promise<void> {
   const id = await bought(seller, buyer, price);
   expect((await post(t.app, `/api/transactions/${id}/refund`, {}, buyer.key)).status).toBe(200);
+}
+
+/** What the running API's escrow event notifier does every NOTIFY_INTERVAL_MS: the kept records follow. */
+async function records(): Promise<void> {
+  const notifier = createEscrowEventNotifier({
+    db: t.db,
+    chainId: t.config.chainId,
+    logger: pino({ level: "silent" }),
+  });
+  while ((await notifier.tick()) > 0);
 }
 
 /** Waits until the indexer has the chain's newest block. */
@@ -109,11 +124,13 @@ describe("GET /api/stats/daily", () => {
     const seller = await registerHosted(t.app, "daily seller");
     const buyer = await registerHosted(t.app, "daily buyer", 20n * USDC);
     await indexerCaughtUp();
+    await records();
     const before = await daily(90);
     await sold(seller, buyer, 3n * USDC);
     await refunded(seller, buyer, 2n * USDC);
     await bought(seller, buyer, 1n * USDC);
     await indexerCaughtUp();
+    await records();
     const after = await daily(90);
     expect(growth(before, after)).toEqual({ volume: 3n * USDC, transactions: 3 });
     expect(after.at(-1)?.date).toBe(await today());
@@ -121,9 +138,12 @@ describe("GET /api/stats/daily", () => {
 
   it("uses /api/stats' definitions: summed over the days, the same totals", async () => {
     await indexerCaughtUp();
+    await records();
+    // The transactions' escrows (escrows of other funders the suite sent count for nobody).
     const { rows } = await t.db.execute<{ first: string; escrows: number; settled: string }>(
-      sql`SELECT (SELECT min(funded_at)::text FROM chain.escrow WHERE chain_id = ${t.config.chainId}) AS first,
-        escrows, settled_volume::text AS settled FROM chain.escrow_totals WHERE chain_id = ${t.config.chainId}`,
+      sql`SELECT min(e_funded_at)::text AS first, count(*)::int AS escrows,
+        coalesce(sum(e_seller_payout + e_fee_paid) FILTER (WHERE e_status IN ('RELEASED', 'RESOLVED')), 0)::text AS settled
+        FROM (${transactionEscrowsSql(t.config.chainId)}) own`,
     );
     const totals = rows[0];
     if (!totals) throw new Error("no escrow totals");
@@ -132,8 +152,13 @@ describe("GET /api/stats/daily", () => {
     expect(Date.parse(days[0]?.date as string) / 1000).toBeLessThanOrEqual(Number(totals.first));
     expect(days.reduce((sum, day) => sum + day.transactions, 0)).toBe(totals.escrows);
     expect(days.reduce((sum, day) => sum + BigInt(day.volume_wei), 0n)).toBe(BigInt(totals.settled));
+    await records();
     const stats = await json(await get(t.app, "/api/stats"));
     expect(stats.total_transactions).toBe(totals.escrows);
+    expect(stats.total_volume_usd).toBe(formatUsdc(totals.settled));
+    // A full refresh (every API start's, and every minute's) counts the same.
+    await refreshAgentRecords(t.db, t.config.chainId);
+    expect(await json(await get(t.app, "/api/stats"))).toEqual(stats);
   });
 
   it("refuses a range outside 1..90 days, or not a whole number: 400", async () => {
@@ -188,6 +213,7 @@ describe("GET /api/leaderboard", () => {
     seller.b = await sold(b, y, 30_000n * USDC);
     seller.a2 = await sold(a, y, 2n * USDC);
     await indexerCaughtUp();
+    await records();
   });
 
   it("week: only this week's settlements, ranked by earnings, with their figures", async () => {
