@@ -80,6 +80,26 @@ describe("Idempotency-Key", () => {
     expect(after.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("the same buy 50 times at once with one key: one purchase, one debit, no 5xx", async () => {
+    const buyer = await hostedBuyer(10n * USDC);
+    const before = await t.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM app.transactions WHERE buyer_agent_id = ${buyer.id}`,
+    );
+    const responses = await Promise.all(Array.from({ length: 50 }, () => buy(buyer.key, "fifty")));
+    const statuses = responses.map((response) => response.status);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      statuses.join(" "),
+    ).toBe(true);
+    const answers = await Promise.all(responses.filter((r) => r.status === 200).map((r) => json(r)));
+    expect(new Set(answers.map((answer) => answer.transaction_id)).size).toBe(1);
+    const after = await t.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM app.transactions WHERE buyer_agent_id = ${buyer.id}`,
+    );
+    expect((after.rows[0]?.n ?? 0) - (before.rows[0]?.n ?? 0)).toBe(1);
+    expect(await usdcOf(buyer.wallet)).toBe(10n * USDC - PRICE);
+  });
+
   it("the same key with another request is 422; a refusal is not kept", async () => {
     const buyer = await hostedBuyer(0n);
     expect((await buy(buyer.key, "k", {})).status).toBe(402);
