@@ -15,7 +15,8 @@ import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
 import { webAppRoutes } from "./http/web-app.ts";
-import { keyOwnerLookup, requestBudget } from "./rate-limit/middleware.ts";
+import { KeyHolders } from "./rate-limit/key-holders.ts";
+import { IN_PROCESS_CALL, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
 import { authRoutes } from "./routes/auth/index.ts";
 import { devRoutes } from "./routes/dev/index.ts";
@@ -40,7 +41,8 @@ export function createApp(given: Deps) {
   const listingIndex =
     given.listingIndex ??
     (given.config.browseIndex === "memory" ? listingIndexSync(given.db, sellerSuffixSql) : undefined);
-  const deps: Deps = { ...given, readCache, listingIndex };
+  const keyHolders = given.keyHolders ?? new KeyHolders(given.db, given.config.arbiter?.apiKeyHash);
+  const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
   const useCases = createUseCases(deps);
   const routeDeps: RouteDeps = {
     useCases,
@@ -86,15 +88,14 @@ export function createApp(given: Deps) {
     c.set("idempotency", idempotencyMiddleware);
     await next();
   });
-  app.use(
-    "/api/*",
-    requestBudget(deps.rateLimitStore, {
-      perKeyPerMinute: deps.config.rateLimitPerMinute,
-      perIpPerMinute: deps.config.rateLimitPerIpPerMinute,
-      ipOf: (c) => clientIp(c, deps.config.trustProxy),
-      ownerOfKey: keyOwnerLookup(deps.db),
-    }),
-  );
+  const budget = requestBudget(deps.rateLimitStore, {
+    db: deps.db,
+    perKeyPerMinute: deps.config.rateLimitPerMinute,
+    perIpPerMinute: deps.config.rateLimitPerIpPerMinute,
+    ipOf: (c) => clientIp(c, deps.config.trustProxy),
+    keyHolders,
+  });
+  app.use("/api/*", budget);
 
   app.route("/api/agents", agentRoutes(routeDeps));
   app.route("/api/listings", listingRoutes(routeDeps));
@@ -113,11 +114,13 @@ export function createApp(given: Deps) {
   // Last: the platform's URLs share no prefix (/api/health, /api/stats, /api/info, /api/openapi.json,
   // /docs, /skill.md), so it is mounted at the root; its OpenAPI document describes the whole app.
   app.route("/", platformRoutes(routeDeps, app));
-  // /mcp calls this same app in process.
+  // /mcp calls this same app in process; each /mcp request spends the caller's budget once (its
+  // tools' calls in process are not counted again).
+  app.use("/mcp", budget);
   app.route(
     "/mcp",
     mcpRoutes(
-      (request, env) => app.fetch(request, env as never),
+      (request, env) => app.fetch(request, { ...(env as object), [IN_PROCESS_CALL]: true } as never),
       (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
     ),
   );

@@ -10,6 +10,7 @@ import type { Database } from "./db/client.ts";
 import type { IndexedBlocks } from "./db/indexed-blocks.ts";
 import type { ListingIndexSync } from "./domain/listing-index-sync.ts";
 import type { ReadCache } from "./http/read-cache.ts";
+import type { KeyHolders } from "./rate-limit/key-holders.ts";
 import type { RateLimitStore } from "./rate-limit/store.ts";
 
 /** What the app is built from: real parts in production and in tests alike. */
@@ -32,6 +33,8 @@ export interface Deps {
   indexed: IndexedBlocks;
   logger: Logger;
   rateLimitStore: RateLimitStore;
+  /** Who holds an API key, for the request budget; createApp makes one if absent. */
+  keyHolders?: KeyHolders;
   /** Public read answers cached for a moment; createApp makes one from the config if absent. */
   readCache?: ReadCache;
   /**

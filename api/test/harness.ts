@@ -11,19 +11,29 @@ import { type Config, loadConfig } from "../src/config.ts";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { listings } from "../src/db/schema.ts";
-import { MemoryRateLimitStore } from "../src/rate-limit/store.ts";
+import {
+  MemoryRateLimitStore,
+  PostgresRateLimitStore,
+  type RateLimitStore,
+  SharedRateLimitStore,
+} from "../src/rate-limit/store.ts";
 
 /** The arbiter's desk key in tests (the arbiter is the local deployment's, account #1). */
 export const ARBITER_API_KEY = "a".repeat(64);
 
 /**
- * The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits. A
+ * The app on the suite's real stack (test/global-setup.ts), with its own in-memory rate limits
+ * (or, with `rateLimits: "shared"`, the Postgres-shared ones an API process has). A
  * test file registers many agents from one address, so the registration limit is raised unless
  * the test sets it; the rate-limit tests set their own. Its logger is silent unless given.
  */
 export async function testApp(
   overrides: Partial<Config> = {},
-  { logger = pino({ level: "silent" }), ...pool }: { max?: number; connectionTimeoutMs?: number; logger?: Logger } = {},
+  {
+    logger = pino({ level: "silent" }),
+    rateLimits = "memory",
+    ...pool
+  }: { max?: number; connectionTimeoutMs?: number; logger?: Logger; rateLimits?: "memory" | "shared" } = {},
 ) {
   const stack = inject("stack");
   const config = {
@@ -44,6 +54,9 @@ export async function testApp(
   const db = createDatabase(config.databaseUrl, { max: 5, ...pool });
   await migrateDatabase(db);
   const genericPlansDb = createDatabase(config.databaseUrl, { max: 2, genericPlans: true });
+  const sharedLimits = rateLimits === "shared" ? new SharedRateLimitStore(new PostgresRateLimitStore(db)) : undefined;
+  await sharedLimits?.start();
+  const rateLimitStore: RateLimitStore = sharedLimits ?? new MemoryRateLimitStore();
   const services = await createChainServices(config, db, stack.deployment);
   const app = createApp({
     config,
@@ -51,7 +64,7 @@ export async function testApp(
     genericPlansDb,
     ...services,
     logger,
-    rateLimitStore: new MemoryRateLimitStore(),
+    rateLimitStore,
   });
   // Tests are clients on this machine, as the web app's page is on a laptop: a request without
   // bindings comes from 127.0.0.1. A test of another client passes its own (connectionFrom).
@@ -64,6 +77,7 @@ export async function testApp(
     config,
     services,
     close: async () => {
+      await sharedLimits?.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },
   };

@@ -8,7 +8,7 @@ import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
-import { findSession, ownedAgent } from "./user-sessions.ts";
+import { ownedAgent, requestSession } from "./user-sessions.ts";
 
 /** The header an owner's session names the agent it acts for with. */
 export const AGENT_ID_HEADER = "X-Agent-Id";
@@ -43,6 +43,11 @@ export interface RequireAgentOptions {
    * puts `{ agent_id }` in its body).
    */
   agentIdInBody?: boolean;
+  /**
+   * Spends the agent's request budget when an owner's session acts for it (a key's request spent
+   * it already, rate-limit/middleware.ts): one budget per agent, whoever acts for it.
+   */
+  agentBudget?: (c: Context<AppEnv>, agentId: string) => Promise<void>;
 }
 
 /**
@@ -98,7 +103,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
   };
 
   async function actAsOwnedAgent(c: Context<AppEnv>, next: () => Promise<void>, token: string) {
-    const session = await findSession(db, token);
+    const session = await requestSession(c, db, token);
     if (!session) throw unauthorized();
     const agentId = c.req.header(AGENT_ID_HEADER) ?? (options.agentIdInBody ? await bodyAgentId(c) : undefined);
     if (agentId === undefined) {
@@ -112,6 +117,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     const agent = await ownedAgent(db, session.address, agentId);
     if (!agent) throw forbidden("This session's address does not own that agent");
     await refuseOtherAgentId(c, agent.id);
+    await options.agentBudget?.(c, agent.id);
     c.set("session", { id: session.id, address: session.address });
     c.set("agent", { id: agent.id, keyId: `session:${session.id}`, row: agent });
     c.get("logger").setBindings({ agent_id: agent.id, session_id: session.id });

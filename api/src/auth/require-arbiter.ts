@@ -7,7 +7,7 @@ import { apiKeys } from "../db/schema.ts";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
-import { findSession } from "./user-sessions.ts";
+import { requestSession } from "./user-sessions.ts";
 
 /*
  * The arbiter is whoever holds the arbiter's key (`config.arbiter`), or a Sign-In with Ethereum
@@ -37,7 +37,7 @@ export async function arbiterStanding(
     return live ? "other" : "none";
   }
   const token = sessionTokenOf(c);
-  const session = token ? await findSession(db, token) : undefined;
+  const session = token ? await requestSession(c, db, token) : undefined;
   if (!session) return "none";
   if (!config.arbiter) return "other";
   return session.address === (await arbiterAddress()).toLowerCase() ? "arbiter" : "other";

@@ -3,7 +3,7 @@ import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
-import { findSession } from "./user-sessions.ts";
+import { requestSession } from "./user-sessions.ts";
 
 /**
  * The owners' routes (/api/owner): a live Sign-In with Ethereum session, set as `c.var.session`.
@@ -20,7 +20,7 @@ export function requireOwner(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
       }
       throw unauthorized("Sign in with Ethereum (POST /api/auth/login) and send the session token");
     }
-    const session = await findSession(db, token);
+    const session = await requestSession(c, db, token);
     if (!session) throw unauthorized();
     c.set("session", { id: session.id, address: session.address });
     c.get("logger").setBindings({ session_id: session.id });

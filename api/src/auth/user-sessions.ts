@@ -1,7 +1,9 @@
 import { hash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import type { Context } from "hono";
 import type { Database } from "../db/client.ts";
 import { agents, userSessions } from "../db/schema.ts";
+import type { AppEnv } from "../http/env.ts";
 
 /*
  * Owners' sessions from Sign-In with Ethereum. A session token is `sess_` and 64 hex characters,
@@ -37,6 +39,18 @@ export async function findSession(db: Database, token: string) {
         gt(userSessions.expiresAt, sql`now()`),
       ),
     );
+  return session;
+}
+
+/**
+ * The live session of the request's `token`, looked up once a request (the budget, then a guard,
+ * ask): undefined when it has ended or was never issued.
+ */
+export async function requestSession(c: Context<AppEnv>, db: Database, token: string) {
+  const known = c.get("liveSession");
+  if (known !== undefined) return known ?? undefined;
+  const session = await findSession(db, token);
+  c.set("liveSession", session ?? null);
   return session;
 }
 

@@ -491,12 +491,35 @@ export const proposals = app.table(
   ],
 );
 
-/** Hits of the Postgres rate-limit store: one row per key and window. */
+/**
+ * The shared rate-limit windows (rate-limit/store.ts): one row per key and its current window.
+ * `hits` are the requests granted to the API instances in the window, never above `hit_limit`;
+ * `granted` is what the last lease got. Rows of ended windows are pruned.
+ */
 export const rateLimitWindows = app.table("rate_limit_windows", {
   key: text("key").primaryKey(),
   windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   hits: integer("hits").notNull(),
+  hitLimit: integer("hit_limit").notNull(),
+  granted: integer("granted").notNull(),
 });
+
+/**
+ * The notification streams open now (GET /api/notifications/stream), in every API process: an
+ * agent may hold a few at once. A stream says it is alive at each of its reads; one not heard of
+ * for long (its process gone) no longer counts.
+ */
+export const notificationStreams = app.table(
+  "notification_streams",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id").notNull(),
+    openedAt: timestamp("opened_at", { withTimezone: true }).notNull().defaultNow(),
+    seenAt: timestamp("seen_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("notification_streams_agent_idx").on(t.agentId)],
+);
 
 /**
  * The API instances sharing the rate-limit counts, each as last heard from: an instance that hears

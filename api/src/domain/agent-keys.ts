@@ -23,7 +23,11 @@ export interface KeyChallenge {
   expiresAt: Date;
 }
 
-export function agentKeys(db: Database) {
+/**
+ * `revoked` hears of every agent whose keys were just revoked (the request budget forgets them,
+ * rate-limit/key-holders.ts).
+ */
+export function agentKeys(db: Database, revoked: (agentId: string) => void = () => {}) {
   /** A new key for the agent, every other live one revoked in the same database transaction. */
   async function replaceKeys(agentId: string): Promise<string> {
     const { apiKey, row } = newApiKey(agentId);
@@ -34,6 +38,7 @@ export function agentKeys(db: Database) {
         .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
       await tx.insert(apiKeys).values(row);
     });
+    revoked(agentId);
     return apiKey;
   }
 

@@ -188,7 +188,7 @@ export function agentUseCases(deps: Deps) {
     balance(address: Address): Promise<{ ethWei: bigint; usdcWei: bigint }> {
       return chain.balances(address);
     },
-    ...agentKeys(db),
+    ...agentKeys(db, (agentId) => deps.keyHolders?.forgetAgent(agentId)),
     directory: agentDirectory(db),
   };
 }

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { keysetPage, olderThanCursor, timestampPosition } from "../db/cursor.ts";
-import { notifications } from "../db/schema.ts";
+import { notificationStreams, notifications } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
 import { createLiveHub } from "../notifications/live-hub.ts";
 import { isUuid } from "./ids.ts";
@@ -35,6 +35,11 @@ export interface StreamStart {
 
 /** Sorts after any notification id stamped at the same instant: "from now on". */
 const AFTER_EVERY_ID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+/** The live notification streams an agent may hold at once; one more is refused (429). */
+export const MAX_STREAMS = 5;
+/** A stream says it is alive at every read (every 15 s at least); one silent this long is gone. */
+const STREAM_STALE_MS = 60_000;
 
 export function notificationUseCases(deps: Pick<Deps, "db" | "config" | "logger">) {
   const { db } = deps;
@@ -134,11 +139,49 @@ export function notificationUseCases(deps: Pick<Deps, "db" | "config" | "logger"
       .limit(limit);
   }
 
+  /**
+   * Opens a stream of the agent's, unless it holds MAX_STREAMS live ones already (in any process):
+   * answers the stream's id, or undefined. Streams not heard of within STREAM_STALE_MS are closed
+   * first (a process that died leaves them).
+   */
+  async function openStream(agentId: string): Promise<string | undefined> {
+    return db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`notification_streams:${agentId}`}, 0))`);
+      await tx
+        .delete(notificationStreams)
+        .where(
+          and(
+            eq(notificationStreams.agentId, agentId),
+            sql`${notificationStreams.seenAt} < now() - ${`${STREAM_STALE_MS} milliseconds`}::interval`,
+          ),
+        );
+      const [open] = await tx
+        .select({ count: sql<number>`count(*)::integer` })
+        .from(notificationStreams)
+        .where(eq(notificationStreams.agentId, agentId));
+      if ((open?.count ?? 0) >= MAX_STREAMS) return undefined;
+      const [opened] = await tx
+        .insert(notificationStreams)
+        .values({ agentId })
+        .returning({ id: notificationStreams.id });
+      return opened?.id;
+    });
+  }
+
   return {
     list,
     markRead,
     unreadCount,
     streamStart,
+    openStream,
+    /** Says the stream `id` is still open. */
+    keepStream: async (id: string) => {
+      await db.update(notificationStreams).set({ seenAt: sql`now()` }).where(eq(notificationStreams.id, id));
+    },
+    /** Closes the stream `id`. */
+    closeStream: async (id: string) => {
+      await db.delete(notificationStreams).where(eq(notificationStreams.id, id));
+    },
     notificationsAfter,
     /** Calls `wake` whenever the agent may have new notifications; answers the unsubscribe. */
     subscribe: (agentId: string, wake: () => void) => hub.subscribe(agentId, wake),

@@ -152,7 +152,7 @@ export function ownerUseCases(deps: Deps) {
   async function issueKey(owner: string, agentId: string, options: { revokeOthers: boolean }): Promise<IssuedKey> {
     await ownAgent(owner, agentId);
     const { apiKey, row } = newApiKey(agentId);
-    return db.transaction(async (tx) => {
+    const issued = await db.transaction(async (tx) => {
       const revoked = options.revokeOthers
         ? await tx
             .update(apiKeys)
@@ -164,6 +164,8 @@ export function ownerUseCases(deps: Deps) {
       if (!key) throw new Error("insert returned no row");
       return { key, apiKey, revoked: revoked.length };
     });
+    if (issued.revoked > 0) deps.keyHolders?.forgetAgent(agentId);
+    return issued;
   }
 
   /**
@@ -178,7 +180,10 @@ export function ownerUseCases(deps: Deps) {
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)))
       .returning(keyRecord);
-    if (revoked) return revoked;
+    if (revoked) {
+      deps.keyHolders?.forgetAgent(agentId);
+      return revoked;
+    }
     const [already] = await db
       .select(keyRecord)
       .from(apiKeys)

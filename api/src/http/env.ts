@@ -18,6 +18,8 @@ export interface AppEnv {
     session: OwnerSession;
     /** Set on the arbiter's routes, and on public reads made by the arbiter. */
     arbiter: true;
+    /** The request's session token looked up (auth/user-sessions.ts `requestSession`): null when not live. */
+    liveSession: { id: string; address: string; expiresAt: Date } | null;
     /** The hash of the request's API key, once worked out (auth/credential.ts `apiKeyHashOf`). */
     apiKeyHash: string;
     /** Set by the request budget on keyed requests: whose budget the request counts against. */

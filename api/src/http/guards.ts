@@ -3,7 +3,7 @@ import { type KeyCheck, requireAgent } from "../auth/require-agent.ts";
 import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
 import { requireOwner } from "../auth/require-owner.ts";
 import type { Deps } from "../deps.ts";
-import { rateLimit } from "../rate-limit/middleware.ts";
+import { agentBudget, rateLimit } from "../rate-limit/middleware.ts";
 import { clientIp } from "./request.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -21,7 +21,8 @@ export function createGuards(
 ) {
   const { db, config } = deps;
   const arbiterCheck: ArbiterCheck = { db, config, arbiterAddress: () => deps.chain.arbiter() };
-  const agent = requireAgent(db);
+  const spendAgentBudget = agentBudget(deps.rateLimitStore, config.rateLimitPerMinute);
+  const agent = requireAgent(db, { agentBudget: spendAgentBudget });
   return {
     /**
      * Acting as an agent: its API key (`Authorization: Bearer`), or an owner's session with
@@ -32,9 +33,9 @@ export function createGuards(
      * As `agent`, with the agent's own profile read in the key's check (`c.get("ownProfile")`): GET
      * /api/agents/me in one round trip. A session's request reads it in the route as usual.
      */
-    agentWithOwnProfile: requireAgent(db, { keyCheck: checks.ownProfileByKey }),
+    agentWithOwnProfile: requireAgent(db, { keyCheck: checks.ownProfileByKey, agentBudget: spendAgentBudget }),
     /** As `agent`, but a session may name its agent with the body's `agent_id` (claim, as the spec has it). */
-    agentOrOwner: requireAgent(db, { agentIdInBody: true }),
+    agentOrOwner: requireAgent(db, { agentIdInBody: true, agentBudget: spendAgentBudget }),
     /** An owner's session (Sign-In with Ethereum) for the owner's own routes; sets `c.get("session")`. */
     owner: requireOwner(arbiterCheck),
     /** The arbiter's key or session: the dispute desk and rulings. */

@@ -1,12 +1,12 @@
-import { eq, sql } from "drizzle-orm";
+import { isIPv6 } from "node:net";
 import type { Context, MiddlewareHandler } from "hono";
-import { apiKeyHashOf, sessionTokenOf } from "../auth/credential.ts";
-import { hashSessionToken } from "../auth/user-sessions.ts";
+import { apiKeyHashOf, sessionFromCookie, sessionTokenOf } from "../auth/credential.ts";
+import { requestSession } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
-import { literalLimit } from "../db/compiled-statement.ts";
-import { apiKeys } from "../db/schema.ts";
+import { unauthorized } from "../domain/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
+import type { KeyHolders } from "./key-holders.ts";
 import type { RateLimitStore } from "./store.ts";
 
 const MINUTE_MS = 60_000;
@@ -16,98 +16,126 @@ export interface RateLimitRule {
   name: string;
   limit: number;
   windowMs: number;
-  /** Whose hits these are (an agent, an unknown key's hash, a client IP). */
+  /** Whose requests these are (an agent, a session, a client IP). */
   keyOf: (c: Context<AppEnv>) => string;
 }
 
 /**
- * Counts the request against `rule`; past the limit answers 429 with `Retry-After`. Every answer
- * carries the IETF draft `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers.
+ * Spends one request of `subject`'s budget under `rule`; past the limit answers 429 with
+ * `Retry-After`. Every answer carries the IETF draft `RateLimit-Limit`, `RateLimit-Remaining` and
+ * `RateLimit-Reset` headers (of the last budget the request spent).
  */
+export async function spendBudget(
+  c: Context<AppEnv>,
+  store: RateLimitStore,
+  rule: Omit<RateLimitRule, "keyOf">,
+  subject: string,
+): Promise<void> {
+  const { allowed, remaining, resetAt } = await store.take(`${rule.name}:${subject}`, rule.limit, rule.windowMs);
+  const resetSeconds = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+  c.header("RateLimit-Limit", String(rule.limit));
+  c.header("RateLimit-Remaining", String(remaining));
+  c.header("RateLimit-Reset", String(resetSeconds));
+  if (!allowed) {
+    c.header("Retry-After", String(resetSeconds));
+    throw new ApiError(
+      429,
+      "rate_limited",
+      `Too many ${rule.name}: at most ${rule.limit} per ${rule.windowMs / 1000} s`,
+      { retry_after_seconds: resetSeconds },
+    );
+  }
+}
+
+/** Middleware spending one request of `rule`'s budget for the subject it names. */
 export function rateLimit(store: RateLimitStore, rule: RateLimitRule): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { count, resetAt } = await store.hit(`${rule.name}:${rule.keyOf(c)}`, rule.windowMs);
-    const resetSeconds = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-    c.header("RateLimit-Limit", String(rule.limit));
-    c.header("RateLimit-Remaining", String(Math.max(0, rule.limit - count)));
-    c.header("RateLimit-Reset", String(resetSeconds));
-    if (count > rule.limit) {
-      c.header("Retry-After", String(resetSeconds));
-      throw new ApiError(
-        429,
-        "rate_limited",
-        `Too many ${rule.name}: at most ${rule.limit} per ${rule.windowMs / 1000} s`,
-        {
-          retry_after_seconds: resetSeconds,
-        },
-      );
-    }
+    await spendBudget(c, store, rule, rule.keyOf(c));
     await next();
   };
 }
 
 /**
- * The agent that holds (or held) the key of `keyHash`, revoked keys included: a key belongs to one
- * agent for good, so answers are kept (a bounded map, oldest out first). Unknown keys are not kept:
- * the key may be issued later.
+ * The budget key of a client address: an IPv4 address as is, an IPv6 address by its /64 (one
+ * subscriber's network: its addresses are free for the taking, so each does not get a budget).
  */
-export function keyOwnerLookup(db: Database, capacity = 10_000): (keyHash: string) => Promise<string | undefined> {
-  const owners = new Map<string, string>();
-  const find = db
-    .select({ agentId: apiKeys.agentId })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
-    .limit(literalLimit(1))
-    .prepare("rate_limit_key_owner");
-  return async (keyHash) => {
-    const known = owners.get(keyHash);
-    if (known) return known;
-    const [row] = await find.execute({ keyHash });
-    if (!row) return undefined;
-    if (owners.size >= capacity) owners.delete(owners.keys().next().value as string);
-    owners.set(keyHash, row.agentId);
-    return row.agentId;
-  };
+export function ipBudgetKey(address: string): string {
+  if (!isIPv6(address)) return address;
+  const mapped = address.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i)?.[1];
+  if (mapped) return mapped;
+  const [head = "", tail = ""] = address.toLowerCase().split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const groups = address.includes("::")
+    ? [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups]
+    : headGroups;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
+/** Marks the requests /mcp's tools make to this app in process: the /mcp request paid for them. */
+export const IN_PROCESS_CALL = Symbol("in-process call");
+
 /**
- * The request budget: 100/min per agent for requests with an API key, counted by the agent that
- * holds the key, so rotating the key (with the old key or a wallet signature) does not start a
- * fresh budget; a key no agent holds is counted by its hash. An owner's session has a budget of
- * the same size of its own. Requests without a key share a wider budget per IP.
+ * The request budget (100/min by default, the spec's), one per caller whatever credential it uses:
+ * - an agent's API key spends its agent's budget (so rotating the key starts no fresh one), and an
+ *   owner's session acting for the agent spends it too (auth/require-agent.ts, `agentBudget`);
+ * - an owner's session spends a budget of its own;
+ * - a request without a credential spends its IP's (wider) budget;
+ * - a key nobody holds (unknown or revoked) or a session token that is not live spends its IP's
+ *   budget and is answered 401: forged credentials open no budget of their own and leave no row
+ *   (a browser's cookie of an ended session spends its IP's budget and goes on as anonymous).
+ * A call /mcp made in process is not counted again.
  */
 export function requestBudget(
   store: RateLimitStore,
   options: {
+    db: Database;
     perKeyPerMinute: number;
     perIpPerMinute: number;
     ipOf: (c: Context<AppEnv>) => string;
-    ownerOfKey: (keyHash: string) => Promise<string | undefined>;
+    keyHolders: Pick<KeyHolders, "find">;
   },
 ): MiddlewareHandler<AppEnv> {
-  const perKey = rateLimit(store, {
-    name: "requests",
-    limit: options.perKeyPerMinute,
-    windowMs: MINUTE_MS,
-    keyOf: (c) => c.get("rateLimitSubject"),
-  });
-  const perIp = rateLimit(store, {
-    name: "requests",
-    limit: options.perIpPerMinute,
-    windowMs: MINUTE_MS,
-    keyOf: (c) => `ip:${options.ipOf(c)}`,
-  });
+  const perCaller = { name: "requests", limit: options.perKeyPerMinute, windowMs: MINUTE_MS };
+  const perIp = { name: "requests", limit: options.perIpPerMinute, windowMs: MINUTE_MS };
+  const spendIp = (c: Context<AppEnv>) => spendBudget(c, store, perIp, `ip:${ipBudgetKey(options.ipOf(c))}`);
   return async (c, next) => {
-    const session = sessionTokenOf(c);
-    if (session) {
-      // An owner's session (Bearer or cookie) has its own budget, whichever agent it acts for.
-      c.set("rateLimitSubject", `session:${hashSessionToken(session)}`);
-      return perKey(c, next);
+    if ((c.env as Record<symbol, unknown> | undefined)?.[IN_PROCESS_CALL] === true) return next();
+    const token = sessionTokenOf(c);
+    if (token) {
+      const session = await requestSession(c, options.db, token);
+      if (!session) {
+        await spendIp(c);
+        // A browser's cookie of an ended session authenticates nothing: the request goes on as
+        // anonymous (signing in again is never blocked), and the guards refuse what needs a session.
+        if (sessionFromCookie(c)) return next();
+        throw unauthorized("This session has ended or was never issued: sign in again");
+      }
+      await spendBudget(c, store, perCaller, `session:${session.id}`);
+      return next();
     }
     const keyHash = apiKeyHashOf(c);
-    if (!keyHash) return perIp(c, next);
-    const owner = await options.ownerOfKey(keyHash);
-    c.set("rateLimitSubject", owner ? `agent:${owner}` : `key:${keyHash}`);
-    return perKey(c, next);
+    if (!keyHash) {
+      await spendIp(c);
+      return next();
+    }
+    const holder = await options.keyHolders.find(keyHash);
+    if (!holder) {
+      await spendIp(c);
+      throw unauthorized("This API key is not valid (unknown or revoked)");
+    }
+    const subject = holder === "arbiter" ? "arbiter" : `agent:${holder.agentId}`;
+    c.set("rateLimitSubject", subject);
+    await spendBudget(c, store, perCaller, subject);
+    return next();
   };
+}
+
+/** Spends an agent's request budget for an owner's session acting for it (see requestBudget). */
+export function agentBudget(store: RateLimitStore, perMinute: number) {
+  const rule = { name: "requests", limit: perMinute, windowMs: MINUTE_MS };
+  return (c: Context<AppEnv>, agentId: string) => spendBudget(c, store, rule, `agent:${agentId}`);
 }

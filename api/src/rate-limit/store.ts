@@ -1,25 +1,38 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client.ts";
 
-/** A fixed-window counter. Pluggable: one API instance uses memory, several share Postgres. */
+/** What a budget answers for one request: admitted or not, what is left, and when the window ends. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Requests still admitted in this window (at least 0). */
+  remaining: number;
+  /** When the window ends (Date.now() milliseconds). */
+  resetAt: number;
+}
+
+/**
+ * A fixed-window budget: at most `limit` requests per key and window. Pluggable: one API instance
+ * counts in memory, several share Postgres. A refused request spends nothing.
+ */
 export interface RateLimitStore {
-  /** Counts one hit of `key` in the current window of `windowMs`; returns the count so far and when the window ends. */
-  hit(key: string, windowMs: number): Promise<{ count: number; resetAt: number }>;
+  /** Admits one request of `key` if its window of `windowMs` has room under `limit`. */
+  take(key: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly windows = new Map<string, { start: number; used: number }>();
 
-  async hit(key: string, windowMs: number) {
+  async take(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || now >= window.start + windowMs) {
-      window = { start: now, count: 0 };
+      window = { start: now, used: 0 };
       this.windows.set(key, window);
       if (this.windows.size > 100_000) this.sweep(now, windowMs);
     }
-    window.count += 1;
-    return { count: window.count, resetAt: window.start + windowMs };
+    const allowed = window.used < limit;
+    if (allowed) window.used += 1;
+    return { allowed, remaining: Math.max(0, limit - window.used), resetAt: window.start + windowMs };
   }
 
   private sweep(now: number, windowMs: number) {
@@ -27,7 +40,23 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Shared by every API instance on the same database (table app.rate_limit_windows). */
+/** What the database granted one key: its share of a lease, and the window's state after it. */
+export interface Lease {
+  key: string;
+  /** Requests granted to the asker (0 when the window is spent). */
+  granted: number;
+  /** Requests granted to every instance so far in this window. */
+  used: number;
+  /** The window's start as the database writes it, to the microsecond (names the window when giving back). */
+  windowStart: string;
+  resetAt: number;
+}
+
+/**
+ * The windows every API instance shares (table app.rate_limit_windows): one row per key, whose
+ * `hits` never exceed its `hit_limit`. Instances lease requests from a row in one atomic statement,
+ * so together they never admit more than the limit, whatever the concurrency.
+ */
 export class PostgresRateLimitStore implements RateLimitStore {
   private readonly db: Database;
 
@@ -35,33 +64,78 @@ export class PostgresRateLimitStore implements RateLimitStore {
     this.db = db;
   }
 
-  async hit(key: string, windowMs: number) {
-    return this.add(key, windowMs, 1);
-  }
-
-  /** Adds `hits` at once (see SharedRateLimitStore). */
-  async add(key: string, windowMs: number, hits: number) {
-    const [answer] = await this.addMany(windowMs, [{ key, hits }]);
-    if (!answer) throw new Error("rate limit upsert returned no row");
-    return answer;
+  /** Every request asks the database: exact, one statement each (SharedRateLimitStore asks far less). */
+  async take(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    const [lease] = await this.lease(windowMs, [{ key, limit, want: 1 }]);
+    if (!lease) throw new Error("rate limit lease returned no row");
+    return { allowed: lease.granted > 0, remaining: Math.max(0, limit - lease.used), resetAt: lease.resetAt };
   }
 
   /**
-   * Adds the hits of several keys of one window length in one statement, and answers each key's
-   * total and the end of its window. A named statement: planned once per connection.
+   * Grants each key up to `want` requests of its window of `windowMs` (a new window when the last
+   * has ended), never beyond `limit` in all: one statement for all the keys, each row locked while
+   * it is decided. A named statement: planned once per connection.
    */
-  async addMany(windowMs: number, counts: ReadonlyArray<{ key: string; hits: number }>) {
-    const { rows } = await this.db.$client.query<{ key: string; hits: number; reset_at: Date }>({
-      name: "rate_limit_add_many",
-      text: `INSERT INTO app.rate_limit_windows AS w (key, window_start, hits)
-        SELECT key, now(), hits FROM unnest($1::text[], $3::integer[]) AS added(key, hits)
+  async lease(windowMs: number, wanted: ReadonlyArray<{ key: string; limit: number; want: number }>): Promise<Lease[]> {
+    const { rows } = await this.db.$client.query<{
+      key: string;
+      granted: number;
+      hits: number;
+      window_start: string;
+      reset_at: Date;
+    }>({
+      name: "rate_limit_lease",
+      text: `INSERT INTO app.rate_limit_windows AS w (key, window_start, expires_at, hits, hit_limit, granted)
+        SELECT key, now(), now() + $2::interval, least(want, lim), lim, least(want, lim)
+        FROM unnest($1::text[], $3::integer[], $4::integer[]) AS wanted(key, want, lim)
         ON CONFLICT (key) DO UPDATE SET
-          hits = CASE WHEN w.window_start + $2::interval <= now() THEN excluded.hits ELSE w.hits + excluded.hits END,
-          window_start = CASE WHEN w.window_start + $2::interval <= now() THEN now() ELSE w.window_start END
-        RETURNING key, hits, window_start + $2::interval AS reset_at`,
-      values: [counts.map((count) => count.key), `${windowMs} milliseconds`, counts.map((count) => count.hits)],
+          granted = CASE WHEN w.expires_at <= now() THEN excluded.granted
+            ELSE greatest(0, least(excluded.granted, excluded.hit_limit - w.hits)) END,
+          hits = CASE WHEN w.expires_at <= now() THEN excluded.hits
+            ELSE w.hits + greatest(0, least(excluded.granted, excluded.hit_limit - w.hits)) END,
+          window_start = CASE WHEN w.expires_at <= now() THEN now() ELSE w.window_start END,
+          expires_at = CASE WHEN w.expires_at <= now() THEN now() + $2::interval ELSE w.expires_at END,
+          hit_limit = excluded.hit_limit
+        RETURNING key, granted, hits, window_start::text AS window_start, expires_at AS reset_at`,
+      values: [
+        wanted.map((asked) => asked.key),
+        `${windowMs} milliseconds`,
+        wanted.map((asked) => Math.max(0, Math.floor(asked.want))),
+        wanted.map((asked) => Math.max(0, Math.floor(asked.limit))),
+      ],
     });
-    return rows.map((row) => ({ key: row.key, count: Number(row.hits), resetAt: new Date(row.reset_at).getTime() }));
+    return rows.map((row) => ({
+      key: row.key,
+      granted: Number(row.granted),
+      used: Number(row.hits),
+      windowStart: row.window_start,
+      resetAt: new Date(row.reset_at).getTime(),
+    }));
+  }
+
+  /** Gives back requests leased and not used, to the window they were leased from (if it still runs). */
+  async giveBack(returned: ReadonlyArray<{ key: string; windowStart: string; requests: number }>): Promise<void> {
+    if (returned.length === 0) return;
+    await this.db.$client.query({
+      name: "rate_limit_give_back",
+      text: `UPDATE app.rate_limit_windows AS w SET hits = greatest(0, w.hits - back.requests)
+        FROM unnest($1::text[], $2::timestamptz[], $3::integer[]) AS back(key, window_start, requests)
+        WHERE w.key = back.key AND w.window_start = back.window_start AND w.expires_at > now()`,
+      values: [
+        returned.map((back) => back.key),
+        returned.map((back) => back.windowStart),
+        returned.map((back) => back.requests),
+      ],
+    });
+  }
+
+  /** Forgets windows that have ended: a key that comes back starts a new one anyway. */
+  async prune(): Promise<number> {
+    const { rowCount } = await this.db.$client.query({
+      name: "rate_limit_prune",
+      text: "DELETE FROM app.rate_limit_windows WHERE expires_at <= now()",
+    });
+    return rowCount ?? 0;
   }
 
   /**
@@ -93,53 +167,50 @@ export class PostgresRateLimitStore implements RateLimitStore {
 /**
  * Another instance is alive when heard from within this many flush intervals (10 s at 100 ms).
  * Generous: an instance that stalls (a starved CPU, a long GC) while it serves must not be taken
- * for gone, or the others would count alone and pass its hits by. One that stops says so (close);
- * only a crashed one makes the others ask the database this long after.
+ * for gone, or its leases would be divided as if it were not there. One that stops says so (close).
  */
 const ALIVE_FOR = 100;
-/** This instance counts alone while it last heard of no other within this many flush intervals. */
-const ALONE_HEARD_FOR = 10;
+/** Requests leased and unused this long are given back while other instances are alive. */
+const IDLE_GIVE_BACK_MS = 1_000;
+/** Ended windows are deleted from the shared table this often. */
+const PRUNE_EVERY_MS = 60_000;
 
-/** A key's count as one instance of the shared store knows it. */
-interface SharedEntry {
+/** A key's window as one instance of the shared store holds it. */
+interface LeasedWindow {
+  limit: number;
   windowMs: number;
-  /** Every instance's hits as the database last answered. */
-  sharedCount: number;
-  /** This instance's hits not yet added to the database. */
-  pending: number;
-  /** This instance's hits on their way to the database (in no answer yet). */
-  sending: number;
+  /** Requests this instance was granted and has not admitted yet. */
+  tokens: number;
+  /** Requests every instance was granted in this window, as the database last answered. */
+  used: number;
+  windowStart?: string;
   resetAt: number;
-  /** When the database last answered for this key (Date.now()). */
-  syncedAt: number;
-  /** The exchange with the database under way, which concurrent hits wait for. */
-  syncing?: Promise<void>;
+  /** When the database last granted nothing (the window spent): asked again only after `flushMs`. */
+  spentAt?: number;
+  /** When this instance last admitted a request of the key. */
+  lastTakenAt: number;
+  /** The lease under way, which concurrent requests of the key wait for. */
+  leasing?: Promise<void>;
 }
 
 /**
- * The Postgres store without a database write per request: each instance counts locally and adds
- * its hits to the shared rows every `flushMs` (one statement for all its keys), reading back every
- * instance's totals. A key's first hit in a window goes to the database at once. While other
- * instances are alive, so does any hit once the total this instance knows is `flushMs` old, with
- * the hits counted since (those arriving meanwhile wait for that answer): an instance never decides
- * on a total older than `flushMs`, however long it was idle while the others counted, and all
- * instances together may overshoot a limit only by what the others counted within the last
- * `flushMs`. An instance that hears of no other (each says it is alive every `flushMs`) counts every
- * hit itself: its own count is the total, and no request waits for the database.
+ * The Postgres store without a database round trip per request. Each instance leases part of a
+ * key's budget (half of what is left, divided among the instances alive) in one atomic statement
+ * and admits requests from its lease in memory; a burst waits for one lease, never races to the
+ * row. All instances together never admit more than the limit: a lease is granted only from what
+ * no instance holds. Requests leased and left idle are given back while other instances are alive,
+ * and on close; a spent window is asked again at most every `flushMs` (others may give some back).
+ * Every `flushMs` each instance says it is alive; ended windows are pruned every minute.
  */
 export class SharedRateLimitStore implements RateLimitStore {
   private readonly shared: PostgresRateLimitStore;
   private readonly flushMs: number;
   private readonly id = randomUUID();
-  private readonly local = new Map<string, SharedEntry>();
+  private readonly local = new Map<string, LeasedWindow>();
   private readonly timer: NodeJS.Timeout;
-  /** When this instance last heard that no other is alive (Date.now()); 0 once it hears of one. */
-  private aloneHeardAt = 0;
-  /**
-   * Since when it has been alone: what it learnt of a key before may miss the hits of an instance
-   * that has left, so a key asks once more after that.
-   */
-  private aloneSince = 0;
+  /** Other instances heard of at the last announce. */
+  private others = 0;
+  private lastPruneAt = 0;
 
   constructor(shared: PostgresRateLimitStore, flushMs = 100) {
     this.shared = shared;
@@ -148,135 +219,111 @@ export class SharedRateLimitStore implements RateLimitStore {
     this.timer.unref();
   }
 
-  /** Says this instance is alive before it serves, so that the others ask again from then on. */
+  /** Says this instance is alive before it serves, so that the others share their leases from then on. */
   async start(): Promise<void> {
     await this.announce();
   }
 
-  async hit(key: string, windowMs: number) {
-    const now = Date.now();
-    const entry = this.local.get(key);
-    if (!entry || now >= entry.resetAt) {
-      const { count, resetAt } = await this.shared.hit(key, windowMs);
-      this.local.set(key, { windowMs, sharedCount: count, pending: 0, sending: 0, resetAt, syncedAt: Date.now() });
-      return { count, resetAt };
-    }
-    // What the other instances counted since this one last asked matters: ask first (if the
-    // database does not answer, decide on what this instance knows).
-    if (now - entry.syncedAt >= this.flushMs && !(this.alone(now) && entry.syncedAt > this.aloneSince)) {
-      if (entry.syncing) {
-        await entry.syncing.catch(() => {});
-      } else {
-        // This hit goes with the question, so the others count it before it is answered.
-        entry.pending += 1;
-        const synced = await this.sync(key, entry).then(
-          () => true,
-          () => false,
-        );
-        return { count: synced ? entry.sharedCount : this.known(entry), resetAt: entry.resetAt };
+  async take(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    for (;;) {
+      const now = Date.now();
+      let window = this.local.get(key);
+      if (window && now >= window.resetAt && !window.leasing) {
+        this.local.delete(key);
+        window = undefined;
       }
+      if (window && window.tokens > 0) {
+        window.tokens -= 1;
+        window.lastTakenAt = now;
+        return { allowed: true, remaining: this.remaining(window), resetAt: window.resetAt };
+      }
+      if (window?.leasing) {
+        await window.leasing;
+        continue;
+      }
+      if (window?.spentAt !== undefined && now - window.spentAt < this.flushMs) {
+        return { allowed: false, remaining: 0, resetAt: window.resetAt };
+      }
+      if (!window) {
+        window = { limit, windowMs, tokens: 0, used: 0, resetAt: now + windowMs, lastTakenAt: now };
+        this.local.set(key, window);
+      }
+      window.limit = limit;
+      const leased = this.lease(key, window);
+      window.leasing = leased;
+      const ok = await leased.then(
+        () => true,
+        () => false,
+      );
+      // The database did not answer: this request is decided on nothing better than being let in.
+      if (!ok) return { allowed: true, remaining: this.remaining(window), resetAt: window.resetAt };
     }
-    entry.pending += 1;
-    return { count: this.known(entry), resetAt: entry.resetAt };
   }
 
-  /**
-   * Whether no other instance is alive, as heard lately: a start announces itself before it serves,
-   * and is heard within `flushMs`. Not heard for long (the database slow or away), the instance asks.
-   */
-  private alone(now: number): boolean {
-    return now - this.aloneHeardAt < ALONE_HEARD_FOR * this.flushMs;
+  /** What is left of the key's window for everyone, as this instance knows it. */
+  private remaining(window: LeasedWindow): number {
+    return Math.max(0, window.limit - window.used) + window.tokens;
   }
 
-  /** Says this instance is alive and hears whether others are. */
+  /** Leases part of what is left of the key's budget (one exchange at a time per key). */
+  private async lease(key: string, window: LeasedWindow): Promise<void> {
+    const left = Math.max(0, window.limit - window.used);
+    const want = Math.max(1, Math.floor(left / (2 * (this.others + 1))));
+    try {
+      const [answer] = await this.shared.lease(window.windowMs, [{ key, limit: window.limit, want }]);
+      if (!answer) return;
+      if (window.windowStart !== undefined && answer.windowStart !== window.windowStart) window.tokens = 0;
+      window.windowStart = answer.windowStart;
+      window.resetAt = answer.resetAt;
+      window.used = answer.used;
+      window.tokens += answer.granted;
+      window.spentAt = answer.granted === 0 ? Date.now() : undefined;
+    } finally {
+      window.leasing = undefined;
+    }
+  }
+
+  /** Says this instance is alive and hears how many others are. */
   async announce(): Promise<void> {
-    const others = await this.shared.announce(this.id, ALIVE_FOR * this.flushMs);
-    const now = Date.now();
-    if (others > 0) {
-      this.aloneHeardAt = 0;
-      return;
-    }
-    if (!this.alone(now)) this.aloneSince = now;
-    this.aloneHeardAt = now;
+    this.others = await this.shared.announce(this.id, ALIVE_FOR * this.flushMs);
   }
 
   private async tick(): Promise<void> {
-    await this.announce().catch(() => {
-      this.aloneHeardAt = 0;
-    });
+    await this.announce().catch(() => {});
     await this.flush().catch(() => {});
-  }
-
-  /** The count as this instance knows it: the shared total, and its own hits not in it yet. */
-  private known(entry: SharedEntry): number {
-    return entry.sharedCount + entry.sending + entry.pending;
+    if (Date.now() - this.lastPruneAt >= PRUNE_EVERY_MS) {
+      this.lastPruneAt = Date.now();
+      await this.shared.prune().catch(() => {});
+    }
   }
 
   /**
-   * Sends every key's pending hits, in one statement per window length, and takes back the totals;
-   * forgets keys whose window has ended.
+   * Forgets windows that have ended and, while other instances are alive (or `all`), gives back
+   * what is leased and idle, so that they may admit it.
    */
-  async flush(): Promise<void> {
+  async flush(all = false): Promise<void> {
     const now = Date.now();
-    const byWindow = new Map<number, Array<[string, SharedEntry]>>();
-    for (const [key, entry] of this.local) {
-      if (now >= entry.resetAt) {
+    const returned: Array<{ key: string; windowStart: string; requests: number }> = [];
+    for (const [key, window] of this.local) {
+      if (window.leasing) continue;
+      if (now >= window.resetAt) {
         this.local.delete(key);
         continue;
       }
-      // A key in an exchange already sends its pending hits with the next.
-      if (entry.pending === 0 || entry.syncing) continue;
-      const sameWindow = byWindow.get(entry.windowMs);
-      if (sameWindow) sameWindow.push([key, entry]);
-      else byWindow.set(entry.windowMs, [[key, entry]]);
-    }
-    await Promise.all([...byWindow].map(([windowMs, entries]) => this.exchange(windowMs, entries)));
-  }
-
-  /** Adds the entry's pending hits to the shared row and reads back its total (one exchange at a time). */
-  private sync(key: string, entry: SharedEntry): Promise<void> {
-    entry.syncing ??= this.exchange(entry.windowMs, [[key, entry]]);
-    return entry.syncing;
-  }
-
-  /** Adds the entries' pending hits to their shared rows and reads back their totals. */
-  private exchange(windowMs: number, entries: ReadonlyArray<[string, SharedEntry]>): Promise<void> {
-    const sent = entries.map(([key, entry]) => {
-      const hits = entry.pending;
-      entry.pending = 0;
-      entry.sending += hits;
-      return { key, hits, entry };
-    });
-    const exchanged = (async () => {
-      try {
-        const answers = new Map((await this.shared.addMany(windowMs, sent)).map((answer) => [answer.key, answer]));
-        for (const { key, entry } of sent) {
-          const answer = answers.get(key);
-          if (!answer) continue;
-          // The shared total now holds what was sent; hits counted meanwhile stay pending. A later
-          // window in the database (its clock decides) starts the count again.
-          entry.sharedCount = answer.resetAt > entry.resetAt ? answer.count : Math.max(entry.sharedCount, answer.count);
-          entry.resetAt = Math.max(entry.resetAt, answer.resetAt);
-          entry.syncedAt = Date.now();
-        }
-      } catch (error) {
-        for (const { entry, hits } of sent) entry.pending += hits;
-        throw error;
-      } finally {
-        for (const { entry, hits } of sent) {
-          entry.sending -= hits;
-          entry.syncing = undefined;
-        }
+      const idle = now - window.lastTakenAt >= IDLE_GIVE_BACK_MS;
+      if (window.tokens > 0 && window.windowStart && (all || (this.others > 0 && idle))) {
+        returned.push({ key, windowStart: window.windowStart, requests: window.tokens });
+        window.used = Math.max(0, window.used - window.tokens);
+        window.tokens = 0;
       }
-    })();
-    for (const { entry } of sent) entry.syncing = exchanged;
-    return exchanged;
+    }
+    await this.shared.giveBack(returned);
   }
 
-  /** Stops counting here: sends its last hits and says it has left, so that the others may count alone. */
+  /** Stops counting here: gives back its leases and says it has left. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush().catch(() => {});
+    await this.flush(true).catch(() => {});
     await this.shared.leave(this.id).catch(() => {});
   }
 }

@@ -42,7 +42,9 @@ export function mcpRoutes(dispatch: Dispatch, isArbiterKey: (key: string) => boo
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      const answer = await transport.handleRequest(c.req.raw);
+      // Through the context, so the headers middleware set (the budget's RateLimit-*) go with it.
+      return c.newResponse(answer.body, answer);
     } finally {
       await server.close();
     }

@@ -158,9 +158,10 @@ describe("reads need no key", () => {
     expect(text).not.toMatch(/private|encrypted|api_key|metadata/i);
   });
 
-  it("ignores an invalid key on reads instead of refusing", async () => {
-    expect((await get(t.app, "/api/listings?limit=1", "0".repeat(64))).status).toBe(200);
-    expect((await get(t.app, `/api/listings/${listing.id}`, "0".repeat(64))).status).toBe(200);
+  it("refuses a key nobody holds on reads too (forged keys open no budget), and serves no key", async () => {
+    expect((await get(t.app, "/api/listings?limit=1", "0".repeat(64))).status).toBe(401);
+    expect((await get(t.app, `/api/listings/${listing.id}`, "0".repeat(64))).status).toBe(401);
+    expect((await get(t.app, `/api/listings/${listing.id}`)).status).toBe(200);
   });
 
   it("keyword input cannot reach SQL or tsquery syntax", async () => {

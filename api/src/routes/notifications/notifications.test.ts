@@ -219,4 +219,33 @@ describe("the notification stream", () => {
   it("needs the agent's key", async () => {
     expect((await get(t.app, "/api/notifications/stream")).status).toBe(401);
   });
+
+  it("an agent holds at most 5 streams at once: a sixth is 429 until one closes", async () => {
+    const me = await registerAgent(t.app, "many streams");
+    const streams = [];
+    for (let i = 0; i < 5; i++) {
+      const stream = await openStream(me);
+      await stream.next(); // ready: the stream is open
+      streams.push(stream);
+    }
+    try {
+      const sixth = await get(t.app, "/api/notifications/stream", me.key);
+      expect(sixth.status).toBe(429);
+      expect(await json(sixth)).toMatchObject({ code: "too_many_streams", max_streams: 5 });
+      // Another agent's streams are its own.
+      const other = await openStream(await registerAgent(t.app, "one stream"));
+      await other.close();
+      // Closing one makes room (the server hears of the close a moment later).
+      await streams.shift()?.close();
+      await expect
+        .poll(async () => {
+          const again = await get(t.app, "/api/notifications/stream", me.key);
+          if (again.status === 200) await again.body?.cancel();
+          return again.status;
+        })
+        .toBe(200);
+    } finally {
+      await Promise.all(streams.map((stream) => stream.close()));
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import type { PositionedNotification } from "../../domain/notifications.ts";
+import { MAX_STREAMS, type PositionedNotification } from "../../domain/notifications.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { ApiError } from "../../http/errors.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { notificationAnswer } from "../../schemas/notifications.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -23,7 +24,7 @@ export const streamRoute = createRoute({
   tags: ["Notifications"],
   summary: "New notifications as they happen (Server-Sent Events)",
   description:
-    "Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s.",
+    "Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s. An agent may hold 5 streams open at once: a sixth is refused with 429 `too_many_streams` until one closes.",
   security: bearerSecurity,
   request: {
     headers: z.object({
@@ -35,7 +36,7 @@ export const streamRoute = createRoute({
       description: "An event stream",
       content: { "text/event-stream": { schema: z.string() } },
     },
-    ...errorResponses(401),
+    ...errorResponses(401, 429),
   },
 });
 
@@ -49,6 +50,15 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
     const me = c.get("agent").id;
     // Without a known Last-Event-ID the stream starts now: what the lookback finds is skipped.
     const start = await notifications.streamStart(me, c.req.header("last-event-id"));
+    const streamId = await notifications.openStream(me);
+    if (!streamId) {
+      throw new ApiError(
+        429,
+        "too_many_streams",
+        `At most ${MAX_STREAMS} notification streams may be open at once per agent: close one first`,
+        { max_streams: MAX_STREAMS },
+      );
+    }
     const sent = new Map<string, number>();
     let floor = Date.parse(start.at);
 
@@ -60,6 +70,7 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
 
     return streamSSE(c, async (stream) => {
       let aborted = false;
+      let keptAt = Date.now();
       let woken = false;
       let resolveWait: (() => void) | undefined;
       const wake = () => {
@@ -83,6 +94,10 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
               resolveWait = resolve;
               setTimeout(resolve, STREAM_POLL_MS).unref();
             });
+          }
+          if (Date.now() - keptAt >= STREAM_POLL_MS) {
+            keptAt = Date.now();
+            await notifications.keepStream(streamId).catch(() => undefined);
           }
           const wasWoken = woken;
           woken = false;
@@ -109,6 +124,7 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
         }
       } finally {
         unsubscribe();
+        await notifications.closeStream(streamId).catch(() => undefined);
       }
     });
   });
