@@ -44,8 +44,11 @@ function request(app: TestApp["app"], path: string, client: object, headers: Rec
   return app.request(path, { headers }, client);
 }
 
-const statuses = (responses: Response[]) =>
-  responses.reduce<Record<number, number>>((counts, r) => ({ ...counts, [r.status]: (counts[r.status] ?? 0) + 1 }), {});
+function statuses(responses: Response[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const response of responses) counts[response.status] = (counts[response.status] ?? 0) + 1;
+  return counts;
+}
 
 async function windowRows(pattern: string): Promise<number> {
   const { rows } = await t.db.$client.query<{ n: number }>(
