@@ -68,7 +68,7 @@ export function retryDelayMs(attempts: number, baseMs: number): number {
 }
 
 const REMOVED = WEBHOOK_REMOVED;
-const NO_SECRET = "the agent has no webhook secret";
+const NO_SECRET = "the agent's webhook secret cannot be read";
 const INTERRUPTED = "interrupted";
 
 interface ClaimedDelivery {
@@ -129,7 +129,13 @@ export function createWebhookSender(deps: { db: Database; config: Config; logger
 
   async function send(delivery: ClaimedDelivery, signal?: AbortSignal): Promise<WebhookAnswer> {
     if (!delivery.url) return { delivered: false, error: REMOVED };
-    if (!delivery.secret) return { delivered: false, error: NO_SECRET };
+    let secret: string;
+    try {
+      secret = webhookSecretOf(delivery.secret ?? "", delivery.agent_id, config.masterKey);
+    } catch {
+      // None, or sealed under another master key: nothing can be signed, nothing is sent.
+      return { delivered: false, error: NO_SECRET };
+    }
     const { body, headers } = webhookRequest(
       {
         id: delivery.notification_id,
@@ -138,7 +144,7 @@ export function createWebhookSender(deps: { db: Database; config: Config; logger
         created_at: delivery.created_at,
         payload: delivery.payload,
       },
-      webhookSecretOf(delivery.secret, delivery.agent_id, config.masterKey),
+      secret,
       delivery.attempts,
     );
     return postWebhook({ url: delivery.url, body, headers, allowPrivateAddresses, timeoutMs, lookup, signal });
