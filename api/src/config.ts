@@ -74,12 +74,19 @@ const EnvSchema = z.object({
    * off (tests drive them by hand).
    */
   NOTIFY_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(500),
-  /** Wait before a failed webhook's second attempt; each further wait is 4 times longer (≤ 1 h). */
+  /**
+   * Wait before a failed webhook's second attempt; each further wait is 4 times longer (≤ 1 h). The
+   * endpoint waits as long after each failure in a row, whichever delivery failed.
+   */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** Attempts before a webhook delivery is marked failed. */
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
-  /** How long a webhook receiver has to answer. */
+  /** How long a webhook receiver has to answer (the name's resolution and the connection included). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
+  /** Failed attempts in a row after which an endpoint is paused (its owner is told). */
+  WEBHOOK_PAUSE_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(10),
+  /** Deliveries one API process has in flight at most, each to another endpoint. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   /**
    * Whether webhook URLs may point at loopback or private addresses. Only for local development:
    * the default is true on the local chain and false elsewhere.
@@ -159,7 +166,14 @@ export interface Config {
   keeperIntervalMs: number;
   indexerUrl?: string;
   notifyIntervalMs: number;
-  webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number; allowPrivateAddresses: boolean };
+  webhooks: {
+    retryBaseMs: number;
+    maxAttempts: number;
+    timeoutMs: number;
+    allowPrivateAddresses: boolean;
+    pauseAfterFailures: number;
+    concurrency: number;
+  };
   /** Without a trailing slash; absent: each request's origin. */
   publicBaseUrl?: string;
   /** The web app's build folder (absolute). */
@@ -249,6 +263,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       allowPrivateAddresses: (e.WEBHOOK_ALLOW_PRIVATE ?? String(e.CHAIN_ID === LOCAL_CHAIN_ID)) === "true",
+      pauseAfterFailures: e.WEBHOOK_PAUSE_AFTER_FAILURES,
+      concurrency: e.WEBHOOK_CONCURRENCY,
     },
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : DEFAULT_WEB_DIST_DIR,

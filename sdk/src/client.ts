@@ -267,6 +267,8 @@ export function createMarketplaceClient(options: ClientOptions) {
         "/api/agents/me/webhook/deliveries/{id}/redeliver",
         { params: { id } },
       ),
+    /** Sends a signed `webhook.test` event to the webhook now and answers what the receiver did. */
+    testWebhook: () => send<Answer<"/api/agents/me/webhook/test", "post">>("post", "/api/agents/me/webhook/test"),
     rotateWebhookSecret: () =>
       send<Answer<"/api/agents/me/webhook/rotate-secret", "post">>("post", "/api/agents/me/webhook/rotate-secret"),
 

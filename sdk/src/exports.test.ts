@@ -34,6 +34,8 @@ describe("the public surface", () => {
         "registerIdentityWithWallet",
         "sendCalls",
         "typedDataFromJson",
+        "verifyWebhook",
+        "WebhookVerificationError",
       ].sort(),
     );
   });

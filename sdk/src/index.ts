@@ -24,3 +24,10 @@ export {
 } from "./http.ts";
 export type { paths } from "./openapi-types.ts";
 export { collect, paginate } from "./pagination.ts";
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from "./webhooks.ts";

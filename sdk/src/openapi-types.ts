@@ -642,6 +642,7 @@ export interface paths {
                         "application/json": {
                             deliveries: components["schemas"]["WebhookDelivery"][];
                             next_cursor: string | null;
+                            endpoint: components["schemas"]["WebhookEndpoint"];
                         };
                     };
                 };
@@ -737,6 +738,63 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/me/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to the caller's webhook now
+         * @description POSTs a `webhook.test` event, signed as every delivery is, to the webhook_url at once: past the queue, the backoff and a pause. Answers what the receiver did; a 2xx also resumes a paused webhook. Nothing is logged or retried. 409 `webhook_not_set` without a webhook_url.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the receiver did */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookTestDelivery"];
+                    };
+                };
+                /** @description Missing or invalid API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6192,6 +6250,25 @@ export interface components {
             created_at: string;
             delivered_at: string | null;
         };
+        /** @description The webhook's state; null if the agent never set one */
+        WebhookEndpoint: {
+            /** @description When deliveries were paused after too many failures in a row (the agent got a `webhook.paused` notification); null while sending. Setting webhook_url again or a successful test delivery resumes them. */
+            paused_at: string | null;
+            /** @description Failed attempts in a row since the last 2xx */
+            consecutive_failures: number;
+            /** @description Nothing is sent before (the backoff after a failure); null when sending now */
+            next_attempt_at: string | null;
+        } | null;
+        WebhookTestDelivery: {
+            /** @description It answered 2xx */
+            delivered: boolean;
+            /** @description Its HTTP status; null if it never answered */
+            status: number | null;
+            /** @description Why it was not delivered; "target refused" when the URL does not reach a public address */
+            error?: string;
+            /** @description Until the answer; null when the target was refused (nothing was sent) */
+            duration_ms: number | null;
+        };
         Erc8004RegistrationFile: {
             /** @enum {string} */
             type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
@@ -7367,7 +7444,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn";
+            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused";
             payload: {
                 [key: string]: unknown;
             };

@@ -4,8 +4,8 @@
  * poster's Server-Sent Events stream and at the hunter's webhook, a receiver started here that
  * fails its first answer (the delivery is retried) and checks every signature.
  */
-import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import { verifyWebhook } from "@agent-marketplace/sdk";
 import { describe, expect, inject, it } from "vitest";
 import { eventStreamReader } from "../../api/test/event-stream.ts";
 import { callApi, eventually, registerHostedAgent } from "./stack-process.ts";
@@ -111,9 +111,10 @@ describe("notifications over HTTP", () => {
       expect(deliveries.map((d) => d.attempts).sort()).toEqual([1, 1, 2]);
       expect(receiver.received).toHaveLength(hunterKinds.length + 1);
       for (const request of receiver.received) {
-        const expected = `sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`;
-        expect(request.headers["x-signature"]).toBe(expected);
-        expect(JSON.parse(request.body).agent_id).toBe(hunter.id);
+        // Signed with a timestamp (t=…,v1=HMAC of "<t>.<body>"), as the SDK's helper verifies.
+        expect(request.headers["x-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+        const event = await verifyWebhook(secret, request.headers["x-signature"], request.body);
+        expect(event.agent_id).toBe(hunter.id);
       }
       const retried = receiver.received[0] as { headers: IncomingHttpHeaders };
       const again = receiver.received.filter(

@@ -846,8 +846,38 @@ export const webhookDeliveries = app.table(
   (t) => [
     uniqueIndex("webhook_deliveries_notification_key").on(t.notificationId),
     index("webhook_deliveries_agent_created_idx").on(t.agentId, t.createdAt, t.id),
-    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    // An endpoint's next delivery: its oldest due pending one.
+    index("webhook_deliveries_agent_due_idx").on(t.agentId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
   ],
+);
+
+/**
+ * Each agent's webhook endpoint as the sender sees it (notifications/webhook-sender.ts): one
+ * delivery in flight at a time, a wait after each failure in a row, and a circuit that pauses it
+ * after too many. A row exists for every agent that has had a webhook URL or a pending delivery.
+ */
+export const webhookEndpoints = app.table(
+  "webhook_endpoints",
+  {
+    agentId: uuid("agent_id")
+      .primaryKey()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    /** Failed attempts in a row since the last 2xx (or since the webhook was set). */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** Nothing is sent to it before (its backoff after a failure). */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * A sender holds it until then while a delivery is in flight; once the delivery is recorded,
+     * the time it was freed, so the endpoint served longest ago goes first.
+     */
+    leasedUntil: timestamp("leased_until", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * When the circuit opened: nothing is sent (deliveries wait) until the webhook is set again or
+     * a test delivery succeeds.
+     */
+    pausedAt: timestamp("paused_at", { withTimezone: true }),
+  },
+  (t) => [index("webhook_endpoints_ready_idx").on(t.leasedUntil).where(sql`paused_at IS NULL`)],
 );
 
 /** How far a background reader has read an ordered source (e.g. the indexed escrow events). */

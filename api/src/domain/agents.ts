@@ -5,6 +5,7 @@ import { createCustodialWallet } from "../chain/custodial-wallet.ts";
 import { compiled } from "../db/compiled-statement.ts";
 import { agents, apiKeys } from "../db/schema.ts";
 import type { Deps } from "../deps.ts";
+import { webhookUrlChanged } from "../notifications/webhook-endpoints.ts";
 import { newWebhookSecret } from "../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../notifications/webhook-url.ts";
 import type { PublicAgentView } from "../schemas/agents.ts";
@@ -129,7 +130,7 @@ export function agentUseCases(deps: Deps) {
 
   /**
    * Changes the caller's profile and answers it. A new webhook URL must be allowed; the first one
-   * gets the signing secret, answered only this once.
+   * gets the signing secret, answered only this once. Setting the URL resumes a paused webhook.
    */
   async function updateProfile(
     agent: Agent,
@@ -152,11 +153,16 @@ export function agentUseCases(deps: Deps) {
       ...(webhookSecret && { webhookSecretEncrypted: webhookSecret.sealed }),
     };
     if (Object.keys(set).length > 0) {
-      const [updated] = await db
-        .update(agents)
-        .set({ ...set, updatedAt: new Date() })
-        .where(eq(agents.id, agent.id))
-        .returning({ id: agents.id });
+      const updated = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(agents)
+          .set({ ...set, updatedAt: new Date() })
+          .where(eq(agents.id, agent.id))
+          .returning({ id: agents.id });
+        // Setting the URL (the same one too) resumes a paused webhook; removing it ends its queue.
+        if (row && changes.webhookUrl !== undefined) await webhookUrlChanged(tx, agent.id, changes.webhookUrl);
+        return row;
+      });
       if (!updated) throw notFound("Agent");
       // Names and pauses show in listing browse answers.
       deps.readCache?.invalidate();

@@ -1,6 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { agents, notifications, webhookDeliveries } from "../db/schema.ts";
+import { agents, notifications, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 
 /** Every kind of notification (API.md); webhooks carry the same names. */
 export const NOTIFICATION_KINDS = [
@@ -25,6 +25,7 @@ export const NOTIFICATION_KINDS = [
   "proposal.accepted",
   "proposal.declined",
   "proposal.withdrawn",
+  "webhook.paused",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -65,7 +66,14 @@ export async function notify(tx: Writer, items: NewNotification[]): Promise<void
     const url = urlOf.get(row.agentId);
     return url ? [{ notificationId: row.id, agentId: row.agentId, url }] : [];
   });
-  if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries);
+  if (deliveries.length > 0) {
+    await tx.insert(webhookDeliveries).values(deliveries);
+    // The sender claims deliveries through their endpoint (webhook-sender.ts): it must exist.
+    await tx
+      .insert(webhookEndpoints)
+      .values([...new Set(deliveries.map((delivery) => delivery.agentId))].map((agentId) => ({ agentId })))
+      .onConflictDoNothing();
+  }
   // Delivered on commit, once per distinct payload.
   for (const agentId of agentIds) {
     await tx.execute(sql`SELECT pg_notify(${NOTIFICATION_CHANNEL}, ${agentId})`);

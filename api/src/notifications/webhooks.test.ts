@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { verifyWebhook, WebhookVerificationError } from "@agent-marketplace/sdk";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,7 +106,14 @@ async function sendUntilSettled(agent: Agent, rounds = 100) {
   }
 }
 
-const signature = (body: string, secret: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+/** Checks an X-Signature header: t= is now (within 5 s), v1= the HMAC of "<t>.<body>" under `secret`. */
+function expectSignedBy(header: string | string[] | undefined, body: string, secret: string) {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(header));
+  expect(match, String(header)).not.toBeNull();
+  const [, t, v1] = match as unknown as [string, string, string];
+  expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(5);
+  expect(v1).toBe(createHmac("sha256", secret).update(`${t}.${body}`).digest("hex"));
+}
 
 function receivedFor(notificationId: string) {
   return receiver.received.filter((r) => r.headers["x-notification-id"] === notificationId);
@@ -135,7 +143,16 @@ describe("webhooks", () => {
     const got = receivedFor(notification.id);
     expect(got).toHaveLength(1);
     const [delivery] = got as [Received];
-    expect(delivery.headers["x-signature"]).toBe(signature(delivery.body, agent.secret));
+    expectSignedBy(delivery.headers["x-signature"], delivery.body, agent.secret);
+    // The SDK's helper accepts it as it came, and refuses it changed or replayed after 5 minutes.
+    const header = delivery.headers["x-signature"] as string;
+    await expect(verifyWebhook(agent.secret, header, delivery.body)).resolves.toEqual(JSON.parse(delivery.body));
+    await expect(verifyWebhook(agent.secret, header, delivery.body.replace("hello", "jello"))).rejects.toThrow(
+      WebhookVerificationError,
+    );
+    const later = { now: Math.floor(Date.now() / 1000) + 301 };
+    await expect(verifyWebhook(agent.secret, header, delivery.body, later)).rejects.toThrow(/beyond 300 s/);
+    expect(delivery.headers["x-webhook-event"]).toBe("message.received");
     expect(delivery.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(delivery.body)).toEqual({
       id: notification.id,
@@ -223,8 +240,8 @@ describe("webhooks", () => {
     await sendUntilSettled(agent);
     const [delivery] = await deliveries(agent);
     const [got] = receivedFor(delivery.notification_id) as [Received];
-    expect(got.headers["x-signature"]).toBe(signature(got.body, rotated.webhook_secret));
-    expect(got.headers["x-signature"]).not.toBe(signature(got.body, agent.secret));
+    expectSignedBy(got.headers["x-signature"], got.body, rotated.webhook_secret);
+    await expect(verifyWebhook(agent.secret, got.headers["x-signature"], got.body)).rejects.toThrow(/does not match/);
   });
 
   it("a removed webhook_url ends pending deliveries; an agent without one gets none", async () => {
@@ -244,7 +261,14 @@ describe("webhooks", () => {
 
   it("outside local development, loopback, private and unresolvable hosts are refused and nothing changes", async () => {
     const strict = await testApp({
-      webhooks: { retryBaseMs: 1_000, maxAttempts: 3, timeoutMs: 1_000, allowPrivateAddresses: false },
+      webhooks: {
+        retryBaseMs: 1_000,
+        maxAttempts: 3,
+        timeoutMs: 1_000,
+        allowPrivateAddresses: false,
+        pauseAfterFailures: 10,
+        concurrency: 8,
+      },
     });
     try {
       const agent = await registerAgent(strict.app, "careful");

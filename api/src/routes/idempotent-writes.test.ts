@@ -42,6 +42,8 @@ const NOT_IDEMPOTENT: Record<string, string> = {
   "POST /api/agents/me/owner":
     "adoption happens once per agent (a repeat is 409); it creates nothing and moves nothing",
   "POST /api/agents/me/webhook/rotate-secret": "replaces the signing secret: the last answer holds the live one",
+  "POST /api/agents/me/webhook/test":
+    "sends a test event at once and answers what the receiver did then: each call is a new test, and it creates nothing",
   "POST /api/agents/me/webhook/deliveries/{id}/redeliver":
     "re-arms a failed delivery; repeating it re-arms the same one",
   "POST /api/auth/login": "a session from a signed single-use nonce",

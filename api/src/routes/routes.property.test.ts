@@ -104,6 +104,7 @@ const ROUTES: RouteUnderTest[] = [
   { method: "POST", path: "/api/agents/me/erc8004/register" },
   { method: "GET", path: "/api/reviews/{id}/feedback.json" },
   { method: "POST", path: "/api/agents/me/owner" },
+  { method: "POST", path: "/api/agents/me/webhook/test" },
   { method: "GET", path: "/api/owner/agents" },
   { method: "POST", path: "/api/owner/agents" },
   { method: "GET", path: "/api/owner/agents/{id}/keys" },
@@ -127,6 +128,7 @@ const APP_TABLES = [
   "offers",
   "offer_moves",
   "proposals",
+  "webhook_endpoints",
 ];
 
 /** Columns that are bookkeeping, not state: a key's last use is written as it is used. */

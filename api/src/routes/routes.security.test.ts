@@ -41,7 +41,9 @@ let ownerOffer: string;
 let ownerProposal: string;
 let thirdBounty: string;
 beforeAll(async () => {
-  t = await testApp();
+  // One session and one intruder key call every route here, more than a minute's budget (100) of
+  // requests: the rate limits have tests of their own.
+  t = await testApp({ rateLimitPerMinute: 100_000 });
   owner = await registerAgent(t.app, "owner");
   intruder = await registerAgent(t.app, "intruder");
   ownerListing = (await createListing(t.app, owner)).id;
@@ -226,6 +228,8 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "forbidden",
   },
   "POST /api/agents/me/webhook/rotate-secret": { intruder: "self" },
+  // Tests the caller's own webhook (another key has none: 409).
+  "POST /api/agents/me/webhook/test": { intruder: "self" },
   // Messages are always the caller's own: another key reads and writes its own conversations.
   "POST /api/messages/send": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
   "GET /api/messages": { intruder: "self" },

@@ -5,8 +5,8 @@ import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../../schem
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
- * The caller's webhook: its delivery log, a redelivery of a failed one, and a new signing secret.
- * The URL itself is set with PATCH /api/agents/me.
+ * The caller's webhook: its delivery log, a redelivery of a failed one, a test delivery, and a new
+ * signing secret. The URL itself is set with PATCH /api/agents/me.
  */
 
 const Delivery = z
@@ -25,6 +25,20 @@ const Delivery = z
   })
   .openapi("WebhookDelivery");
 
+const Endpoint = z
+  .object({
+    paused_at: z.string().nullable().openapi({
+      description:
+        "When deliveries were paused after too many failures in a row (the agent got a `webhook.paused` notification); null while sending. Setting webhook_url again or a successful test delivery resumes them.",
+    }),
+    consecutive_failures: z.number().int().openapi({ description: "Failed attempts in a row since the last 2xx" }),
+    next_attempt_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "Nothing is sent before (the backoff after a failure); null when sending now" }),
+  })
+  .openapi("WebhookEndpoint");
+
 export const deliveriesRoute = createRoute({
   method: "get",
   path: "/me/webhook/deliveries",
@@ -39,7 +53,13 @@ export const deliveriesRoute = createRoute({
       description: "A page of deliveries",
       content: {
         "application/json": {
-          schema: z.object({ deliveries: z.array(Delivery), next_cursor: z.string().nullable() }),
+          schema: z.object({
+            deliveries: z.array(Delivery),
+            next_cursor: z.string().nullable(),
+            endpoint: Endpoint.nullable().openapi({
+              description: "The webhook's state; null if the agent never set one",
+            }),
+          }),
         },
       },
     },
@@ -66,6 +86,44 @@ export const redeliverRoute = createRoute({
   },
 });
 
+export const testDeliveryRoute = createRoute({
+  method: "post",
+  path: "/me/webhook/test",
+  tags: ["Notifications"],
+  summary: "Send a signed test event to the caller's webhook now",
+  description:
+    "POSTs a `webhook.test` event, signed as every delivery is, to the webhook_url at once: past the queue, the backoff and a pause. Answers what the receiver did; a 2xx also resumes a paused webhook. Nothing is logged or retried. 409 `webhook_not_set` without a webhook_url.",
+  security: bearerSecurity,
+  responses: {
+    200: {
+      description: "What the receiver did",
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              delivered: z.boolean().openapi({ description: "It answered 2xx" }),
+              status: z
+                .number()
+                .int()
+                .nullable()
+                .openapi({ description: "Its HTTP status; null if it never answered" }),
+              error: z.string().optional().openapi({
+                description: 'Why it was not delivered; "target refused" when the URL does not reach a public address',
+              }),
+              duration_ms: z
+                .number()
+                .int()
+                .nullable()
+                .openapi({ description: "Until the answer; null when the target was refused (nothing was sent)" }),
+            })
+            .openapi("WebhookTestDelivery"),
+        },
+      },
+    },
+    ...errorResponses(401, 409),
+  },
+});
+
 export const rotateSecretRoute = createRoute({
   method: "post",
   path: "/me/webhook/rotate-secret",
@@ -87,12 +145,16 @@ export const rotateSecretRoute = createRoute({
 export function registerWebhook(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(deliveriesRoute, async function webhookDeliveries(c) {
     const page = await useCases.webhooks.deliveries(c.get("agent").id, c.req.valid("query"));
-    return c.json({ deliveries: page.deliveries, next_cursor: page.nextCursor }, 200);
+    return c.json({ deliveries: page.deliveries, next_cursor: page.nextCursor, endpoint: page.endpoint }, 200);
   });
 
   app.openapi(redeliverRoute, async function redeliver(c) {
     const delivery = await useCases.webhooks.redeliver(c.get("agent").id, c.req.valid("param").id);
     return c.json({ delivery }, 200);
+  });
+
+  app.openapi(testDeliveryRoute, async function testWebhook(c) {
+    return c.json(await useCases.webhooks.testDelivery(c.get("agent").id), 200);
   });
 
   app.openapi(rotateSecretRoute, async function rotateWebhookSecret(c) {

@@ -86,7 +86,7 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
           amounts: 'Strings of USDC wei: 6 decimals, "1000000" is 1 USDC',
           chain: { chain_id: chain.chainId, escrow_contract: chain.escrow, usdc_token: chain.usdc },
           notifications:
-            "GET /api/notifications, live on GET /api/notifications/stream (Server-Sent Events), or POSTed to your webhook_url (PATCH /api/agents/me), signed X-Signature: sha256=<HMAC>",
+            'GET /api/notifications, live on GET /api/notifications/stream (Server-Sent Events), or POSTed to your webhook_url (PATCH /api/agents/me), signed X-Signature: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>"> (POST /api/agents/me/webhook/test sends a test event)',
           identity: "POST /api/agents/me/erc8004/register: an ERC-8004 identity owned by your wallet",
           skill: "/skill.md",
         },

@@ -22,6 +22,7 @@ export function registerSkill(app: OpenAPIHono<AppEnv>, { useCases, config }: Ro
         requestsPerMinute: config.rateLimitPerMinute,
         messagesPerMinute: config.messagesPerMinute,
         localChain,
+        webhooks: config.webhooks,
         idempotentWrites,
       }),
     );

@@ -33,6 +33,7 @@ const KIND_TEXT: Record<Notification["kind"], string> = {
   "proposal.accepted": "Proposal accepted",
   "proposal.declined": "Proposal declined",
   "proposal.withdrawn": "Proposal withdrawn",
+  "webhook.paused": "Webhook paused",
 };
 
 /** The agent's notifications, with new ones shown as the event stream delivers them. */
