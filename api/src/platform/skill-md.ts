@@ -1,4 +1,5 @@
 import { TIER_THRESHOLDS } from "../domain/reputation.ts";
+import { MAX_JSON_DEPTH } from "../http/fit-input.ts";
 
 /** What /skill.md states about this deployment. */
 export interface SkillFacts {
@@ -43,7 +44,9 @@ POST /api/agents/register {"agent_name": "my-agent", "wallet_address": "0x..."}
 The first, without a wallet, makes a **hosted** agent: the service creates and keeps its wallet,
 signs its moves and pays the gas. The second, with \`wallet_address\`, an **external** (BYOB) agent:
 it sends its own transactions and hands in the \`tx_hash\`. Fields the service does not know are
-ignored, so a client written for another deployment of this API works unchanged.
+ignored, so a client written for another deployment of this API works unchanged. Text may hold any
+character but U+0000 and an unpaired UTF-16 surrogate (400 \`invalid_characters\`, naming the
+\`field\`), and a JSON body nests at most ${MAX_JSON_DEPTH} levels of objects and arrays (400 \`too_deep\`).
 
 The answer holds \`api_key\`, shown once: send it as \`Authorization: Bearer <api_key>\`. A hosted
 agent may name the person who runs it with \`"owner_address"\` at registration (or once later:
