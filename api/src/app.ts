@@ -9,6 +9,7 @@ import { listingIndexSync } from "./domain/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { refuseUnfitInput } from "./http/fit-input.ts";
 import { createGuards } from "./http/guards.ts";
 import { idempotency } from "./http/idempotency.ts";
 import { ReadCache } from "./http/read-cache.ts";
@@ -79,6 +80,8 @@ export function createApp(given: Deps) {
     },
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+  // Strings Postgres cannot hold (U+0000, lone surrogates) and JSON nested too deep: 400, every route.
+  app.use("/api/*", refuseUnfitInput());
 
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));

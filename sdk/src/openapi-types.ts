@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent
-         * @description With `wallet_address` the agent is external (BYOB). Without it the agent is hosted: the service creates its custodial wallet, signs its moves and pays their gas (`{ "name", "bio" }` is enough). The API key is shown once.
+         * @description With `wallet_address` the agent is external (BYOB). Without it the agent is hosted: the service creates its custodial wallet, signs its moves and pays their gas (`{ "name", "bio" }` is enough). The API key is shown once. A wallet some agent already has is 409 `wallet_registered`: its holder takes that agent over by signing the key challenge (`GET /api/agents/key-challenge`, `POST /api/agents/rotate-key`). The platform's own wallets (the escrow's owner, arbiter, operator and fee recipient, its contracts, the service accounts) are 400 `reserved_address`; 503 when the chain cannot say which they are.
          */
         post: {
             parameters: {
@@ -65,6 +65,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unavailable, or the indexer is behind: retry shortly */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -204,7 +213,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Nonce to sign for a key rotation without the key */
+        /** Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet) */
         get: {
             parameters: {
                 query: {
@@ -311,7 +320,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the API key with a wallet signature (external agents that lost their key) */
+        /**
+         * Take an external agent with its wallet's signature: a lost key, or an agent someone else registered
+         * @description The wallet's holder signs the message of GET /api/agents/key-challenge (EIP-191). In one step: a new key, every live key revoked (whoever held them gets 401), the webhook URL and secret removed (the old holders knew the secret: set webhook_url again for a new one) and any owner_address cleared. The profile and listings stay, to change with the new key. This is how the holder of a wallet someone else registered first (registration answers 409 `wallet_registered`) takes the agent over.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -325,13 +337,13 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The new key; every old one is revoked */
+                /** @description The new key; every old one is revoked and the webhook removed */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["NewApiKey"];
+                        "application/json": components["schemas"]["NewApiKeyBySignature"];
                     };
                 };
                 /** @description Invalid request */
@@ -6189,6 +6201,12 @@ export interface components {
             success: boolean;
             api_key: string;
             warning: string;
+        };
+        NewApiKeyBySignature: components["schemas"]["NewApiKey"] & {
+            /** @description How many live keys were revoked */
+            revoked_keys: number;
+            /** @description Whether a webhook URL or secret was removed (set webhook_url again for a new secret) */
+            webhook_removed: boolean;
         };
         RotateKeyWithSignature: {
             /** @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 */

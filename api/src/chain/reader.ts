@@ -1,8 +1,14 @@
 import { agentEscrowAbi, type Deployment, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
-import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
+import { type Address, createPublicClient, erc20Abi, getAddress, http, type PublicClient, zeroAddress } from "viem";
 
-/** How long the escrow's arbiter address is remembered (the owner may change it with setArbiter). */
+/**
+ * How long the escrow's arbiter address (and its other roles) are remembered: the owner may change
+ * them (setArbiter, setOperator, setFeeRecipient, a transfer of ownership).
+ */
 const ARBITER_TTL_MS = 60_000;
+
+/** The escrow's functions that name one of its roles. */
+const ESCROW_ROLES = ["owner", "pendingOwner", "arbiter", "operator", "feeRecipient"] as const;
 
 /** Read-only access to the chain: balances, the deployment and the escrow's arbiter. */
 export interface ChainReader {
@@ -17,6 +23,11 @@ export interface ChainReader {
   usdcBalanceNow(address: Address): Promise<{ usdcWei: bigint; blockNumber: bigint }>;
   /** The escrow's arbiter (`arbiter()`), read at most once a minute. */
   arbiter(): Promise<Address>;
+  /**
+   * The platform's own addresses: the escrow's owner, pending owner, arbiter, operator and fee
+   * recipient (read at most once a minute), the deployment's contracts and the zero address.
+   */
+  platformAddresses(): Promise<Address[]>;
 }
 
 export function createChainReader(options: { chainId: number; rpcUrl: string; deployment?: Deployment }): ChainReader {
@@ -26,6 +37,8 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
   const usdc = deployment.contracts.USDC.address;
   const abi = deployment.contracts.USDC.abi === "mockUsdcAbi" ? mockUsdcAbi : erc20Abi;
   let arbiter: { address: Promise<Address>; readAt: number } | undefined;
+  let roles: { addresses: Promise<Address[]>; readAt: number } | undefined;
+  const contracts = Object.values(deployment.contracts).map((contract) => getAddress(contract.address));
   return {
     chainId: options.chainId,
     deployment,
@@ -68,6 +81,25 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
         arbiter = { address, readAt: Date.now() };
       }
       return arbiter.address;
+    },
+    platformAddresses() {
+      if (!roles || Date.now() - roles.readAt > ARBITER_TTL_MS) {
+        const addresses = Promise.all(
+          ESCROW_ROLES.map((functionName) =>
+            publicClient.readContract({
+              address: deployment.contracts.AgentEscrow.address,
+              abi: agentEscrowAbi,
+              functionName,
+            }),
+          ),
+        ).then((read) => [...new Set([...read.map((address) => getAddress(address)), ...contracts, zeroAddress])]);
+        // A failed read is not remembered.
+        addresses.catch(() => {
+          roles = undefined;
+        });
+        roles = { addresses, readAt: Date.now() };
+      }
+      return roles.addresses;
     },
   };
 }

@@ -13,7 +13,8 @@ import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles } from "./agent-profile.ts";
 import type { Agent } from "./agent-summary.ts";
-import { badRequest, conflict, notFound } from "./errors.ts";
+import { badRequest, ConflictError, notFound } from "./errors.ts";
+import { refusePlatformWallet } from "./platform-wallets.ts";
 
 export type { Agent };
 
@@ -45,12 +46,27 @@ export interface ProfileChanges {
 }
 
 /**
+ * A wallet some agent already has (409 `wallet_registered`). For an external wallet the answer says
+ * how its holder takes the agent over: by signing the key challenge, whoever registered it first.
+ */
+function walletRegistered(walletAddress: string, hosted: boolean): ConflictError {
+  if (hosted) return new ConflictError("An agent with this wallet already exists", undefined, "wallet_registered");
+  const keyChallenge = `/api/agents/key-challenge?address=${walletAddress}`;
+  return new ConflictError(
+    `An agent with this wallet already exists. If the wallet is yours, take the agent over: sign the message of GET ${keyChallenge} and POST it to /api/agents/rotate-key {address, nonce, signature}. You get a new API key; every other key is revoked and the webhook removed`,
+    { key_challenge: keyChallenge, rotate_key: "/api/agents/rotate-key" },
+    "wallet_registered",
+  );
+}
+
+/**
  * Registers an agent and its first API key (answered once). Without a wallet address the agent
- * is hosted: the service creates its custodial wallet. Its own use case, and the owner's
- * registration of a hosted agent (domain/owners.ts).
+ * is hosted: the service creates its custodial wallet. An external agent's wallet may not be the
+ * platform's own (domain/platform-wallets.ts). Its own use case, and the owner's registration of a
+ * hosted agent (domain/owners.ts).
  */
 export async function registerAgent(
-  deps: Pick<Deps, "db" | "config">,
+  deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "arbiterRelayer">,
   input: RegisterAgentInput,
 ): Promise<{ agent: Agent; apiKey: string }> {
   const { db, config } = deps;
@@ -64,13 +80,14 @@ export async function registerAgent(
   if (input.ownerAddress && !hosted) {
     throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
   }
+  if (input.walletAddress) await refusePlatformWallet(deps, input.walletAddress);
   const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
   const walletAddress = input.walletAddress ?? (custodial?.address as string);
   const [existing] = await db
     .select({ id: agents.id })
     .from(agents)
     .where(sql`lower(${agents.walletAddress}) = ${walletAddress.toLowerCase()}`);
-  if (existing) throw conflict("An agent with this wallet already exists");
+  if (existing) throw walletRegistered(walletAddress, hosted);
   let apiKey = "";
   const agent = await db
     .transaction(async (tx) => {
@@ -96,7 +113,7 @@ export async function registerAgent(
     .catch((error: unknown) => {
       // Two registrations of one wallet at once: the unique index decides.
       if ((error as { cause?: { code?: string } }).cause?.code === "23505") {
-        throw conflict("An agent with this wallet already exists");
+        throw walletRegistered(walletAddress, hosted);
       }
       throw error;
     });

@@ -14,7 +14,9 @@ import {
 
 /**
  * Random bodies, query strings, path ids and keys thrown at every route: never a 5xx, always the
- * one error shape, and a refused request changes nothing in the database.
+ * one error shape, and a refused request changes nothing in the database. The strings include
+ * what Postgres cannot hold (U+0000, lone UTF-16 surrogates) and the bodies JSON nested up to
+ * 5,000 deep (http/fit-input.ts refuses both).
  */
 
 let t: TestApp;
@@ -42,13 +44,18 @@ interface RouteUnderTest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** `{id}` (and `{key_id}`) is replaced by a random or real id. */
   path: string;
+  /**
+   * A body the route takes from the caller, its text fields `fill`: sent with the caller's key, it
+   * reaches the database unless `fill` is refused.
+   */
+  shape?: (fill: string) => Record<string, unknown>;
 }
 
 /** Every route of the API. A route added to the app belongs here. */
 const ROUTES: RouteUnderTest[] = [
-  { method: "POST", path: "/api/agents/register" },
+  { method: "POST", path: "/api/agents/register", shape: (fill) => ({ agent_name: fill, bio: fill }) },
   { method: "GET", path: "/api/agents/me" },
-  { method: "PATCH", path: "/api/agents/me" },
+  { method: "PATCH", path: "/api/agents/me", shape: (fill) => ({ bio: fill, metadata: { note: fill } }) },
   { method: "POST", path: "/api/agents/me/rotate-key" },
   { method: "POST", path: "/api/agents/rotate-key" },
   { method: "GET", path: "/api/agents/key-challenge" },
@@ -56,14 +63,22 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/agents" },
   { method: "GET", path: "/api/agents/{id}" },
   { method: "GET", path: "/api/health" },
-  { method: "POST", path: "/api/listings" },
+  {
+    method: "POST",
+    path: "/api/listings",
+    shape: (fill) => ({ agent_id: caller.id, title: fill, description: fill, price_wei: "1000000" }),
+  },
   { method: "GET", path: "/api/listings" },
   { method: "GET", path: "/api/listings/{id}" },
   { method: "PATCH", path: "/api/listings/{id}" },
   { method: "DELETE", path: "/api/listings/{id}" },
   { method: "POST", path: "/api/listings/{id}/buy" },
   { method: "POST", path: "/api/listings/{id}/claim" },
-  { method: "POST", path: "/api/listings/{id}/offers" },
+  {
+    method: "POST",
+    path: "/api/listings/{id}/offers",
+    shape: (fill) => ({ price_wei: "1000000", message: fill }),
+  },
   { method: "GET", path: "/api/listings/{id}/offers" },
   { method: "GET", path: "/api/offers" },
   { method: "GET", path: "/api/offers/{id}" },
@@ -110,6 +125,13 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/owner/agents/{id}/keys" },
   { method: "POST", path: "/api/owner/agents/{id}/keys" },
   { method: "DELETE", path: "/api/owner/agents/{id}/keys/{key_id}" },
+  { method: "POST", path: "/api/messages/send", shape: (fill) => ({ to_agent_id: realIds[1], content: fill }) },
+  { method: "GET", path: "/api/messages/{id}" },
+  { method: "POST", path: "/api/feed", shape: (fill) => ({ content: fill }) },
+  { method: "GET", path: "/api/feed" },
+  { method: "POST", path: "/api/transactions/{id}/review" },
+  { method: "GET", path: "/api/agents/{id}/reviews" },
+  { method: "POST", path: "/api/notifications/read" },
 ];
 
 const APP_TABLES = [
@@ -129,6 +151,8 @@ const APP_TABLES = [
   "offer_moves",
   "proposals",
   "webhook_endpoints",
+  "messages",
+  "reviews",
 ];
 
 /** Columns that are bookkeeping, not state: a key's last use is written as it is used. */
@@ -148,10 +172,20 @@ async function snapshot(): Promise<string> {
   return parts.join(",");
 }
 
+/** Characters Postgres text and jsonb cannot hold as they come (U+0000, lone surrogates), among others. */
+const unfitText = fc.string({
+  unit: fc.constantFrom("\u0000", "\ud800", "\udbff", "\udc00", "\udfff", "a", "😀", " "),
+});
+
 const anyText = fc.oneof(
   fc.string(),
   fc.string({ unit: "binary" }),
+  unfitText,
   fc.constantFrom(
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "x\udc00",
     "",
     " ",
     "null",
@@ -226,9 +260,23 @@ const body = fc.oneof(
       "__proto__",
       "constructor",
     ),
-    fc.oneof(fc.jsonValue(), anyText),
+    fc.oneof(fc.jsonValue(), anyText, fc.dictionary(unfitText, fc.jsonValue(), { maxKeys: 2 })),
   ),
 );
+
+/** JSON text nested `depth` deep, in a body field or as the body itself. */
+const deepBody = fc
+  .tuple(
+    fc.constantFrom("metadata", "name", "content", "skills", "params", "deliverable"),
+    fc.integer({ min: 1, max: 5_000 }),
+    fc.boolean(),
+  )
+  .map(([field, depth, arrays]) => {
+    const nested = arrays
+      ? `${"[".repeat(depth)}${"]".repeat(depth)}`
+      : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    return depth % 2 === 0 ? nested : `{"${field}":${nested}}`;
+  });
 
 const query = fc.dictionary(
   fc.constantFrom(
@@ -256,6 +304,41 @@ const query = fc.dictionary(
   { maxKeys: 4 },
 );
 
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses) is written as the three bytes
+ * UTF-8 would give its code unit (WTF-8): what a careless client sends.
+ */
+function encodeSegment(text: string): string {
+  return text
+    .split(/([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/)
+    .map((part) => {
+      try {
+        return encodeURIComponent(part);
+      } catch {
+        const unit = part.charCodeAt(0);
+        return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+          .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+          .join("");
+      }
+    })
+    .join("");
+}
+
+/** A shaped body's text: often unfit, or JSON nested up to 5,000 deep in its place. */
+const fill = fc.oneof(
+  unfitText,
+  anyText,
+  fc.integer({ min: 1, max: 5_000 }).map((depth) => ({ depth })),
+);
+
+/** The route's shaped body filled with `value`, as JSON text. */
+function shapedBody(route: RouteUnderTest, value: string | { depth: number }): string | undefined {
+  if (!route.shape) return undefined;
+  if (typeof value === "string") return JSON.stringify(route.shape(value));
+  const nested = `${'{"a":'.repeat(value.depth)}1${"}".repeat(value.depth)}`;
+  return JSON.stringify(route.shape("\u0001FILL")).replaceAll('"\\u0001FILL"', nested);
+}
+
 const auth = fc.constantFrom("none", "valid", "unknown", "garbage", "session", "cookie", "arbiter");
 
 describe("every route under random input", () => {
@@ -268,26 +351,31 @@ describe("every route under random input", () => {
         fc.oneof(
           body.map((value) => JSON.stringify(value)),
           anyText,
+          deepBody,
         ),
         auth,
-        async (route, id, params, rawBody, who) => {
-          const path = route.path.replace(/\{(id|key_id)\}/g, encodeURIComponent(id));
+        fc.option(fill, { freq: 2 }),
+        async (route, id, params, randomBody, randomWho, filled) => {
+          const shaped = filled === null ? undefined : shapedBody(route, filled);
+          const rawBody = shaped ?? randomBody;
+          const who = shaped ? "valid" : randomWho;
+          const path = route.path.replace(/\{(id|key_id)\}/g, encodeSegment(id));
           const search = new URLSearchParams(params).toString();
           const headers: Record<string, string> = { "content-type": "application/json" };
           if (who === "valid") headers.authorization = `Bearer ${caller.key}`;
           if (who === "unknown") headers.authorization = `Bearer ${"e".repeat(64)}`;
           // A header cannot carry control characters (the request would not even be sent).
-          if (who === "garbage") headers.authorization = `Bearer ${encodeURIComponent(id)}`;
+          if (who === "garbage") headers.authorization = `Bearer ${encodeSegment(id)}`;
           // The owner's session, acting for the caller or for whatever the id names.
           if (who === "session") {
             headers.authorization = `Bearer ${session}`;
-            headers["x-agent-id"] = encodeURIComponent(id);
+            headers["x-agent-id"] = encodeSegment(id);
           }
           // The owner's session as a browser holds it, without the page's CSRF header: reads work,
           // writes are refused (403) and change nothing.
           if (who === "cookie") {
             headers.cookie = `am_session=${session}`;
-            headers["x-agent-id"] = encodeURIComponent(id);
+            headers["x-agent-id"] = encodeSegment(id);
           }
           if (who === "arbiter") headers.authorization = `Bearer ${ARBITER_API_KEY}`;
           // Ending the session is a legitimate change: keep it live for the next runs.

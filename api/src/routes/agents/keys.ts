@@ -15,11 +15,19 @@ const RotateKeyBody = z
 
 const NewKey = z.object({ success: z.boolean(), api_key: z.string(), warning: z.string() }).openapi("NewApiKey");
 
+const TakenOverKey = NewKey.extend({
+  revoked_keys: z.number().int().openapi({ description: "How many live keys were revoked" }),
+  webhook_removed: z
+    .boolean()
+    .openapi({ description: "Whether a webhook URL or secret was removed (set webhook_url again for a new secret)" }),
+}).openapi("NewApiKeyBySignature");
+
 export const keyChallengeRoute = createRoute({
   method: "get",
   path: "/key-challenge",
   tags: ["Agents"],
-  summary: "Nonce to sign for a key rotation without the key",
+  summary:
+    "Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet)",
   request: { query: z.strictObject({ address: Address }) },
   responses: {
     200: {
@@ -53,12 +61,14 @@ export const rotateKeyWithSignatureRoute = createRoute({
   method: "post",
   path: "/rotate-key",
   tags: ["Agents"],
-  summary: "Rotate the API key with a wallet signature (external agents that lost their key)",
+  summary: "Take an external agent with its wallet's signature: a lost key, or an agent someone else registered",
+  description:
+    "The wallet's holder signs the message of GET /api/agents/key-challenge (EIP-191). In one step: a new key, every live key revoked (whoever held them gets 401), the webhook URL and secret removed (the old holders knew the secret: set webhook_url again for a new one) and any owner_address cleared. The profile and listings stay, to change with the new key. This is how the holder of a wallet someone else registered first (registration answers 409 `wallet_registered`) takes the agent over.",
   request: { body: { required: true, content: { "application/json": { schema: RotateKeyBody } } } },
   responses: {
     200: {
-      description: "The new key; every old one is revoked",
-      content: { "application/json": { schema: NewKey } },
+      description: "The new key; every old one is revoked and the webhook removed",
+      content: { "application/json": { schema: TakenOverKey } },
     },
     ...errorResponses(400, 401, 429),
   },
@@ -84,7 +94,14 @@ export function registerKeys(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) 
 
   app.openapi(rotateKeyWithSignatureRoute, async function rotateKeyWithSignature(c) {
     const { address, nonce, signature } = c.req.valid("json");
-    const apiKey = await useCases.agents.rotateKeyWithSignature({ address, nonce, signature: signature as Hex });
-    return c.json(newKeyAnswer(apiKey), 200);
+    const taken = await useCases.agents.rotateKeyWithSignature({ address, nonce, signature: signature as Hex });
+    c.get("logger").info(
+      { revoked_keys: taken.revokedKeys, webhook_removed: taken.webhookRemoved },
+      "agent taken by wallet signature",
+    );
+    return c.json(
+      { ...newKeyAnswer(taken.apiKey), revoked_keys: taken.revokedKeys, webhook_removed: taken.webhookRemoved },
+      200,
+    );
   });
 }

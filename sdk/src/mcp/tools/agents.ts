@@ -18,7 +18,7 @@ export function registerAgentTools(server: McpServer, session: Session): void {
         "Create your agent on the marketplace; this session then acts as it. Use it once, first, when the server has no API key (other tools answer 401).",
         "Hosted (the default: no wallet_address and no configured wallet): the marketplace creates and keeps a wallet for you and pays the gas of every on-chain step. External: give wallet_address (the default when the server has MARKETPLACE_WALLET_PRIVATE_KEY: its address); you then sign your own on-chain steps.",
         "Answers the agent (id, wallet_address, hosted) and its api_key, shown only this once: keep it and set MARKETPLACE_API_KEY to act as this agent in a later session.",
-        "Refusals: already_registered (this session already acts as an agent: start another server for another agent), 409 (an agent with this wallet exists), 429 (10 registrations per IP per hour).",
+        "Refusals: already_registered (this session already acts as an agent: start another server for another agent), 409 wallet_registered (an agent with this wallet exists; if the wallet is yours, its message says how to take that agent over by signing a challenge), 400 reserved_address (the platform's own wallet), 429 (10 registrations per IP per hour).",
       ].join("\n"),
       inputSchema: {
         name: z.string().min(1).max(100).describe("Your agent's display name"),
