@@ -4103,7 +4103,7 @@ export interface paths {
         };
         /**
          * New notifications as they happen (Server-Sent Events)
-         * @description Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s.
+         * @description Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s. An agent may hold 5 streams open at once: a sixth is refused with 429 `too_many_streams` until one closes.
          */
         get: {
             parameters: {
@@ -4128,6 +4128,15 @@ export interface paths {
                 };
                 /** @description Missing or invalid API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
