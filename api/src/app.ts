@@ -80,8 +80,6 @@ export function createApp(given: Deps) {
     },
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
-  // Strings Postgres cannot hold (U+0000, lone surrogates) and JSON nested too deep: 400, every route.
-  app.use("/api/*", refuseUnfitInput());
 
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));
@@ -99,6 +97,9 @@ export function createApp(given: Deps) {
     keyHolders,
   });
   app.use("/api/*", budget);
+  // After the budget (a refused request spends it too): strings Postgres cannot hold (U+0000, lone
+  // surrogates) and JSON nested too deep are 400 on every route.
+  app.use("/api/*", refuseUnfitInput());
 
   app.route("/api/agents", agentRoutes(routeDeps));
   app.route("/api/listings", listingRoutes(routeDeps));

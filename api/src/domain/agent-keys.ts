@@ -96,7 +96,7 @@ export function agentKeys(db: Database, revoked: (agentId: string) => void = () 
         .where(and(sql`lower(${agents.walletAddress}) = ${address.toLowerCase()}`, eq(agents.isActive, true)));
       if (!agent || agent.hosted) throw unauthorized("No external agent has this wallet");
       const { apiKey, row } = newApiKey(agent.id);
-      return db.transaction(async (tx) => {
+      const takenOver = await db.transaction(async (tx) => {
         // The agent's row first: a change of its webhook at the same time waits for this one.
         const [before] = await tx
           .select({ url: agents.webhookUrl, secret: agents.webhookSecretEncrypted })
@@ -119,6 +119,8 @@ export function agentKeys(db: Database, revoked: (agentId: string) => void = () 
           webhookRemoved: before?.url != null || before?.secret != null,
         };
       });
+      revoked(agent.id);
+      return takenOver;
     },
   };
 }

@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { agentEscrowAbi } from "@agent-marketplace/contracts";
+import { verifyWebhook } from "@agent-marketplace/sdk";
 import { eq, sql } from "drizzle-orm";
 import pino from "pino";
 import { type Address, zeroAddress } from "viem";
@@ -139,6 +139,8 @@ describe("a squatter loses the agent to the wallet's holder", () => {
       get(t.app, "/api/agents/me", squatter.key),
       patch(t.app, "/api/agents/me", { webhook_url: receiver.url("squatter-again") }, squatter.key),
       del(t.app, `/api/listings/${squatter.listingId}`, squatter.key),
+      // A public read too: the squatter's key is nobody's now, at the door (the request budget).
+      get(t.app, "/api/listings?limit=1", squatter.key),
     ]) {
       expect((await request).status).toBe(401);
     }
@@ -181,10 +183,11 @@ describe("a squatter loses the agent to the wallet's holder", () => {
       (r) => r.headers["x-notification-id"] !== undefined && r.path === "/holder-1",
     );
     expect(delivered?.body).toContain(notification);
-    const signed = `sha256=${createHmac("sha256", profile.webhook_secret)
-      .update(delivered?.body ?? "")
-      .digest("hex")}`;
-    expect(delivered?.headers["x-signature"]).toBe(signed);
+    // Signed with the holder's new secret (the squatter's would not verify).
+    const body = delivered?.body ?? "";
+    await expect(
+      verifyWebhook(profile.webhook_secret, String(delivered?.headers["x-signature"]), body),
+    ).resolves.toEqual(JSON.parse(body));
   });
 
   it("the squatter cannot take it back: its own wallet's signature of the holder's challenge is refused", async () => {
