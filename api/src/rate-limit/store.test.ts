@@ -17,8 +17,8 @@ afterAll(async () => {
 });
 
 const opened: SharedRateLimitStore[] = [];
-function shared(db: Database = t.db, flushMs = 100): SharedRateLimitStore {
-  const store = new SharedRateLimitStore(new PostgresRateLimitStore(db), flushMs);
+function shared(db: Database = t.db, flushMs = 100, idleGiveBackMs = 1_000): SharedRateLimitStore {
+  const store = new SharedRateLimitStore(new PostgresRateLimitStore(db), flushMs, idleGiveBackMs);
   opened.push(store);
   return store;
 }

@@ -170,8 +170,12 @@ export class PostgresRateLimitStore implements RateLimitStore {
  * for gone, or its leases would be divided as if it were not there. One that stops says so (close).
  */
 const ALIVE_FOR = 100;
-/** Requests leased and unused this long are given back while other instances are alive. */
-const IDLE_GIVE_BACK_MS = 1_000;
+/**
+ * Requests leased and unused this long are given back while other instances are alive: long
+ * enough that a key in use keeps its lease (a key asked again every few seconds would otherwise
+ * wait for a new lease each time), short against a minute's window.
+ */
+const IDLE_GIVE_BACK_MS = 5_000;
 /** Ended windows are deleted from the shared table this often. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -198,8 +202,8 @@ interface LeasedWindow {
  * key's budget (half of what is left, divided among the instances alive) in one atomic statement
  * and admits requests from its lease in memory; a burst waits for one lease, never races to the
  * row. All instances together never admit more than the limit: a lease is granted only from what
- * no instance holds. Requests leased and left idle are given back while other instances are alive,
- * and on close; a spent window is asked again at most every `flushMs` (others may give some back).
+ * no instance holds. Requests leased and left idle (5 s) are given back while other instances are
+ * alive, and on close; a spent window is asked again at most every `flushMs` (others may give some back).
  * Every `flushMs` each instance says it is alive; ended windows are pruned every minute.
  */
 export class SharedRateLimitStore implements RateLimitStore {
@@ -212,9 +216,12 @@ export class SharedRateLimitStore implements RateLimitStore {
   private others = 0;
   private lastPruneAt = 0;
 
-  constructor(shared: PostgresRateLimitStore, flushMs = 100) {
+  private readonly idleGiveBackMs: number;
+
+  constructor(shared: PostgresRateLimitStore, flushMs = 100, idleGiveBackMs = IDLE_GIVE_BACK_MS) {
     this.shared = shared;
     this.flushMs = flushMs;
+    this.idleGiveBackMs = idleGiveBackMs;
     this.timer = setInterval(() => void this.tick(), this.flushMs);
     this.timer.unref();
   }
@@ -310,7 +317,7 @@ export class SharedRateLimitStore implements RateLimitStore {
         this.local.delete(key);
         continue;
       }
-      const idle = now - window.lastTakenAt >= IDLE_GIVE_BACK_MS;
+      const idle = now - window.lastTakenAt >= this.idleGiveBackMs;
       if (window.tokens > 0 && window.windowStart && (all || (this.others > 0 && idle))) {
         returned.push({ key, windowStart: window.windowStart, requests: window.tokens });
         window.used = Math.max(0, window.used - window.tokens);
