@@ -23,6 +23,13 @@ export const MAX_JSON_DEPTH = 32;
 const UNFIT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNFIT_ALL = new RegExp(UNFIT.source, "g");
 
+/**
+ * What a URL needs to carry U+0000 or a lone surrogate: `%00`, or `%ED` (the lead byte of the UTF-8
+ * of U+D000 to U+DFFF, surrogates among them). A URL holds nothing unescaped beyond ASCII, so one
+ * without either is fit and its query is not parsed here (most are not).
+ */
+const MAY_BE_UNFIT_ENCODED = /%00|%ed/i;
+
 /** The media types Hono's JSON validator reads (hono/validator): others never reach a route. */
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -117,7 +124,8 @@ export function refuseUnfitJson(body: unknown): void {
 export function refuseUnfitInput(): MiddlewareHandler<AppEnv> {
   return async function refuseUnfit(c, next) {
     refuseUnfitPath(c.req.url);
-    if (c.req.url.includes("?")) refuseUnfitQuery(c.req.queries());
+    const query = c.req.url.indexOf("?");
+    if (query !== -1 && MAY_BE_UNFIT_ENCODED.test(c.req.url.slice(query))) refuseUnfitQuery(c.req.queries());
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const mediaType = c.req.header("content-type")?.split(";")[0]?.trim() ?? "";
     if (!JSON_MEDIA_TYPE.test(mediaType)) return next();
