@@ -126,6 +126,7 @@ export function createApp(given: Deps) {
     mcpRoutes(
       (request, env) => app.fetch(request, { ...(env as object), [IN_PROCESS_CALL]: true } as never),
       (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
+      { localChain: useCases.wallet.faucet !== undefined },
     ),
   );
 

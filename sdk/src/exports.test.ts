@@ -14,9 +14,11 @@ describe("the public surface", () => {
     expect(packageJson.exports).toEqual({ ".": "./src/index.ts", "./mcp": "./src/mcp/server.ts" });
   });
 
-  it("the MCP entry exports the server factory", async () => {
+  it("the MCP entry exports the server factory and its tools by area", async () => {
     const mcp = await import("./mcp/server.ts");
-    expect(Object.keys(mcp).sort()).toEqual(["SERVER_NAME", "SERVER_VERSION", "createMarketplaceMcpServer"].sort());
+    expect(Object.keys(mcp).sort()).toEqual(
+      ["SERVER_NAME", "SERVER_VERSION", "TOOL_AREAS", "createMarketplaceMcpServer"].sort(),
+    );
   });
 
   it("the entry exports exactly these values", () => {

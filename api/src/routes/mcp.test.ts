@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerAgent, type TestApp, testApp } from "../../test/harness.ts";
+import { registerAgent, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
 
 /*
  * /mcp with a real MCP client (Streamable HTTP) against the app in process: the tools of the stdio
@@ -42,6 +42,29 @@ describe("/mcp", () => {
       expect(textOf(profile)).toMatchObject({ id: agent.id, name: "mcp over http" });
     } finally {
       await client.close();
+    }
+  });
+
+  it("register over HTTP says to send the key as the Authorization header, and with it the next call acts as the agent", async () => {
+    const anonymous = await connect();
+    let key: string;
+    try {
+      const answer = textOf(await anonymous.callTool({ name: "register", arguments: { name: "mcp http newcomer" } }));
+      key = answer.api_key;
+      expect(answer.next).toContain(`Authorization: Bearer ${key}`);
+    } finally {
+      await anonymous.close();
+    }
+    const keyed = await connect(key);
+    try {
+      const profile = textOf(await keyed.callTool({ name: "get_profile", arguments: {} }));
+      expect(profile).toMatchObject({ name: "mcp http newcomer" });
+      // On the local chain an MCP-only agent gets test USDC from a tool.
+      const granted = textOf(await keyed.callTool({ name: "get_test_usdc", arguments: { amount_usdc: "25" } }));
+      expect(granted).toMatchObject({ address: profile.wallet_address, usdc_wei: "25000000" });
+      expect(await usdcBalance(profile.wallet_address)).toBe(25_000_000n);
+    } finally {
+      await keyed.close();
     }
   });
 

@@ -13,9 +13,14 @@ type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>
 
 /**
  * `dispatch` answers the tools' requests; `isArbiterKey` says whether a Bearer key is the arbiter's
- * (its server also gets the dispute desk's tools).
+ * (its server also gets the dispute desk's tools); on the local chain (the API has its faucet) the
+ * servers also get `get_test_usdc`.
  */
-export function mcpRoutes(dispatch: Dispatch, isArbiterKey: (key: string) => boolean) {
+export function mcpRoutes(
+  dispatch: Dispatch,
+  isArbiterKey: (key: string) => boolean,
+  options: { localChain: boolean } = { localChain: false },
+) {
   const app = new Hono<AppEnv>();
   // Mounted at /mcp: "/" is /mcp itself.
   app.all("/", async function serveMcp(c) {
@@ -35,7 +40,11 @@ export function mcpRoutes(dispatch: Dispatch, isArbiterKey: (key: string) => boo
       retries: 0,
       fetch: (input, init) => Promise.resolve(dispatch(new Request(input, init), c.env)),
     });
-    const server = createMarketplaceMcpServer(client, undefined, { arbiter: apiKey ? isArbiterKey(apiKey) : false });
+    const server = createMarketplaceMcpServer(client, undefined, {
+      arbiter: apiKey ? isArbiterKey(apiKey) : false,
+      transport: "http",
+      localChain: options.localChain,
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -12,6 +12,9 @@ import { walletSignerFrom } from "./wallet-signer.ts";
  * MARKETPLACE_RPC_URL. stdout carries the protocol only: anything logged goes to stderr.
  */
 
+/** Hardhat's chain id: the local development chain, where the API has a faucet. */
+const LOCAL_CHAIN_ID = 31337;
+
 console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
@@ -22,7 +25,10 @@ async function main(): Promise<void> {
   const signer = config.wallet ? await walletSignerFrom(config.wallet.privateKey, config.wallet.rpcUrl) : undefined;
   // The arbiter's key gets the dispute desk's tools; the API says whose key it is.
   const arbiter = await isArbiterClient(client);
-  const server = createMarketplaceMcpServer(client, signer, { arbiter });
+  // On the local development chain the faucet is a tool too.
+  const info = await client.info().catch(() => undefined);
+  const localChain = info?.for_agents.chain.chain_id === LOCAL_CHAIN_ID;
+  const server = createMarketplaceMcpServer(client, signer, { arbiter, localChain });
   await server.connect(new StdioServerTransport());
   const key = arbiter
     ? "with the arbiter's key (the dispute desk's tools)"

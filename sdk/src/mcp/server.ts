@@ -39,7 +39,33 @@ const ARBITER_INSTRUCTIONS =
 export interface McpServerOptions {
   /** The client's key is the arbiter's (see isArbiterClient): add the dispute desk's tools. */
   arbiter?: boolean;
+  /**
+   * How MCP clients reach this server: `stdio` (a process per agent, which keeps the key
+   * `register` answers) or `http` (the API's /mcp: each request carries its own key, so `register`
+   * tells the caller to send it as the Authorization header). Default `stdio`.
+   */
+  transport?: "stdio" | "http";
+  /** The API runs on the local development chain: add `get_test_usdc` (its faucet). */
+  localChain?: boolean;
 }
+
+/** The tools by area, in the order the server registers them (and the README lists them). */
+export const TOOL_AREAS = [
+  { area: "The agent", register: registerAgentTools },
+  { area: "Listings", register: registerListingTools },
+  { area: "Offers", register: registerOfferTools },
+  { area: "Bounty proposals", register: registerProposalTools },
+  { area: "Transactions", register: registerTransactionTools },
+  { area: "Wallet", register: registerWalletTools },
+  { area: "Notifications", register: registerNotificationTools },
+  { area: "Messages and feed", register: registerMessageTools },
+  { area: "Reputation", register: registerReputationTools },
+  {
+    area: "The arbiter's desk (only a server whose `MARKETPLACE_API_KEY` is the arbiter's key)",
+    register: registerDisputeTools,
+    arbiterOnly: true,
+  },
+] as const;
 
 export function createMarketplaceMcpServer(
   client: MarketplaceClient,
@@ -48,16 +74,9 @@ export function createMarketplaceMcpServer(
 ): McpServer {
   const instructions = options.arbiter ? `${INSTRUCTIONS}\n${ARBITER_INSTRUCTIONS}` : INSTRUCTIONS;
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions });
-  const session = createSession(client, signer);
-  registerAgentTools(server, session);
-  registerListingTools(server, session);
-  registerOfferTools(server, session);
-  registerProposalTools(server, session);
-  registerTransactionTools(server, session);
-  registerWalletTools(server, session);
-  registerNotificationTools(server, session);
-  registerMessageTools(server, session);
-  registerReputationTools(server, session);
-  if (options.arbiter) registerDisputeTools(server, session);
+  const session = createSession(client, signer, options.transport ?? "stdio", options.localChain ?? false);
+  for (const area of TOOL_AREAS) {
+    if (!("arbiterOnly" in area) || options.arbiter) area.register(server, session);
+  }
   return server;
 }

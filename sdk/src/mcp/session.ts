@@ -13,13 +13,24 @@ export interface Session {
   ownAgentId(): Promise<string>;
   /** Remembers the id of the agent `register` just created. */
   rememberAgent(id: string): void;
+  /** How MCP clients reach this server (see McpServerOptions.transport). */
+  transport: "stdio" | "http";
+  /** The API runs on the local development chain, with its faucet (see McpServerOptions.localChain). */
+  localChain: boolean;
 }
 
-export function createSession(client: MarketplaceClient, signer?: WalletSigner): Session {
+export function createSession(
+  client: MarketplaceClient,
+  signer?: WalletSigner,
+  transport: "stdio" | "http" = "stdio",
+  localChain = false,
+): Session {
   let agentId: string | undefined;
   return {
     client,
     signer,
+    transport,
+    localChain,
     async ownAgentId() {
       agentId ??= (await client.getMe()).id;
       return agentId;

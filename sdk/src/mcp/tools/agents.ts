@@ -57,7 +57,10 @@ export function registerAgentTools(server: McpServer, session: Session): void {
         session.rememberAgent(answer.agent.id);
         return {
           ...answer,
-          next: "This session now uses this agent's api_key. Keep the key: set MARKETPLACE_API_KEY to act as this agent later.",
+          next:
+            session.transport === "http"
+              ? `Send this key with every following request to this MCP endpoint, as the HTTP header "Authorization: Bearer ${answer.api_key}": over HTTP each request carries its own key (without it the next tool answers 401). Keep the key: it is shown only this once.`
+              : "This session now uses this agent's api_key. Keep the key: set MARKETPLACE_API_KEY to act as this agent later.",
         };
       }),
   );
@@ -80,9 +83,9 @@ export function registerAgentTools(server: McpServer, session: Session): void {
       description:
         "Change your name, bio, skills or metadata; pause (is_paused: true: your listings cannot be bought) or resume; set webhook_url to receive notifications as signed POSTs (the first one answers webhook_secret, shown once). Give only the fields to change. Answers the updated profile.",
       inputSchema: {
-        name: z.string().min(1).max(100).optional(),
-        bio: z.string().max(2000).nullable().optional(),
-        skills: z.array(z.string()).optional(),
+        name: z.string().min(1).max(100).optional().describe("Your new display name"),
+        bio: z.string().max(2000).nullable().optional().describe("What you do; null clears it"),
+        skills: z.array(z.string()).optional().describe('Your skills, replacing the list, e.g. ["coding"]'),
         is_paused: z.boolean().optional().describe("true: stop taking orders; false: take them again"),
         metadata: z.record(z.string(), z.unknown()).optional().describe("Free-form JSON about your agent"),
         webhook_url: z.url().nullable().optional().describe("Where notifications are POSTed; null removes it"),
@@ -123,9 +126,12 @@ export function registerAgentTools(server: McpServer, session: Session): void {
       description:
         "The agent directory, to find agents to hire or message: filter by keyword (name and bio) or skill, sort by newest, reputation or volume. Answers a page of agents and next_cursor.",
       inputSchema: {
-        keyword: z.string().optional(),
-        skill: z.string().optional(),
-        sort: z.enum(["newest", "reputation", "volume"]).optional(),
+        keyword: z.string().optional().describe("Words to find in agents' names and bios"),
+        skill: z.string().optional().describe("Only agents with this skill"),
+        sort: z
+          .enum(["newest", "reputation", "volume"])
+          .optional()
+          .describe("Order: newest (default), reputation or volume traded"),
         limit,
         cursor,
       },

@@ -34,14 +34,20 @@ export function registerListingTools(server: McpServer, session: Session): void 
         "Find work on offer: FIXED listings (a service at a price: buy it with buy_listing) and BOUNTY listings (a reward for a task: claim it with claim_bounty, or send a proposal with make_proposal when it accepts_proposals, then deliver). Filter by keyword, category, type, price range (in USDC or wei), starter (at most 1 USDC); sort newest, cheapest or popular; exclude_agent leaves out an agent's own listings. Answers a page of listings (price in price_wei and price_usdc, the seller's reputation tier) and next_cursor.",
       inputSchema: {
         keyword: z.string().optional().describe("Words that must all start a word of the title or description"),
-        category: category.optional(),
-        listing_type: z.enum(["FIXED", "BOUNTY"]).optional(),
+        category: category.optional().describe("Only listings of this category"),
+        listing_type: z
+          .enum(["FIXED", "BOUNTY"])
+          .optional()
+          .describe("FIXED: services to buy; BOUNTY: rewards for a task"),
         min_price_usdc: usdcAmount("Lowest price").optional(),
         min_price_wei: weiAmount("Lowest price").optional(),
         max_price_usdc: usdcAmount("Highest price").optional(),
         max_price_wei: weiAmount("Highest price").optional(),
         starter: z.boolean().optional().describe("true: only listings priced at most 1 USDC"),
-        sort: z.enum(["newest", "cheapest", "popular"]).optional(),
+        sort: z
+          .enum(["newest", "cheapest", "popular"])
+          .optional()
+          .describe("Order: newest (default), cheapest or popular"),
         exclude_agent: z.uuid().optional().describe("Leave out this agent's listings (its id)"),
         limit,
         cursor,
@@ -85,7 +91,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
         "Answers the listing (id, price_wei and price_usdc, is_active) and, for a bounty, `funding` (transaction_id, state). Refusals: 400 (a field is wrong: see issues), 402 insufficient_balance (bounty: the wallet holds less than the reward; shortfall_usdc says how much is missing).",
       ].join("\n"),
       inputSchema: {
-        title: z.string().min(1).max(200),
+        title: z.string().min(1).max(200).describe("A short name for the service or the task"),
         description: z.string().min(1).max(10_000).describe("What is offered, or what the bounty asks for, in full"),
         price_usdc: usdcAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
         price_wei: weiAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
@@ -131,12 +137,12 @@ export function registerListingTools(server: McpServer, session: Session): void 
         "Change one of your listings: title, description, category, price (price_usdc or price_wei, at most one), negotiable, or is_active (false takes it off the market, true puts it back). A bounty's reward cannot change once funded. Answers the listing. 403: not your listing; 409: a bounty's reward is in escrow.",
       inputSchema: {
         listing_id: id("listing"),
-        title: z.string().min(1).max(200).optional(),
-        description: z.string().min(1).max(10_000).optional(),
-        category: category.optional(),
+        title: z.string().min(1).max(200).optional().describe("A new title"),
+        description: z.string().min(1).max(10_000).optional().describe("A new description, in full"),
+        category: category.optional().describe("A new category"),
         price_usdc: usdcAmount("The new price").optional(),
         price_wei: weiAmount("The new price").optional(),
-        is_negotiable: z.boolean().optional(),
+        is_negotiable: z.boolean().optional().describe("Whether buyers may offer another price"),
         is_active: z.boolean().optional().describe("false: withdraw it from the market; true: offer it again"),
       },
       annotations: writes,

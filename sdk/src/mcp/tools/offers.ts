@@ -115,8 +115,11 @@ export function registerOfferTools(server: McpServer, session: Session): void {
         "Your offers, newest first: made as buyer and received as seller (role narrows to one), optionally of one status. With listing_id: that listing's offers (all of them if it is yours, else your own). Answers offers (each with its turn and moves) and next_cursor.",
       inputSchema: {
         listing_id: id("listing").optional(),
-        role: z.enum(["buyer", "seller"]).optional(),
-        status: z.enum(["OPEN", "COUNTERED", "ACCEPTED", "PURCHASED", "DECLINED", "WITHDRAWN", "EXPIRED"]).optional(),
+        role: z.enum(["buyer", "seller"]).optional().describe("Only offers you made (buyer) or received (seller)"),
+        status: z
+          .enum(["OPEN", "COUNTERED", "ACCEPTED", "PURCHASED", "DECLINED", "WITHDRAWN", "EXPIRED"])
+          .optional()
+          .describe("Only offers in this state"),
         limit,
         cursor,
       },

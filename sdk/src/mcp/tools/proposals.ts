@@ -94,8 +94,14 @@ export function registerProposalTools(server: McpServer, session: Session): void
         "Your proposals, newest first: made by you (role proposer) and received on your bounties (role poster), optionally of one status. With listing_id: that bounty's proposals (all of them if it is yours, else your own). Answers proposals and next_cursor.",
       inputSchema: {
         listing_id: id("bounty").optional(),
-        role: z.enum(["proposer", "poster"]).optional(),
-        status: z.enum(["PENDING", "ACCEPTED", "DECLINED", "WITHDRAWN"]).optional(),
+        role: z
+          .enum(["proposer", "poster"])
+          .optional()
+          .describe("Only proposals you sent (proposer) or received on your bounties (poster)"),
+        status: z
+          .enum(["PENDING", "ACCEPTED", "DECLINED", "WITHDRAWN"])
+          .optional()
+          .describe("Only proposals in this state"),
         limit,
         cursor,
       },

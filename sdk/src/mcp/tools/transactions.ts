@@ -42,7 +42,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
         "Transactions (escrows) where an agent is buyer or seller, newest first: yours unless agent_id is given; filter by state. Each has id, state, amount (amount_wei, amount_usdc), buyer, seller, deadline, delivered_at, dispute_window_hours. Use it to find what waits for you: FUNDED where you are the seller (deliver), DELIVERED where you are the buyer (release or dispute). Answers transactions and next_cursor.",
       inputSchema: {
         agent_id: id("agent").optional().describe("Whose transactions (default: yours)"),
-        state: z.enum(STATES).optional(),
+        state: z.enum(STATES).optional().describe("Only transactions in this state"),
         limit,
         cursor,
       },

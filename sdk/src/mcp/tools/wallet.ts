@@ -2,7 +2,10 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
-import { address, id, movesMoney, readOnly, usdcAmount, weiAmount } from "./fields.ts";
+import { address, id, movesMoney, readOnly, usdcAmount, weiAmount, writes } from "./fields.ts";
+
+/** What get_test_usdc mints unless asked for another amount: 100 USDC. */
+const TEST_USDC_WEI = 100_000_000n;
 
 /* Tools of the wallet: its balance, and withdrawals from a hosted agent's wallet. */
 
@@ -43,6 +46,28 @@ export function registerWalletTools(server: McpServer, session: Session): void {
         }),
       ),
   );
+
+  if (session.localChain) {
+    server.registerTool(
+      "get_test_usdc",
+      {
+        title: "Get test USDC (local development chain only)",
+        description:
+          "The local development chain's faucet mints test USDC to your wallet (hosted or external), so you can buy and post bounties while you try the marketplace. Answers address, usdc_wei and tx_hash. Only where the marketplace runs on its local chain, for clients on its own machine; elsewhere 404.",
+        inputSchema: {
+          amount_usdc: usdcAmount("How much (default 100, at most 1000000)").optional(),
+          amount_wei: weiAmount("How much").optional(),
+        },
+        annotations: writes,
+      },
+      (input) =>
+        toolResult(async () => {
+          const usdcWei = amountFromInput(input, "amount") ?? TEST_USDC_WEI;
+          const { wallet_address } = await client.getMe();
+          return client.faucet({ address: wallet_address, usdc_wei: usdcWei.toString() });
+        }),
+    );
+  }
 
   server.registerTool(
     "list_withdrawals",
