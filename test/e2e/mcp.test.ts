@@ -35,6 +35,8 @@ const TOOLS = [
   "get_profile",
   "get_proposal",
   "get_reputation",
+  // The stack runs on the local chain: its faucet is a tool.
+  "get_test_usdc",
   "get_timeline",
   "get_transaction",
   "list_agents",
