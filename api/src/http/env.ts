@@ -22,8 +22,6 @@ export interface AppEnv {
     liveSession: { id: string; address: string; expiresAt: Date } | null;
     /** The hash of the request's API key, once worked out (auth/credential.ts `apiKeyHashOf`). */
     apiKeyHash: string;
-    /** Set by the request budget on keyed requests: whose budget the request counts against. */
-    rateLimitSubject: string;
     /**
      * The session token of the `am_session` cookie, set (by auth/cookie-session.ts) only when the
      * request has no Authorization header and, for an unsafe method, passed the CSRF check.

@@ -128,7 +128,6 @@ export function requestBudget(
       throw unauthorized("This API key is not valid (unknown or revoked)");
     }
     const subject = holder === "arbiter" ? "arbiter" : `agent:${holder.agentId}`;
-    c.set("rateLimitSubject", subject);
     await spendBudget(c, store, perCaller, subject);
     return next();
   };
