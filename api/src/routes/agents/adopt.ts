@@ -14,6 +14,7 @@ const Adopted = z
 export const adoptRoute = createRoute({
   method: "post",
   path: "/me/owner",
+  operationId: "adoptAgent",
   tags: ["Agents"],
   summary: "Name the owner of a hosted agent registered without one (once)",
   description:

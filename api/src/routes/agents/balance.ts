@@ -14,6 +14,7 @@ const Balance = z
 export const balanceRoute = createRoute({
   method: "get",
   path: "/balance",
+  operationId: "getAddressBalance",
   tags: ["Agents"],
   summary: "ETH and USDC balance of an address, read from the chain",
   request: { query: z.strictObject({ address: Address }) },

@@ -16,6 +16,7 @@ const DirectoryQuery = z.strictObject({
 export const directoryRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listAgents",
   tags: ["Agents"],
   summary: "Directory of agents",
   request: { query: DirectoryQuery },

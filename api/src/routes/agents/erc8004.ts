@@ -87,6 +87,7 @@ const ActionRequired = z
 export const registrationFileRoute = createRoute({
   method: "get",
   path: "/{id}/registration.json",
+  operationId: "getRegistrationFile",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 registration file (its identity's agentURI)",
   request: { params: idParam("Agent") },
@@ -99,6 +100,7 @@ export const registrationFileRoute = createRoute({
 export const identityRoute = createRoute({
   method: "get",
   path: "/{id}/erc8004",
+  operationId: "getErc8004Identity",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 identity and the feedback it received, as indexed",
   request: { params: idParam("Agent") },
@@ -111,6 +113,7 @@ export const identityRoute = createRoute({
 export const registerIdentityRoute = createIdempotentRoute({
   method: "post",
   path: "/me/erc8004/register",
+  operationId: "registerErc8004",
   tags: ["ERC-8004"],
   summary: "Register the caller in the ERC-8004 identity registry",
   description:

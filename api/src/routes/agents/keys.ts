@@ -25,6 +25,7 @@ const TakenOverKey = NewKey.extend({
 export const keyChallengeRoute = createRoute({
   method: "get",
   path: "/key-challenge",
+  operationId: "getKeyChallenge",
   tags: ["Agents"],
   summary:
     "Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet)",
@@ -45,6 +46,7 @@ export const keyChallengeRoute = createRoute({
 export const rotateOwnKeyRoute = createRoute({
   method: "post",
   path: "/me/rotate-key",
+  operationId: "rotateKey",
   tags: ["Agents"],
   summary: "Rotate the API key (with the current key)",
   security: bearerSecurity,
@@ -60,6 +62,7 @@ export const rotateOwnKeyRoute = createRoute({
 export const rotateKeyWithSignatureRoute = createRoute({
   method: "post",
   path: "/rotate-key",
+  operationId: "rotateKeyWithSignature",
   tags: ["Agents"],
   summary: "Take an external agent with its wallet's signature: a lost key, or an agent someone else registered",
   description:

@@ -29,6 +29,7 @@ const PatchMeBody = z
 export const ownProfileRoute = createRoute({
   method: "get",
   path: "/me",
+  operationId: "getMe",
   tags: ["Agents"],
   summary: "Own profile",
   security: bearerSecurity,
@@ -41,6 +42,7 @@ export const ownProfileRoute = createRoute({
 export const updateProfileRoute = createRoute({
   method: "patch",
   path: "/me",
+  operationId: "updateMe",
   tags: ["Agents"],
   summary: "Update own profile",
   security: bearerSecurity,

@@ -9,6 +9,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const publicProfileRoute = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getAgent",
   tags: ["Agents"],
   summary: "Public view of an agent",
   request: { params: idParam("Agent") },

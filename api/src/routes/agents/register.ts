@@ -7,6 +7,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const registerRoute = createRoute({
   method: "post",
   path: "/register",
+  operationId: "registerAgent",
   tags: ["Agents"],
   summary: "Register an agent",
   description:

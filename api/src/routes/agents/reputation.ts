@@ -28,6 +28,7 @@ const Verification = z
 export const reputationRoute = createRoute({
   method: "get",
   path: "/{id}/reputation",
+  operationId: "getReputation",
   tags: ["Reputation"],
   summary: "An agent's reputation, from its transactions' indexed escrows only",
   request: { params: idParam("Agent") },
@@ -40,6 +41,7 @@ export const reputationRoute = createRoute({
 export const verifyReputationRoute = createRoute({
   method: "get",
   path: "/{id}/reputation/verify",
+  operationId: "verifyReputation",
   tags: ["Reputation"],
   summary: "Recompute the reputation from the escrow's chain logs and compare it with the indexed one",
   description:

@@ -18,6 +18,7 @@ const ReviewPage = z
 export const receivedReviewsRoute = createRoute({
   method: "get",
   path: "/{id}/reviews",
+  operationId: "listAgentReviews",
   tags: ["Reputation"],
   summary: "Reviews an agent received, newest first",
   request: {

@@ -42,6 +42,7 @@ const Endpoint = z
 export const deliveriesRoute = createRoute({
   method: "get",
   path: "/me/webhook/deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Notifications"],
   summary: "The caller's webhook delivery log, newest first",
   security: bearerSecurity,
@@ -70,6 +71,7 @@ export const deliveriesRoute = createRoute({
 export const redeliverRoute = createRoute({
   method: "post",
   path: "/me/webhook/deliveries/{id}/redeliver",
+  operationId: "redeliverWebhook",
   tags: ["Notifications"],
   summary: "Send a failed delivery again",
   description:
@@ -89,6 +91,7 @@ export const redeliverRoute = createRoute({
 export const testDeliveryRoute = createRoute({
   method: "post",
   path: "/me/webhook/test",
+  operationId: "testWebhook",
   tags: ["Notifications"],
   summary: "Send a signed test event to the caller's webhook now",
   description:
@@ -127,6 +130,7 @@ export const testDeliveryRoute = createRoute({
 export const rotateSecretRoute = createRoute({
   method: "post",
   path: "/me/webhook/rotate-secret",
+  operationId: "rotateWebhookSecret",
   tags: ["Notifications"],
   summary: "Replace the webhook signing secret",
   description:

@@ -22,6 +22,7 @@ const LoginBody = z
 export const loginRoute = createRoute({
   method: "post",
   path: "/login",
+  operationId: "login",
   tags: ["Auth"],
   summary: "Sign in with a signed EIP-4361 message; answers a session token, or sets the session cookie",
   description:

@@ -9,6 +9,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const logoutRoute = createRoute({
   method: "post",
   path: "/logout",
+  operationId: "logout",
   tags: ["Auth"],
   summary: "End the session (Bearer token or cookie); clears the cookie",
   security: sessionSecurity,

@@ -6,6 +6,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const nonceRoute = createRoute({
   method: "get",
   path: "/nonce",
+  operationId: "getSiweNonce",
   tags: ["Auth"],
   summary: "A nonce for a Sign-In with Ethereum message",
   responses: {

@@ -10,6 +10,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const sessionRoute = createRoute({
   method: "get",
   path: "/session",
+  operationId: "getSession",
   tags: ["Auth"],
   summary: "The session (Bearer token or cookie) and the agents it may act for",
   description: "By cookie, the answer carries the session's csrf_token (a page reloaded in the browser finds it here).",

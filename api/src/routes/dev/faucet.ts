@@ -18,6 +18,7 @@ const FaucetBody = z
 export const faucetRoute = createRoute({
   method: "post",
   path: "/faucet",
+  operationId: "requestTestUsdc",
   tags: ["Development"],
   summary: "Mint test USDC to an address (local chain only)",
   description: "Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).",

@@ -27,6 +27,7 @@ const RpcAnswer = z
 export const rpcRoute = createRoute({
   method: "post",
   path: "/rpc",
+  operationId: "callDevRpc",
   tags: ["Development"],
   summary: "The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only)",
   description: `Forwards ${DEV_RPC_METHODS.join(", ")} (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin). Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).`,

@@ -15,6 +15,7 @@ const CaseParams = z.object({ transaction_id: idParam("Dispute").shape.id });
 export const disputeCaseRoute = createRoute({
   method: "get",
   path: "/{transaction_id}",
+  operationId: "getDispute",
   tags: ["Disputes"],
   summary:
     "A dispute's whole case: the transaction, both parties, the reason, evidence, deliverable, messages and timeline (arbiter)",

@@ -18,6 +18,7 @@ const QueueQuery = z.strictObject({
 export const disputeQueueRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listDisputes",
   tags: ["Disputes"],
   summary: "The dispute queue, oldest first (arbiter)",
   security: bearerSecurity,

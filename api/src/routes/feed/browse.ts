@@ -21,6 +21,7 @@ const FeedEvent = z
 export const browseRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listFeed",
   tags: ["Messages"],
   summary: "The public feed, newest first: posts and public events",
   description:

@@ -10,6 +10,7 @@ const PostBody = z.object({ content: Content }).openapi("FeedPostRequest");
 export const postRoute = createIdempotentRoute({
   method: "post",
   path: "/",
+  operationId: "postToFeed",
   tags: ["Messages"],
   summary: "Post to the public feed",
   security: bearerSecurity,

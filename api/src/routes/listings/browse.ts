@@ -42,6 +42,7 @@ const BrowseQuery = z.strictObject({
 export const browseRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "browseListings",
   tags: ["Listings"],
   summary: "Browse active listings",
   description:

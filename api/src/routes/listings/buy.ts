@@ -61,6 +61,7 @@ const ExternalBuy = z
 export const buyRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/buy",
+  operationId: "buyListing",
   tags: ["Listings"],
   summary: "Buy a FIXED listing into a funded escrow",
   description:

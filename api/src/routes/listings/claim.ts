@@ -17,6 +17,7 @@ const ClaimBody = z
 export const claimRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/claim",
+  operationId: "claimListing",
   tags: ["Listings"],
   summary: "Claim a BOUNTY: become its seller on chain",
   description:

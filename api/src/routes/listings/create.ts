@@ -52,6 +52,7 @@ const BountyFunding = z
 export const createListingRoute = createIdempotentRoute({
   method: "post",
   path: "/",
+  operationId: "createListing",
   tags: ["Listings"],
   summary: "Create a listing",
   description:

@@ -8,6 +8,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const deactivateListingRoute = createRoute({
   method: "delete",
   path: "/{id}",
+  operationId: "deleteListing",
   tags: ["Listings"],
   summary: "Deactivate own listing",
   description: "Sets is_active to false (the listing stays readable by id). Repeating it is harmless.",

@@ -9,6 +9,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const detailsRoute = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getListing",
   tags: ["Listings"],
   summary: "Listing details",
   description: "Any listing, active or not, with its seller and the seller's track record.",

@@ -9,6 +9,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const makeOfferRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/offers",
+  operationId: "makeOffer",
   tags: ["Offers"],
   summary: "Offer another price for a negotiable FIXED listing",
   description:
@@ -27,6 +28,7 @@ export const makeOfferRoute = createIdempotentRoute({
 export const listingOffersRoute = createRoute({
   method: "get",
   path: "/{id}/offers",
+  operationId: "listListingOffers",
   tags: ["Offers"],
   summary: "The offers on a listing: all of them for its seller, your own for anyone else",
   security: bearerSecurity,

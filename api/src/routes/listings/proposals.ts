@@ -9,6 +9,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const makeProposalRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/proposals",
+  operationId: "makeProposal",
   tags: ["Proposals"],
   summary: "Propose to do a bounty that takes proposals",
   description:
@@ -27,6 +28,7 @@ export const makeProposalRoute = createIdempotentRoute({
 export const listingProposalsRoute = createRoute({
   method: "get",
   path: "/{id}/proposals",
+  operationId: "listListingProposals",
   tags: ["Proposals"],
   summary: "The proposals on a bounty: all of them for its poster, your own for anyone else",
   security: bearerSecurity,

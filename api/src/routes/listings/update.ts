@@ -29,6 +29,7 @@ const PatchListingBody = z
 export const updateListingRoute = createRoute({
   method: "patch",
   path: "/{id}",
+  operationId: "updateListing",
   tags: ["Listings"],
   summary: "Update own listing",
   security: bearerSecurity,

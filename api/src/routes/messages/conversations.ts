@@ -11,6 +11,7 @@ const Conversation = z
 export const conversationsRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listConversations",
   tags: ["Messages"],
   summary: "The caller's conversations, the most recent first",
   security: bearerSecurity,

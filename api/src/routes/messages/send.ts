@@ -10,6 +10,7 @@ const SendBody = z.object({ to_agent_id: Uuid, content: Content, ...ActingAgentI
 export const sendRoute = createIdempotentRoute({
   method: "post",
   path: "/send",
+  operationId: "sendMessage",
   tags: ["Messages"],
   summary: "Send a direct message to another agent",
   security: bearerSecurity,

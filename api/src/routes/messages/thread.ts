@@ -11,6 +11,7 @@ const Thread = z
 export const threadRoute = createRoute({
   method: "get",
   path: "/{peer_agent_id}",
+  operationId: "getConversation",
   tags: ["Messages"],
   summary: "The thread with one agent, newest first",
   security: bearerSecurity,

@@ -7,6 +7,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const listRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listNotifications",
   tags: ["Notifications"],
   summary: "The caller's notifications, newest first",
   security: bearerSecurity,

@@ -10,6 +10,7 @@ const ReadBody = z
 export const readRoute = createRoute({
   method: "post",
   path: "/read",
+  operationId: "markNotificationsRead",
   tags: ["Notifications"],
   summary: "Mark notifications read: by id, or all",
   security: bearerSecurity,

@@ -21,6 +21,7 @@ const STREAM_BATCH = 200;
 export const streamRoute = createRoute({
   method: "get",
   path: "/stream",
+  operationId: "streamNotifications",
   tags: ["Notifications"],
   summary: "New notifications as they happen (Server-Sent Events)",
   description:

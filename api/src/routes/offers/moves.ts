@@ -20,6 +20,7 @@ const moveResponses = {
 export const counterOfferRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/counter",
+  operationId: "counterOffer",
   tags: ["Offers"],
   summary: "Propose another price (the party whose turn it is)",
   security: bearerSecurity,
@@ -31,10 +32,11 @@ export const counterOfferRoute = createIdempotentRoute({
 });
 
 /** A move with at most a note: accept, decline, withdraw. */
-function noteMoveRoute(path: "accept" | "decline" | "withdraw", summary: string) {
+function noteMoveRoute(path: "accept" | "decline" | "withdraw", operationId: string, summary: string) {
   return createIdempotentRoute({
     method: "post",
     path: `/{id}/${path}`,
+    operationId,
     tags: ["Offers"],
     summary,
     security: bearerSecurity,
@@ -46,9 +48,17 @@ function noteMoveRoute(path: "accept" | "decline" | "withdraw", summary: string)
   });
 }
 
-export const acceptOfferRoute = noteMoveRoute("accept", "Accept the price proposed (the party whose turn it is)");
-export const declineOfferRoute = noteMoveRoute("decline", "Decline the offer (the party whose turn it is)");
-export const withdrawOfferRoute = noteMoveRoute("withdraw", "Withdraw the offer (the buyer)");
+export const acceptOfferRoute = noteMoveRoute(
+  "accept",
+  "acceptOffer",
+  "Accept the price proposed (the party whose turn it is)",
+);
+export const declineOfferRoute = noteMoveRoute(
+  "decline",
+  "declineOffer",
+  "Decline the offer (the party whose turn it is)",
+);
+export const withdrawOfferRoute = noteMoveRoute("withdraw", "withdrawOffer", "Withdraw the offer (the buyer)");
 
 /** POST /api/offers/{id}/counter, accept, decline and withdraw: a party's key. */
 export function registerOfferMoves(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

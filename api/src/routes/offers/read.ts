@@ -8,6 +8,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const myOffersRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listOffers",
   tags: ["Offers"],
   summary: "Your offers, made as buyer and received as seller, newest first",
   security: bearerSecurity,
@@ -21,6 +22,7 @@ export const myOffersRoute = createRoute({
 export const offerRoute = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getOffer",
   tags: ["Offers"],
   summary: "One offer and its moves (its buyer and seller only)",
   security: bearerSecurity,

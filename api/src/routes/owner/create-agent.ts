@@ -18,6 +18,7 @@ const OwnerRegisterBody = RegisterAgentBody.extend({
 export const createOwnedAgentRoute = createIdempotentRoute({
   method: "post",
   path: "/agents",
+  operationId: "createOwnedAgent",
   tags: ["Owners"],
   summary: "Register a hosted agent owned by the session",
   description:

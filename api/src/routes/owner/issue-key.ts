@@ -29,6 +29,7 @@ const IssuedKey = z
 export const issueKeyRoute = createIdempotentRoute({
   method: "post",
   path: "/agents/{id}/keys",
+  operationId: "issueAgentKey",
   tags: ["Owners"],
   summary: "A new API key for an agent the session owns",
   description:

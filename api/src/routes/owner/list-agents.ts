@@ -7,6 +7,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const listOwnedAgentsRoute = createRoute({
   method: "get",
   path: "/agents",
+  operationId: "listOwnedAgents",
   tags: ["Owners"],
   summary: "The session's agents",
   description:

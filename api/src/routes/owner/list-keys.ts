@@ -8,6 +8,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const listKeysRoute = createRoute({
   method: "get",
   path: "/agents/{id}/keys",
+  operationId: "listAgentKeys",
   tags: ["Owners"],
   summary: "The API keys of an agent the session owns",
   description: "Newest first, live and revoked; each by its first 8 hex characters (the key itself is never stored).",

@@ -17,6 +17,7 @@ const KeyParams = idParam("Agent").extend({
 export const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/agents/{id}/keys/{key_id}",
+  operationId: "revokeAgentKey",
   tags: ["Owners"],
   summary: "Revoke an API key of an agent the session owns",
   description:

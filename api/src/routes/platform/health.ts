@@ -14,6 +14,7 @@ const Health = z
 export const healthRoute = createRoute({
   method: "get",
   path: "/api/health",
+  operationId: "getHealth",
   tags: ["Platform"],
   summary: "Database, chain head and indexer lag",
   responses: {

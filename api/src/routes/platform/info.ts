@@ -36,6 +36,7 @@ const Info = z
 export const infoRoute = createRoute({
   method: "get",
   path: "/api/info",
+  operationId: "getInfo",
   tags: ["Platform"],
   summary: "The platform summary document",
   responses: {

@@ -43,6 +43,7 @@ const Leaderboard = z
 export const leaderboardRoute = createRoute({
   method: "get",
   path: "/api/leaderboard",
+  operationId: "getLeaderboard",
   tags: ["Platform"],
   summary: "Agents ranked by earnings, completed sales or success rate over a period",
   description: "From escrows settled in the period; an agent with none settled in it, in either role, is not listed.",

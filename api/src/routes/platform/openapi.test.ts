@@ -35,6 +35,19 @@ describe("GET /api/openapi.json", () => {
       }
     }
   });
+  it("names every operation with a unique camelCase operationId (the SDK's function names)", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries(
+      document.paths as Record<string, Record<string, { operationId?: string }>>,
+    )) {
+      for (const [method, operation] of Object.entries(item)) {
+        expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(operation.operationId as string);
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
 });
 
 describe("GET /docs", () => {

@@ -32,6 +32,7 @@ const DailyStats = z
 export const statsDailyRoute = createRoute({
   method: "get",
   path: "/api/stats/daily",
+  operationId: "getDailyStats",
   tags: ["Platform"],
   summary: "Volume and transactions per UTC day, oldest first, today last",
   description: "Every day of the range is present; a day without activity has zeros.",

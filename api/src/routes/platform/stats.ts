@@ -14,6 +14,7 @@ const Stats = z
 export const statsRoute = createRoute({
   method: "get",
   path: "/api/stats",
+  operationId: "getStats",
   tags: ["Platform"],
   summary: "Marketplace-wide figures",
   responses: { 200: { description: "The figures", content: { "application/json": { schema: Stats } } } },

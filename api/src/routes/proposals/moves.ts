@@ -15,6 +15,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const acceptProposalRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/accept",
+  operationId: "acceptProposal",
   tags: ["Proposals"],
   summary: "Accept a proposal (the bounty's poster): its agent is assigned the bounty on chain",
   description:
@@ -30,10 +31,11 @@ export const acceptProposalRoute = createIdempotentRoute({
   },
 });
 
-function closeRoute(path: "decline" | "withdraw", summary: string) {
+function closeRoute(path: "decline" | "withdraw", operationId: string, summary: string) {
   return createIdempotentRoute({
     method: "post",
     path: `/{id}/${path}`,
+    operationId,
     tags: ["Proposals"],
     summary,
     security: bearerSecurity,
@@ -45,8 +47,12 @@ function closeRoute(path: "decline" | "withdraw", summary: string) {
   });
 }
 
-export const declineProposalRoute = closeRoute("decline", "Decline a proposal (the bounty's poster)");
-export const withdrawProposalRoute = closeRoute("withdraw", "Withdraw your proposal");
+export const declineProposalRoute = closeRoute(
+  "decline",
+  "declineProposal",
+  "Decline a proposal (the bounty's poster)",
+);
+export const withdrawProposalRoute = closeRoute("withdraw", "withdrawProposal", "Withdraw your proposal");
 
 /** POST /api/proposals/{id}/accept, decline and withdraw: the poster's or the proposal agent's key. */
 export function registerProposalMoves(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

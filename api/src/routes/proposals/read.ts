@@ -8,6 +8,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const myProposalsRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listProposals",
   tags: ["Proposals"],
   summary: "Your proposals, made and received on your bounties, newest first",
   security: bearerSecurity,
@@ -21,6 +22,7 @@ export const myProposalsRoute = createRoute({
 export const proposalRoute = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getProposal",
   tags: ["Proposals"],
   summary: "One proposal (its agent and the bounty's poster only)",
   security: bearerSecurity,

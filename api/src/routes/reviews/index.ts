@@ -41,6 +41,7 @@ const FeedbackFile = z
 export const feedbackFileRoute = createRoute({
   method: "get",
   path: "/{id}/feedback.json",
+  operationId: "getFeedbackFile",
   tags: ["ERC-8004"],
   summary: "The ERC-8004 feedback file of a review given on chain",
   description: "Served byte for byte as its keccak256 went on chain (the feedback's feedbackHash).",

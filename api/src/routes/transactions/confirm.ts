@@ -33,6 +33,7 @@ const ConfirmBody = z
 export const confirmRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/confirm",
+  operationId: "confirmFunding",
   tags: ["Transactions"],
   summary: "Confirm an external buyer's funding (tx_hash, or a signature for the relayer)",
   security: bearerSecurity,

@@ -39,6 +39,7 @@ const PendingTransaction = z
 export const createTransactionRoute = createIdempotentRoute({
   method: "post",
   path: "/",
+  operationId: "createTransaction",
   tags: ["Transactions"],
   summary: "Create an escrow between two agents, without a listing",
   security: bearerSecurity,

@@ -36,7 +36,7 @@ const Delivered = z
   })
   .openapi("Delivered");
 
-export const deliverRoute = moveRoute("deliver", "Deliver the work (seller)", DeliverBody, Delivered);
+export const deliverRoute = moveRoute("deliver", "deliverWork", "Deliver the work (seller)", DeliverBody, Delivered);
 
 /** POST /api/transactions/{id}/deliver: a party's key (and an optional Idempotency-Key). */
 export function registerDeliver(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

@@ -19,6 +19,7 @@ const Deliverable = z
 export const deliverableRoute = createRoute({
   method: "get",
   path: "/{id}/deliverable",
+  operationId: "getDeliverable",
   tags: ["Transactions"],
   summary: "The delivered content and link; together they hash to the on-chain deliverable hash (parties only)",
   description:

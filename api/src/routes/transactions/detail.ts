@@ -11,6 +11,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const transactionRoute = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getTransaction",
   tags: ["Transactions"],
   summary: "One transaction, with its escrow",
   request: { params: idParam("Transaction") },

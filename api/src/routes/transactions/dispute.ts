@@ -14,7 +14,7 @@ const DisputeBody = z
   .openapi("DisputeRequest");
 const Disputed = z.object({ ...MoveDone }).openapi("Disputed");
 
-export const disputeRoute = moveRoute("dispute", "Open a dispute (either party)", DisputeBody, Disputed);
+export const disputeRoute = moveRoute("dispute", "openDispute", "Open a dispute (either party)", DisputeBody, Disputed);
 
 /** POST /api/transactions/{id}/dispute: a party's key (and an optional Idempotency-Key). */
 export function registerDispute(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

@@ -20,6 +20,7 @@ const Evidence = z.object({ evidence_id: Uuid, transaction_id: Uuid, created_at:
 export const evidenceRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/evidence",
+  operationId: "addEvidence",
   tags: ["Transactions"],
   summary: "Add evidence to an open dispute (either party)",
   security: bearerSecurity,

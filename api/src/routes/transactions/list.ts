@@ -22,6 +22,7 @@ const TransactionPage = z
 export const transactionsRoute = createRoute({
   method: "get",
   path: "/",
+  operationId: "listTransactions",
   tags: ["Transactions"],
   summary: "List transactions, newest first",
   request: { query: ListQuery },

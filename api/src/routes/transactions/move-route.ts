@@ -14,6 +14,7 @@ import { MoveInstructions } from "../../schemas/escrow-moves.ts";
 
 export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends z.ZodTypeAny>(
   action: A,
+  operationId: string,
   summary: string,
   body: S,
   done: R,
@@ -21,6 +22,7 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
   return createIdempotentRoute({
     method: "post",
     path: `/{id}/${action}` as `/{id}/${A}`,
+    operationId,
     tags: ["Transactions"],
     summary,
     security: bearerSecurity,

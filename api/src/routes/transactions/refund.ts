@@ -10,7 +10,7 @@ import { moveProof, moveRoute, pendingAnswer } from "./move-route.ts";
 const RefundBody = z.object({ ...ActingAgentId, ...MoveProofFields }).openapi("RefundRequest");
 const Refunded = z.object({ ...MoveDone, refunded_wei: z.string() }).openapi("Refunded");
 
-export const refundRoute = moveRoute("refund", "Refund the buyer", RefundBody, Refunded);
+export const refundRoute = moveRoute("refund", "refundEscrow", "Refund the buyer", RefundBody, Refunded);
 
 /** POST /api/transactions/{id}/refund: a party's key (and an optional Idempotency-Key). */
 export function registerRefund(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

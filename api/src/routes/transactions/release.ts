@@ -16,6 +16,7 @@ const Released = z.object({ ...MoveDone, seller_received_wei: z.string(), fee_we
 
 export const releaseRoute = moveRoute(
   "release",
+  "releaseEscrow",
   "Release the payment to the seller (buyer; the seller once the dispute window has closed)",
   ReleaseBody,
   Released,

@@ -41,6 +41,7 @@ const Resolved = z
 export const resolveRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/resolve",
+  operationId: "resolveDispute",
   tags: ["Transactions"],
   summary: "Settle a dispute: seller_bps of the amount to the seller, less the fee; the rest to the buyer (arbiter)",
   security: bearerSecurity,

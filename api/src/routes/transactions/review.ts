@@ -23,6 +23,7 @@ const ReviewBody = z
 export const reviewRoute = createIdempotentRoute({
   method: "post",
   path: "/{id}/review",
+  operationId: "reviewTransaction",
   tags: ["Reputation"],
   summary: "Review the other party of a RELEASED transaction (once per party)",
   security: bearerSecurity,

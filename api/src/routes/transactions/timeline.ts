@@ -13,6 +13,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const timelineRoute = createRoute({
   method: "get",
   path: "/{id}/timeline",
+  operationId: "getTimeline",
   tags: ["Transactions"],
   summary: "Every event of a transaction, on chain and off, in order (parties only)",
   security: bearerSecurity,

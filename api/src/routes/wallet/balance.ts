@@ -15,6 +15,7 @@ const WalletBalance = z
 export const balanceRoute = createRoute({
   method: "get",
   path: "/balance",
+  operationId: "getWalletBalance",
   tags: ["Wallet"],
   summary: "ETH and USDC balance of an agent's wallet, read from the chain",
   request: { query: z.strictObject({ agent_id: Uuid }) },

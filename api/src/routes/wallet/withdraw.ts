@@ -11,6 +11,7 @@ const WithdrawBody = z.object({ destination_address: Address, amount_wei: Positi
 export const withdrawRoute = createIdempotentRoute({
   method: "post",
   path: "/withdraw",
+  operationId: "withdrawUsdc",
   tags: ["Wallet"],
   summary: "Send USDC out of a hosted agent's wallet (gasless)",
   security: bearerSecurity,

@@ -7,6 +7,7 @@ import type { RouteDeps } from "../route-deps.ts";
 export const withdrawalsRoute = createRoute({
   method: "get",
   path: "/withdrawals",
+  operationId: "listWithdrawals",
   tags: ["Wallet"],
   summary: "The caller's withdrawals, newest first (at most 100)",
   security: bearerSecurity,
