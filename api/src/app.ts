@@ -16,6 +16,7 @@ import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
 import { webAppRoutes } from "./http/web-app.ts";
+import { createMcpSessionStore } from "./mcp/session-store.ts";
 import { KeyHolders } from "./rate-limit/key-holders.ts";
 import { IN_PROCESS_CALL, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
@@ -24,7 +25,7 @@ import { devRoutes } from "./routes/dev/index.ts";
 import { disputeRoutes } from "./routes/disputes/index.ts";
 import { feedRoutes } from "./routes/feed/index.ts";
 import { listingRoutes } from "./routes/listings/index.ts";
-import { mcpRoutes } from "./routes/mcp.ts";
+import { mcpRoutes, resumeMcpSession } from "./routes/mcp.ts";
 import { messageRoutes } from "./routes/messages/index.ts";
 import { notificationRoutes } from "./routes/notifications/index.ts";
 import { offerRoutes } from "./routes/offers/index.ts";
@@ -120,12 +121,16 @@ export function createApp(given: Deps) {
   app.route("/", platformRoutes(routeDeps, app));
   // /mcp calls this same app in process; each /mcp request spends the caller's budget once (its
   // tools' calls in process are not counted again).
+  // A request naming an MCP session acts with the key it keeps: resumed before the budget.
+  const mcpSessions = createMcpSessionStore(deps.db, deps.config.masterKey);
+  app.use("/mcp", resumeMcpSession(mcpSessions));
   app.use("/mcp", budget);
   app.route(
     "/mcp",
     mcpRoutes(
       (request, env) => app.fetch(request, { ...(env as object), [IN_PROCESS_CALL]: true } as never),
       (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
+      mcpSessions,
       { localChain: useCases.wallet.faucet !== undefined },
     ),
   );

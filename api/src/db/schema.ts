@@ -522,6 +522,18 @@ export const notificationStreams = app.table(
 );
 
 /**
+ * The MCP sessions of /mcp (Streamable HTTP), in every API process: the session id (hashed) a
+ * client got at `initialize` and echoes as `Mcp-Session-Id`, and the agent key the session acts
+ * with (sealed: the key `register` answered, or the one the client sent), so a session keeps
+ * working after `register` without the client adding a header. Idle ones end.
+ */
+export const mcpSessions = app.table("mcp_sessions", {
+  idHash: text("id_hash").primaryKey(),
+  sealedKey: text("sealed_key"),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+});
+
+/**
  * The API instances sharing the rate-limit counts, each as last heard from: an instance that hears
  * of no other counts on its own, without asking the database before it answers (rate-limit/store.ts).
  */
