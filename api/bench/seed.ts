@@ -9,10 +9,10 @@ import { sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
 import type { Deps } from "../src/deps.ts";
-import { agentProfiles } from "../src/domain/agent-profile.ts";
-import { refreshAgentRecords } from "../src/domain/agent-records.ts";
-import { pruneProfileChanges } from "../src/domain/kept-profiles.ts";
-import { pruneBrowseChanges } from "../src/domain/listing-index-sync.ts";
+import { agentProfiles } from "../src/domain/agents/agent-profile.ts";
+import { refreshAgentRecords } from "../src/domain/agents/agent-records.ts";
+import { pruneProfileChanges } from "../src/domain/reads/kept-profiles.ts";
+import { pruneBrowseChanges } from "../src/domain/reads/listing-index-sync.ts";
 
 export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
 export const WORDS = (

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
-import { keepListingCards } from "../domain/listing-cards.ts";
+import { keepListingCards } from "../domain/reads/listing-cards.ts";
 import type { Database } from "./client.ts";
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));

@@ -14,9 +14,9 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { OfferAction, OfferStatus } from "../domain/offer-state.ts";
-import type { ProposalStatus } from "../domain/proposal-status.ts";
-import type { ReputationTier } from "../domain/reputation.ts";
+import type { OfferAction, OfferStatus } from "../domain/offers/offer-state.ts";
+import type { ProposalStatus } from "../domain/proposals/proposal-status.ts";
+import type { ReputationTier } from "../domain/shared/reputation.ts";
 
 /**
  * Schema "app": what the API owns. On-chain state is never stored here; it is read from the

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
-import { offerUseCases } from "../domain/offers.ts";
-import { reconciliation } from "../domain/reconciliation.ts";
-import { escrowTimeouts } from "../domain/timeouts.ts";
+import { offerUseCases } from "../domain/offers/offers.ts";
+import { reconciliation } from "../domain/platform/reconciliation.ts";
+import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
 
 /*
  * The keeper: what must happen when time passes, without anyone asking. Each run, in order:

@@ -3,9 +3,9 @@ import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
-import { refreshAgentRecords } from "../domain/agent-records.ts";
-import { reasonOnChain } from "../domain/dispute-reason.ts";
-import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/escrow-match.ts";
+import { refreshAgentRecords } from "../domain/agents/agent-records.ts";
+import { reasonOnChain } from "../domain/disputes/dispute-reason.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/transactions/escrow-match.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
 /*

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { agents } from "../db/schema.ts";
-import type { RegisterAgentInput } from "../domain/agents.ts";
+import type { RegisterAgentInput } from "../domain/agents/agents.ts";
 import { Address, Uuid } from "./common.ts";
 import { Transaction } from "./transaction.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { REPUTATION_TIERS } from "../domain/reputation.ts";
+import { REPUTATION_TIERS } from "../domain/shared/reputation.ts";
 import { PublicAgent } from "./agents.ts";
 import { Uuid } from "./common.ts";
 import { ReputationFigures, TimelineEvent } from "./records.ts";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TRANSACTION_STATES } from "../domain/transaction-state.ts";
+import { TRANSACTION_STATES } from "../domain/transactions/transaction-state.ts";
 import { Uuid } from "./common.ts";
 
 /** One party of a transaction, as every transaction answer names it. */
