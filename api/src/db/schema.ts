@@ -14,9 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { OfferAction, OfferStatus } from "../domain/offers/offer-state.ts";
-import type { ProposalStatus } from "../domain/proposals/proposal-status.ts";
-import type { ReputationTier } from "../domain/shared/reputation.ts";
+import type { OfferAction, OfferStatus, ProposalStatus, ReputationTier } from "./column-values.ts";
 
 /**
  * Schema "app": what the API owns. On-chain state is never stored here; it is read from the

@@ -1,12 +1,11 @@
 import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { agentRecords, agents } from "../../db/schema.ts";
-import type { DirectoryAgentView } from "../../schemas/agents.ts";
 import { completedSql, recordOf, recordOn, volumeSql } from "../reads/track-record.ts";
 import { decodeCursor, encodeCursor, isTimestampPosition, timestampPosition } from "../shared/cursor.ts";
 import { badRequest } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
-import { agentSummary } from "./agent-summary.ts";
+import { agentSummary, type DirectoryAgentView } from "./agent-summary.ts";
 
 /*
  * The directory of active agents: a keyword (name or bio) and a skill filter, three sorts, each

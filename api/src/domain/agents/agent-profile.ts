@@ -4,12 +4,6 @@ import type { Database } from "../../db/client.ts";
 import { compiled, literalLimit } from "../../db/compiled-statement.ts";
 import { agentRecords, agents, apiKeys, listings, profileDocs } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
-import {
-  type OwnProfileView,
-  PROFILE_LISTINGS,
-  type PublicAgentView,
-  RECENT_TRANSACTIONS,
-} from "../../schemas/agents.ts";
 import { keepProfile, keptProfileIsCurrent, newestProfileChange } from "../reads/kept-profiles.ts";
 import {
   type AgentRecord,
@@ -20,9 +14,14 @@ import {
   walletStatsOn,
 } from "../reads/track-record.ts";
 import { formatUsdc } from "../shared/money.ts";
-import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "../transactions/transactions.ts";
+import {
+  newestTransactionsJson,
+  type TransactionView,
+  toTransaction,
+  transactionFactsFromJson,
+} from "../transactions/transactions.ts";
 import { refreshAgentRecords } from "./agent-records.ts";
-import { type Agent, agentSummary } from "./agent-summary.ts";
+import { type Agent, agentSummary, type DirectoryAgentView } from "./agent-summary.ts";
 
 /*
  * An agent's profile (GET /api/agents/{id}) and its own, fuller one (GET /api/agents/me): the
@@ -35,6 +34,36 @@ import { type Agent, agentSummary } from "./agent-summary.ts";
  * fields after it (from its row and record), kept and built with it; by API key, the key is checked
  * in the same statement.
  */
+
+/** The agent's newest transactions shown in its profile, as buyer or seller. */
+export const RECENT_TRANSACTIONS = 5;
+/** Active listings shown in an agent's profile, newest first. */
+export const PROFILE_LISTINGS = 20;
+
+/** An agent's public profile (GET /api/agents/{id}). */
+export interface PublicAgentView extends DirectoryAgentView {
+  recent_transactions: TransactionView[];
+  listings: {
+    id: string;
+    title: string;
+    listing_type: string;
+    category: string;
+    price_wei: string;
+    price_usdc: string;
+    is_active: boolean;
+  }[];
+}
+
+/** The agent's own profile (GET /api/agents/me): the public one and its own fields. */
+export interface OwnProfileView extends PublicAgentView {
+  is_active: boolean;
+  is_paused: boolean;
+  hosted: boolean;
+  total_spent_wei: string;
+  metadata: Record<string, unknown>;
+  webhook_url: string | null;
+  reputation: { completed_transactions: number; total_volume_wei: string; success_rate: number };
+}
 
 /** A listing as a profile lists it, from the profile statement's JSON. */
 interface ProfileListingRow {

@@ -1,5 +1,4 @@
 import type { agents } from "../../db/schema.ts";
-import type { DirectoryAgentView } from "../../schemas/agents.ts";
 import type { AgentRecord } from "../reads/track-record.ts";
 
 /** An agent's row, as the auth guard reads it with the key. */
@@ -9,6 +8,19 @@ export type Agent = typeof agents.$inferSelect;
 export interface AgentRef {
   id: string;
   name: string;
+}
+
+/** An agent as the directory lists it: the public fields every view of an agent shares. */
+export interface DirectoryAgentView {
+  id: string;
+  name: string;
+  wallet_address: string;
+  transaction_count: number;
+  total_earned_wei: string;
+  reputation_tier: string;
+  bio: string | null;
+  skills: string[];
+  created_at: string;
 }
 
 /** The public fields of an agent that every view of it shares (profile, public view, directory). */

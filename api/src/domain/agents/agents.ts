@@ -8,11 +8,10 @@ import type { Deps } from "../../deps.ts";
 import { webhookUrlChanged } from "../../notifications/webhook-endpoints.ts";
 import { newWebhookSecret } from "../../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../../notifications/webhook-url.ts";
-import type { PublicAgentView } from "../../schemas/agents.ts";
 import { badRequest, ConflictError, notFound } from "../shared/errors.ts";
 import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
-import { agentProfiles } from "./agent-profile.ts";
+import { agentProfiles, type PublicAgentView } from "./agent-profile.ts";
 import type { Agent } from "./agent-summary.ts";
 import { refusePlatformWallet } from "./platform-wallets.ts";
 

@@ -3,21 +3,23 @@ import { alias } from "drizzle-orm/pg-core";
 import { chainEscrow } from "../../db/chain-views.ts";
 import { agents, deliverables, disputes, evidence, messages, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
-import type { DisputeCaseView, DisputeQueueView, DisputeStatus, QueuedDisputeView } from "../../schemas/disputes.ts";
+import type { PublicAgentView } from "../agents/agent-profile.ts";
 import { recordsOf } from "../agents/agent-records.ts";
-import { reputationUseCases } from "../agents/agent-reputation.ts";
+import { type ReputationFigures, reputationUseCases } from "../agents/agent-reputation.ts";
 import { agentUseCases } from "../agents/agents.ts";
 import { decodeCursor, encodeCursor } from "../shared/cursor.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import { formatUsdc } from "../shared/money.ts";
+import type { ReputationTier } from "../shared/reputation.ts";
 import { deliverableHash } from "../transactions/deliverables.ts";
 import { escrowMatchesSql, isBountyTransactionSql } from "../transactions/escrow-match.ts";
-import { transactionRecords } from "../transactions/transaction-records.ts";
+import { type TimelineEvent, transactionRecords } from "../transactions/transaction-records.ts";
 import {
   type EscrowLocation,
   queryTransactions,
   type TransactionRow,
+  type TransactionView,
   toTransaction,
 } from "../transactions/transactions.ts";
 import { reasonOnChain } from "./dispute-reason.ts";
@@ -28,6 +30,64 @@ import { reasonOnChain } from "./dispute-reason.ts";
  * words (reason, note) come from app.disputes, the reason only when it hashes to the on-chain
  * reasonHash. Who may read it is checked before this (the arbiter's key or session: http guards).
  */
+
+export const DISPUTE_STATUSES = ["open", "resolved"] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+type Side = "buyer" | "seller";
+
+/** A party as the queue names it. */
+interface QueueParty {
+  id: string;
+  name: string;
+  reputation_tier: ReputationTier;
+}
+
+/** One dispute of the queue. */
+export interface QueuedDisputeView {
+  transaction_id: string;
+  amount_wei: string;
+  amount_usdc: string;
+  buyer: QueueParty;
+  seller: QueueParty | null;
+  raised_by: Side;
+  reason: string | null;
+  raised_at: string;
+  evidence_count: number;
+  ruled_at: string | null;
+  seller_bps: number | null;
+  note: string | null;
+}
+
+export interface DisputeQueueView {
+  disputes: QueuedDisputeView[];
+  next_cursor: string | null;
+}
+
+/** A party of a case: its public profile and its reputation figures. */
+type CaseParty = PublicAgentView & { reputation: ReputationFigures };
+
+/** The whole case of one dispute, as the arbiter reads it. */
+export interface DisputeCaseView {
+  transaction: TransactionView;
+  buyer: CaseParty;
+  seller: CaseParty | null;
+  raised_by: Side;
+  reason: string | null;
+  raised_at: string;
+  fee_bps: number;
+  evidence: {
+    id: string;
+    submitted_by: Side;
+    agent_id: string;
+    content: string;
+    url: string | null;
+    created_at: string;
+  }[];
+  deliverable: { content: string; url: string | null; hash: string; matches_chain: boolean } | null;
+  messages: { id: string; sent_by: Side; agent_id: string; content: string; created_at: string }[];
+  timeline: TimelineEvent[];
+}
 
 export interface DisputeQueueInput {
   /** open: DISPUTED on chain; resolved: ruled by the arbiter. */
@@ -45,8 +105,6 @@ const sellerAgent = alias(agents, "seller_agent");
 
 /** The escrow status of a dispute's state: resolution is the only way out of a dispute that keeps its record. */
 const ESCROW_STATUS: Record<DisputeStatus, string> = { open: "DISPUTED", resolved: "RESOLVED" };
-
-type Side = "buyer" | "seller";
 
 /** Who opened an indexed dispute: the seller's wallet, or else the buyer. */
 function raisedBy(escrow: { disputedBy: string | null; seller: string }): Side {

@@ -4,12 +4,12 @@ import { chainAccountStats } from "../../db/chain-views.ts";
 import { compiled } from "../../db/compiled-statement.ts";
 import { agentRecords, agents, listings, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
-import type { ListingCategory, ListingType, ListingView } from "../../schemas/listing.ts";
 import { refreshAgentRecords } from "../agents/agent-records.ts";
 import { listingBrowse } from "../reads/listing-browse.ts";
 import { recordIsCurrent, recordOf, recordOn, walletStatsOn } from "../reads/track-record.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
+import type { ListingCategory, ListingType } from "../shared/listing-terms.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
 
@@ -27,6 +27,26 @@ const DEFAULT_BOUNTY_EXPIRY_HOURS = 720;
 const _INT32_MAX = 2_147_483_647;
 
 /** A new listing, as the API names its fields (validated by the route). */
+/** A listing as GET /api/listings/{id} answers it: the stored card and the seller's figures. */
+export interface ListingView {
+  id: string;
+  title: string;
+  description: string;
+  category: ListingCategory;
+  listing_type: ListingType;
+  price_wei: string;
+  price_usdc: string;
+  currency: "USDC";
+  is_active: boolean;
+  is_negotiable: boolean;
+  accepts_proposals: boolean;
+  times_purchased: number;
+  avg_rating: string;
+  created_at: string;
+  agents: { id: string; name: string; wallet_address: string; transaction_count: number };
+  seller_reputation: { completed: number; refunded: number; success_rate: number };
+}
+
 export interface CreateListingInput {
   title: string;
   description: string;

@@ -8,33 +8,16 @@
  * (EXPIRED). DECLINED, WITHDRAWN, EXPIRED and PURCHASED are final.
  */
 
-export const OFFER_STATUSES = [
-  "OPEN",
-  "COUNTERED",
-  "ACCEPTED",
-  "PURCHASED",
-  "DECLINED",
-  "WITHDRAWN",
-  "EXPIRED",
-] as const;
-export type OfferStatus = (typeof OFFER_STATUSES)[number];
+import { OFFER_ACTIONS, OFFER_STATUSES, type OfferAction, type OfferStatus } from "../../db/column-values.ts";
+
+/** An offer's statuses and the actions its moves record: listed with the column that holds them. */
+export { OFFER_ACTIONS, OFFER_STATUSES, type OfferAction, type OfferStatus };
 
 /** The statuses an offer leaves only by a move or by expiring. */
 export const LIVE_OFFER_STATUSES = ["OPEN", "COUNTERED", "ACCEPTED"] as const satisfies readonly OfferStatus[];
 
 export type OfferParty = "buyer" | "seller";
 
-/** What each recorded move of an offer was (app.offer_moves.action). */
-export const OFFER_ACTIONS = [
-  "made",
-  "countered",
-  "accepted",
-  "declined",
-  "withdrawn",
-  "purchased",
-  "expired",
-] as const;
-export type OfferAction = (typeof OFFER_ACTIONS)[number];
 export type OfferMove = "counter" | "accept" | "decline" | "withdraw" | "purchase";
 
 /** How long an offer waits for an answer after its last price, and an accepted one for its purchase. */

@@ -16,8 +16,8 @@ import {
   testApp,
 } from "../../../test/harness.ts";
 import { createDatabase } from "../../db/client.ts";
-import { migrateDatabase } from "../../db/migrate.ts";
 import { profileChanges, profileDocs } from "../../db/schema.ts";
+import { migrateDatabase } from "../../migrate.ts";
 import { keepProfile, pruneProfileChanges } from "./kept-profiles.ts";
 
 /*

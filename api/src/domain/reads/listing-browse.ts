@@ -2,16 +2,16 @@ import { and, asc, desc, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm"
 import type { Database } from "../../db/client.ts";
 import { compiled, literalLimit } from "../../db/compiled-statement.ts";
 import { agents, listings, listingWords } from "../../db/schema.ts";
+import { decodeCursor, encodeCursor, timestampPosition } from "../shared/cursor.ts";
+import { badRequest } from "../shared/errors.ts";
+import { isUuid } from "../shared/ids.ts";
 import {
   KEYWORD_MAX_WORDS,
   type ListingCategory,
   type ListingSort,
   type ListingType,
   STARTER_MAX_WEI,
-} from "../../schemas/listing.ts";
-import { decodeCursor, encodeCursor, timestampPosition } from "../shared/cursor.ts";
-import { badRequest } from "../shared/errors.ts";
-import { isUuid } from "../shared/ids.ts";
+} from "../shared/listing-terms.ts";
 import { formatUsdcSql } from "../shared/money.ts";
 import { isoMillisSql, jsonConstant, jsonLiteral, jsonObject, jsonString, openJsonObject } from "./json-text.ts";
 import { type IndexQuery, microsecondsOf, priceOf, type SortPoint, timestampOfMicroseconds } from "./listing-index.ts";

@@ -4,9 +4,9 @@ import { seedMarket } from "../../../bench/seed.ts";
 import { randomSource } from "../../../bench/traffic.ts";
 import { databaseOfItsOwn, type TestApp, testApp } from "../../../test/harness.ts";
 import { createDatabase, type Database } from "../../db/client.ts";
-import { migrateDatabase } from "../../db/migrate.ts";
 import { agents, browseChanges, listings } from "../../db/schema.ts";
-import { LISTING_CATEGORIES, type ListingSort } from "../../schemas/listing.ts";
+import { migrateDatabase } from "../../migrate.ts";
+import { LISTING_CATEGORIES, type ListingSort } from "../shared/listing-terms.ts";
 import { type BrowseListingsQuery, listingBrowse, sellerSuffixSql } from "./listing-browse.ts";
 import { listingIndexSync, prefixesOfTsQuery, pruneBrowseChanges } from "./listing-index-sync.ts";
 

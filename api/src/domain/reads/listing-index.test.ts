@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { randomSource } from "../../../bench/traffic.ts";
-import type { ListingSort } from "../../schemas/listing.ts";
+import type { ListingSort } from "../shared/listing-terms.ts";
 import {
   type IndexedListing,
   type IndexQuery,

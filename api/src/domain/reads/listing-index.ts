@@ -1,4 +1,4 @@
-import type { ListingSort } from "../../schemas/listing.ts";
+import type { ListingSort } from "../shared/listing-terms.ts";
 
 /*
  * The listings browse can show, in memory: each one's filters, sort keys, stored card and words,

@@ -4,8 +4,7 @@ import type { Logger } from "pino";
 import { agents, listings, reviews } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { notify } from "../../notifications/notify.ts";
-import type { ReviewView } from "../../schemas/reviews.ts";
-import type { Agent } from "../agents/agent-summary.ts";
+import type { Agent, AgentRef } from "../agents/agent-summary.ts";
 import { erc8004ReviewFeedback } from "../erc8004/erc8004-feedback.ts";
 import { formatRating } from "../reads/ratings.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
@@ -18,6 +17,19 @@ import { queryTransactions, stateOfRow, type TransactionRow } from "../transacti
  * database transaction. A hosted reviewer's review of an agent with an ERC-8004 identity is also
  * given on chain as feedback; the review stands even when that step fails (it is logged).
  */
+
+/** A review as both review routes answer it. */
+export interface ReviewView {
+  id: string;
+  transaction_id: string;
+  listing_id: string | null;
+  reviewer: AgentRef;
+  reviewee: AgentRef;
+  rating: number;
+  comment: string | null;
+  created_at: string;
+  erc8004_feedback: { tx_hash: string; feedback_index: number | null } | null;
+}
 
 export interface ReviewInput {
   transactionId: string;

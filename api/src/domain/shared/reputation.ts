@@ -1,11 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
+import { REPUTATION_TIERS, type ReputationTier } from "../../db/column-values.ts";
 
 /**
- * Reputation tiers, from an agent's record (its transactions' indexed escrows, agent-records.ts). The thresholds
- * live here and nowhere else; the README and /skill.md quote them.
+ * Reputation tiers, from an agent's record (its transactions' indexed escrows, agents/agent-records.ts). The
+ * thresholds live here and nowhere else; the README and /skill.md quote them. The list of tiers lives with
+ * the column that keeps them (db/column-values.ts).
  */
-export const REPUTATION_TIERS = ["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"] as const;
-export type ReputationTier = (typeof REPUTATION_TIERS)[number];
+export { REPUTATION_TIERS, type ReputationTier };
 
 export interface TrackRecord {
   /** Escrows released or ruled in the seller's favour, in either role. */

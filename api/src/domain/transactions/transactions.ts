@@ -8,7 +8,6 @@ import type { Database } from "../../db/client.ts";
 import { literalLimit } from "../../db/compiled-statement.ts";
 import { agents, disputes, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
-import type { TransactionView } from "../../schemas/transaction.ts";
 import { reasonOnChain } from "../disputes/dispute-reason.ts";
 import { isoMillisSql, type JsonText, jsonLiteral, jsonObject, jsonOrNull, jsonString } from "../reads/json-text.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
@@ -349,6 +348,39 @@ function seesDispute(row: TransactionFacts, viewer: TransactionViewer): boolean 
 export function autoReleaseAt(escrow: { status: string; deliveredAt: string; disputeWindow: number } | null) {
   if (escrow?.status !== "DELIVERED") return null;
   return new Date((Number(escrow.deliveredAt) + escrow.disputeWindow) * 1000).toISOString();
+}
+
+/** The one transaction shape every answer gives (API.md, "Full transaction shape"; schemas/transaction.ts). */
+export interface TransactionView {
+  id: string;
+  listing_id: string | null;
+  amount_wei: string;
+  currency: string;
+  description: string;
+  state: TransactionState;
+  deadline: string;
+  created_at: string;
+  buyer: { id: string; name: string };
+  seller: { id: string; name: string } | null;
+  escrow_id: string;
+  escrow_id_bytes32: string;
+  contract_address: string;
+  chain_id: number;
+  delivered_at: string | null;
+  auto_release_at: string | null;
+  deliverable_hash: string | null;
+  dispute_window_hours: number;
+  dispute: { raised_by: "buyer" | "seller"; reason: string | null; raised_at: string } | null;
+  resolution: {
+    seller_bps: number;
+    seller_received_wei: string;
+    buyer_refunded_wei: string;
+    fee_wei: string;
+    note: string | null;
+  } | null;
+  funding_tx_hash: string | null;
+  release_tx_hash: string | null;
+  tx_hash: string | null;
 }
 
 /** The answer shape of one transaction row (see schemas/transaction.ts), as `viewer` may read it. */
