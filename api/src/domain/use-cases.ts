@@ -18,6 +18,7 @@ import { leaderboardUseCases } from "./platform/leaderboard.ts";
 import { platformUseCases } from "./platform/platform.ts";
 import { proposalUseCases } from "./proposals/proposals.ts";
 import { reviewUseCases } from "./reviews/reviews.ts";
+import type { ApiPaths } from "./shared/api-paths.ts";
 import { escrowMoves } from "./transactions/escrow-moves.ts";
 import { transactionFunding } from "./transactions/transaction-funding.ts";
 import { transactionRecords } from "./transactions/transaction-records.ts";
@@ -25,14 +26,15 @@ import { transactionReads } from "./transactions/transactions.ts";
 import { walletUseCases } from "./wallet/wallet.ts";
 
 /**
- * Every business flow of the API, by area, built once per app from its dependencies. Routes and
- * the keeper call these; only these reach the database and the chain.
+ * Every business flow of the API, by area, built once per app from its dependencies and the
+ * paths the routes serve (`paths`: the domain knows no URL). Routes and the keeper call these;
+ * only these reach the database and the chain.
  */
-export function createUseCases(deps: Deps) {
+export function createUseCases(deps: Deps, paths: ApiPaths) {
   return {
     transactions: transactionReads(deps),
-    transactionFunding: transactionFunding(deps),
-    escrowMoves: escrowMoves(deps),
+    transactionFunding: transactionFunding(deps, paths),
+    escrowMoves: escrowMoves(deps, paths),
     transactionRecords: transactionRecords(deps),
     disputes: disputes(deps),
     disputeDesk: disputeDesk(deps),
@@ -40,20 +42,20 @@ export function createUseCases(deps: Deps) {
     devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
     offers: offerUseCases(deps),
-    proposals: proposalUseCases(deps),
+    proposals: proposalUseCases(deps, paths),
     feed: feedUseCases(deps),
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),
     platform: platformUseCases(deps),
     leaderboard: leaderboardUseCases(deps),
-    listings: listingUseCases(deps),
-    purchases: purchaseUseCases(deps),
+    listings: listingUseCases(deps, paths),
+    purchases: purchaseUseCases(deps, paths),
     agents: agentUseCases(deps),
-    owners: ownerUseCases(deps),
-    erc8004: erc8004UseCases(deps),
+    owners: ownerUseCases(deps, paths),
+    erc8004: erc8004UseCases(deps, paths),
     reputation: reputationUseCases(deps),
-    reviews: reviewUseCases(deps),
-    webhooks: webhookUseCases(deps),
+    reviews: reviewUseCases(deps, paths),
+    webhooks: webhookUseCases(deps, paths),
   };
 }
 

@@ -8,7 +8,7 @@ import type { Deps } from "../../deps.ts";
 import { webhookUrlChanged } from "../../notifications/webhook-endpoints.ts";
 import { newWebhookSecret } from "../../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../../notifications/webhook-url.ts";
-import { badRequest, ConflictError, notFound } from "../shared/errors.ts";
+import { badRequest, notFound, WalletRegisteredError } from "../shared/errors.ts";
 import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles, type PublicAgentView } from "./agent-profile.ts";
@@ -48,14 +48,8 @@ export interface ProfileChanges {
  * A wallet some agent already has (409 `wallet_registered`). For an external wallet the answer says
  * how its holder takes the agent over: by signing the key challenge, whoever registered it first.
  */
-function walletRegistered(walletAddress: string, hosted: boolean): ConflictError {
-  if (hosted) return new ConflictError("An agent with this wallet already exists", undefined, "wallet_registered");
-  const keyChallenge = `/api/agents/key-challenge?address=${walletAddress}`;
-  return new ConflictError(
-    `An agent with this wallet already exists. If the wallet is yours, take the agent over: sign the message of GET ${keyChallenge} and POST it to /api/agents/rotate-key {address, nonce, signature}. You get a new API key; every other key is revoked and the webhook removed`,
-    { key_challenge: keyChallenge, rotate_key: "/api/agents/rotate-key" },
-    "wallet_registered",
-  );
+function walletRegistered(walletAddress: string, hosted: boolean): WalletRegisteredError {
+  return new WalletRegisteredError(walletAddress, !hosted);
 }
 
 /**

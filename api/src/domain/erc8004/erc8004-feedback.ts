@@ -4,6 +4,7 @@ import { custodialAccount } from "../../chain/custodial-wallet.ts";
 import type { HostedSubmission } from "../../chain/hosted-sender.ts";
 import { type agents, reviews } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { conflict } from "../shared/errors.ts";
 import { createSettlement } from "../shared/settlement.ts";
 import { stateOfRow, type TransactionRow } from "../transactions/transactions.ts";
@@ -41,6 +42,7 @@ class FeedbackAlreadySent extends Error {}
 
 export function erc8004ReviewFeedback(
   deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "indexed" | "erc8004" | "hostedSender" | "logger">,
+  paths: ApiPaths,
 ) {
   const { db, config, chain, erc8004, hostedSender } = deps;
   const settle = createSettlement(deps);
@@ -92,7 +94,7 @@ export function erc8004ReviewFeedback(
       if (!reviewer.hosted) return null;
       const escrow = transaction.escrow;
       if (stateOfRow(transaction) !== "RELEASED" || !escrow?.settledTxHash) return null;
-      const revieweeUrls = agentUrls(base, reviewee.id);
+      const revieweeUrls = agentUrls(base, reviewee.id, paths);
       const identity = await identities.identityOf(reviewee, revieweeUrls.registrationFile);
       if (!identity) return null;
 
@@ -104,7 +106,7 @@ export function erc8004ReviewFeedback(
         await hostedSender.resume(account);
         return finish(review, account, review.erc8004FeedbackTxHash as Hex);
       }
-      const feedbackUri = feedbackFileUrl(base, review.id);
+      const feedbackUri = feedbackFileUrl(base, review.id, paths);
       const seen = await identities.indexedFeedback(identity.agentId, account.address, feedbackUri);
       if (seen) {
         await recordIndex(review.id, seen.feedbackIndex, seen.txHash);

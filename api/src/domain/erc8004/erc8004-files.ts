@@ -5,6 +5,8 @@
  * file's fields and `proofOfPayment`), plus marketplace fields the EIP allows.
  */
 
+import type { ApiPaths } from "../shared/api-paths.ts";
+
 export const REGISTRATION_TYPE = "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
 
 /** What the marketplace says it supports: feedback through the reputation registry. */
@@ -23,16 +25,16 @@ export function feedbackValueOfRating(rating: number): bigint {
 }
 
 /** The URLs of an agent on this deployment. `base` has no trailing slash. */
-export function agentUrls(base: string, agentId: string) {
+export function agentUrls(base: string, agentId: string, paths: ApiPaths) {
   return {
-    profile: `${base}/api/agents/${agentId}`,
-    registrationFile: `${base}/api/agents/${agentId}/registration.json`,
-    mcp: `${base}/mcp`,
+    profile: base + paths.agentProfile(agentId),
+    registrationFile: base + paths.agentRegistrationFile(agentId),
+    mcp: base + paths.mcp,
   };
 }
 
-export function feedbackFileUrl(base: string, reviewId: string): string {
-  return `${base}/api/reviews/${reviewId}/feedback.json`;
+export function feedbackFileUrl(base: string, reviewId: string, paths: ApiPaths): string {
+  return base + paths.reviewFeedbackFile(reviewId);
 }
 
 /** A token id as EIP-8004's JSON examples write it (a number), as a string past 2^53. */
@@ -62,12 +64,13 @@ export interface RegistrationFile {
 
 export function registrationFile(input: {
   base: string;
+  paths: ApiPaths;
   agent: { id: string; name: string; bio: string | null; metadata: Record<string, unknown>; active: boolean };
   /** The identity, once registered. */
   identity?: { agentId: bigint; agentRegistry: string };
 }): RegistrationFile {
   const { agent, identity } = input;
-  const urls = agentUrls(input.base, agent.id);
+  const urls = agentUrls(input.base, agent.id, input.paths);
   const image = imageOf(agent.metadata);
   return {
     type: REGISTRATION_TYPE,

@@ -6,7 +6,7 @@ import { KeyedQueue } from "../../chain/keyed-queue.ts";
 import { agents } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { badRequest, conflict, RegistryRevertedError } from "../shared/errors.ts";
-import { awaitIndexed } from "../shared/read-your-writes.ts";
+import { awaitIndexed, type IndexedWrite } from "../shared/read-your-writes.ts";
 import { createSettlement } from "../shared/settlement.ts";
 import { erc8004Identities, type Identity } from "./erc8004-identity.ts";
 
@@ -37,9 +37,9 @@ export function erc8004Registration(
   const settle = createSettlement(deps);
   const identities = erc8004Identities(db, chain.chainId);
 
-  const readAgain = (agent: Agent) => ({
+  const readAgain = (agent: Agent): IndexedWrite => ({
     done: "Registered",
-    readAgain: `/api/agents/${agent.id}/erc8004`,
+    record: { kind: "erc8004_identity", agentId: agent.id },
     details: { agent_id: agent.id },
   });
 

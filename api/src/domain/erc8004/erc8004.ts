@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { agents, reviews } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { notFound } from "../shared/errors.ts";
 import { agentUrls, type RegistrationFile, registrationFile } from "./erc8004-files.ts";
 import { erc8004Identities, type FeedbackSummary } from "./erc8004-identity.ts";
@@ -48,7 +49,7 @@ export type RegisterIdentityOutcome =
       registrationUri: string;
     };
 
-export function erc8004UseCases(deps: Deps) {
+export function erc8004UseCases(deps: Deps, paths: ApiPaths) {
   const { db, chain, erc8004 } = deps;
   const identities = erc8004Identities(db, chain.chainId);
   const registration = erc8004Registration(deps);
@@ -66,9 +67,10 @@ export function erc8004UseCases(deps: Deps) {
     /** The registration file of an active agent; 404 otherwise. */
     async registrationFile(agentId: string, base: string): Promise<RegistrationFile> {
       const agent = await activeAgent(agentId);
-      const identity = await identities.identityOf(agent, agentUrls(base, agent.id).registrationFile);
+      const identity = await identities.identityOf(agent, agentUrls(base, agent.id, paths).registrationFile);
       return registrationFile({
         base,
+        paths,
         agent: { id: agent.id, name: agent.name, bio: agent.bio, metadata: agent.metadata, active: !agent.isPaused },
         identity: identity && { agentId: identity.agentId, agentRegistry: erc8004.agentRegistry },
       });
@@ -77,7 +79,7 @@ export function erc8004UseCases(deps: Deps) {
     /** An active agent's identity and the feedback it received, as indexed; 404 for no such agent. */
     async identity(agentId: string, base: string): Promise<AgentIdentity> {
       const agent = await activeAgent(agentId);
-      const registrationUri = agentUrls(base, agent.id).registrationFile;
+      const registrationUri = agentUrls(base, agent.id, paths).registrationFile;
       const identity = await identities.identityOf(agent, registrationUri);
       const [indexed, feedback] = identity
         ? await Promise.all([
@@ -104,7 +106,7 @@ export function erc8004UseCases(deps: Deps) {
      * proof of the `register` it sent.
      */
     async register(agentId: string, base: string, txHash?: Hex): Promise<RegisterIdentityOutcome> {
-      const registrationUri = agentUrls(base, agentId).registrationFile;
+      const registrationUri = agentUrls(base, agentId, paths).registrationFile;
       const registry = erc8004.identityRegistry;
       const outcome = await registration.register(agentId, registrationUri, txHash);
       if (outcome.kind === "action_required") {

@@ -7,6 +7,7 @@ import type { Deps } from "../../deps.ts";
 import { refreshAgentRecords } from "../agents/agent-records.ts";
 import { listingBrowse } from "../reads/listing-browse.ts";
 import { recordIsCurrent, recordOf, recordOn, walletStatsOn } from "../reads/track-record.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import type { ListingCategory, ListingType } from "../shared/listing-terms.ts";
@@ -97,9 +98,10 @@ export function listingUseCases(
     Deps,
     "db" | "genericPlansDb" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache" | "listingIndex"
   >,
+  paths: ApiPaths,
 ) {
   const { db, chain } = deps;
-  const funding = escrowFunding(deps);
+  const funding = escrowFunding(deps, paths);
   /** Forgets the cached browse answers after a write that may change one. */
   const browseChanged = () => deps.readCache?.invalidate();
 
@@ -218,7 +220,7 @@ export function listingUseCases(
         instructions: funding.instructions(
           transaction,
           terms,
-          `POST /api/transactions/${transaction.id}/confirm with { "tx_hash": "<the fund transaction>" }; the bounty is listed once funded`,
+          `POST ${paths.confirmTransaction(transaction.id)} with { "tx_hash": "<the fund transaction>" }; the bounty is listed once funded`,
         ),
       },
     };
@@ -274,7 +276,7 @@ export function listingUseCases(
       throw conflict("A bounty's reward is in escrow: it cannot change");
     }
     if (listing.awaitingFunding && input.is_active === true) {
-      throw conflict("This bounty is listed once its reward is funded: POST /api/transactions/{id}/confirm");
+      throw conflict(`This bounty is listed once its reward is funded: POST ${paths.confirmTransaction("{id}")}`);
     }
     const changes = {
       ...(input.price_wei !== undefined && { priceWei: input.price_wei }),

@@ -5,6 +5,7 @@ import type { Database } from "../../db/client.ts";
 import { agents, listings, offers, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { acceptedOfferFor, recordOfferPurchase } from "../offers/offers.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, ConflictError, conflict, forbidden, notFound, PriceChangedError } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import {
@@ -73,9 +74,12 @@ function fundedAnswer(row: TransactionRow, buyerWallet: string, txHash: string):
   };
 }
 
-export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
+export function purchaseUseCases(
+  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">,
+  paths: ApiPaths,
+) {
   const { db, chain, escrow } = deps;
-  const funding = escrowFunding(deps);
+  const funding = escrowFunding(deps, paths);
   const bounties = bountyAssignment(deps);
 
   /**
@@ -166,7 +170,7 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
       instructions: funding.instructions(
         row,
         terms,
-        `POST /api/listings/${row.listingId}/buy with { "tx_hash": "<the fund transaction>" }, or POST /api/transactions/${row.id}/confirm with { "tx_hash" }`,
+        `POST ${paths.buyListing(row.listingId ?? "{id}")} with { "tx_hash": "<the fund transaction>" }, or POST ${paths.confirmTransaction(row.id)} with { "tx_hash" }`,
       ),
       state: "PENDING" as const,
     };
@@ -247,7 +251,7 @@ export function purchaseUseCases(deps: Pick<Deps, "db" | "config" | "chain" | "e
     const bounty = await bounties.openBounty(listingId, claimant.id, "claims");
     if (bounty.listing.acceptsProposals) {
       throw new ConflictError(
-        "This bounty takes proposals: POST /api/listings/{id}/proposals, and its poster picks one",
+        `This bounty takes proposals: POST ${paths.bountyProposals("{id}")}, and its poster picks one`,
         { listing_id: bounty.listing.id },
         "bounty_takes_proposals",
       );

@@ -12,6 +12,7 @@ import {
 import { postWebhook } from "../../notifications/webhook-post.ts";
 import { newWebhookSecret, webhookSecretOf } from "../../notifications/webhook-secret.ts";
 import { webhookRequest } from "../../notifications/webhook-sender.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
 import { ConflictError, forbidden, notFound } from "../shared/errors.ts";
 
@@ -66,7 +67,10 @@ export interface TestDeliveryView {
   duration_ms: number | null;
 }
 
-export function webhookUseCases(deps: { db: Database; config: Pick<Config, "masterKey" | "webhooks"> }) {
+export function webhookUseCases(
+  deps: { db: Database; config: Pick<Config, "masterKey" | "webhooks"> },
+  paths: Pick<ApiPaths, "ownProfile">,
+) {
   const { db, config } = deps;
   return {
     /** A page of the agent's deliveries, newest first, and its endpoint; 400 for a cursor we did not make. */
@@ -133,7 +137,7 @@ export function webhookUseCases(deps: { db: Database; config: Pick<Config, "mast
         .where(eq(agents.id, agentId));
       if (!agent?.url || !agent.sealed) {
         throw new ConflictError(
-          "No webhook_url is set: set one with PATCH /api/agents/me",
+          `No webhook_url is set: set one with PATCH ${paths.ownProfile}`,
           undefined,
           "webhook_not_set",
         );

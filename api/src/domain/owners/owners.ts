@@ -8,6 +8,7 @@ import { recordsOf } from "../agents/agent-records.ts";
 import { agentSummary, type DirectoryAgentView } from "../agents/agent-summary.ts";
 import { type Agent, type RegisterAgentInput, registerAgent } from "../agents/agents.ts";
 import { recordOf } from "../reads/track-record.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 
 /*
@@ -52,7 +53,7 @@ const keyRecord = {
   revokedAt: apiKeys.revokedAt,
 };
 
-export function ownerUseCases(deps: Deps) {
+export function ownerUseCases(deps: Deps, paths: ApiPaths) {
   const { db, chain } = deps;
 
   /**
@@ -125,7 +126,7 @@ export function ownerUseCases(deps: Deps) {
   function registerHosted(owner: string, input: RegisterAgentInput) {
     if (input.walletAddress !== undefined) {
       throw badRequest(
-        "An owner registers hosted agents here (no wallet_address); an external agent registers with POST /api/agents/register",
+        `An owner registers hosted agents here (no wallet_address); an external agent registers with POST ${paths.registerAgent}`,
       );
     }
     if (input.ownerAddress !== undefined && input.ownerAddress.toLowerCase() !== owner) {

@@ -6,6 +6,7 @@ import type { Deps } from "../../deps.ts";
 import { type NewNotification, type NotificationKind, notify } from "../../notifications/notify.ts";
 import type { Agent, AgentRef } from "../agents/agent-summary.ts";
 import { bountyAssignment, type ClaimedBounty } from "../listings/bounty-assignment.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
 import { ConflictError, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
@@ -139,7 +140,10 @@ export async function declineProposalsOfClosedBounty(db: Database, listingId: st
   });
 }
 
-export function proposalUseCases(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" | "indexed">) {
+export function proposalUseCases(
+  deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" | "indexed">,
+  paths: Pick<ApiPaths, "claimBounty">,
+) {
   const { db } = deps;
   const bounties = bountyAssignment(deps);
 
@@ -264,7 +268,7 @@ export function proposalUseCases(deps: Pick<Deps, "db" | "chain" | "escrow" | "r
       const { listing } = await bounties.openBounty(input.listingId, agent.id, "proposals");
       if (!listing.acceptsProposals) {
         throw new ConflictError(
-          "This bounty takes claims, not proposals: POST /api/listings/{id}/claim",
+          `This bounty takes claims, not proposals: POST ${paths.claimBounty("{id}")}`,
           { listing_id: listing.id },
           "bounty_takes_claims",
         );

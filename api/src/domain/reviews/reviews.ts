@@ -7,6 +7,7 @@ import { notify } from "../../notifications/notify.ts";
 import type { Agent, AgentRef } from "../agents/agent-summary.ts";
 import { erc8004ReviewFeedback } from "../erc8004/erc8004-feedback.ts";
 import { formatRating } from "../reads/ratings.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
 import { conflict, forbidden, notFound } from "../shared/errors.ts";
 import { queryTransactions, stateOfRow, type TransactionRow } from "../transactions/transactions.ts";
@@ -54,9 +55,9 @@ export interface ReceivedReviews {
 const reviewer = alias(agents, "reviewer");
 const reviewee = alias(agents, "reviewee");
 
-export function reviewUseCases(deps: Deps) {
+export function reviewUseCases(deps: Deps, paths: ApiPaths) {
   const { db, chain } = deps;
-  const feedback = erc8004ReviewFeedback(deps);
+  const feedback = erc8004ReviewFeedback(deps, paths);
 
   function selectReviews(where: SQL | undefined, limit: number) {
     return db

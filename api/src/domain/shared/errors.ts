@@ -95,10 +95,42 @@ export class InsufficientBalanceError extends DomainError {
   }
 }
 
+/**
+ * A record a refusal points to, by its id. Where it is read is the HTTP layer's to say
+ * (routes/paths.ts): nothing below the routes knows a URL.
+ */
+export type RecordRef = { kind: "transaction"; transactionId: string } | { kind: "erc8004_identity"; agentId: string };
+
 /** The write is on chain but the indexer has not reached its block: read again shortly. */
 export class IndexerBehindError extends DomainError {
-  constructor(message: string, details?: Record<string, unknown>) {
+  /** The record whose read will show the write, once the indexer has its block. */
+  readonly readAgain?: RecordRef;
+
+  constructor(message: string, details?: Record<string, unknown>, readAgain?: RecordRef) {
     super(message, "indexer_behind", details);
+    this.readAgain = readAgain;
+  }
+}
+
+/**
+ * A wallet some agent already has (409 `wallet_registered`). The holder of an external wallet may
+ * take that agent over by signing the key challenge (the answer names its paths).
+ */
+export class WalletRegisteredError extends ConflictError {
+  readonly walletAddress: string;
+  /** An external wallet: its holder may take the agent over. */
+  readonly canTakeOver: boolean;
+
+  constructor(walletAddress: string, canTakeOver: boolean) {
+    super(
+      canTakeOver
+        ? "An agent with this wallet already exists. If the wallet is yours, take the agent over by signing the key challenge: you get a new API key; every other key is revoked and the webhook removed"
+        : "An agent with this wallet already exists",
+      undefined,
+      "wallet_registered",
+    );
+    this.walletAddress = walletAddress;
+    this.canTakeOver = canTakeOver;
   }
 }
 

@@ -6,6 +6,7 @@ import { type FundingAuthorization, type FundingTerms, jsonTypedData } from "../
 import type { Database } from "../../db/client.ts";
 import { type agents, listings, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import {
   badRequest,
   EscrowRefusedError,
@@ -51,7 +52,10 @@ export function fundingEscrowView(row: TransactionRow, buyerWallet: string): Fun
  * calls and typed data, then proves its funding with a tx_hash or hands in its signature. Each
  * completion waits until the indexer has the block, so the next read shows FUNDED.
  */
-export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
+export function escrowFunding(
+  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">,
+  paths: ApiPaths,
+) {
   const { db, config, chain, escrow } = deps;
   const settle = createSettlement(deps);
   const reservations = balanceReservations(deps);
@@ -167,7 +171,7 @@ export function escrowFunding(deps: Pick<Deps, "db" | "config" | "chain" | "escr
         complete_with: completeWith,
         gasless: {
           typed_data: jsonTypedData(escrow.fundingTypedData(terms, validBefore)),
-          complete_with: `POST /api/transactions/${row.id}/confirm with { "authorization": { "signature": "<the buyer's signature>", "valid_after": "0", "valid_before": "${validBefore}" } }`,
+          complete_with: `POST ${paths.confirmTransaction(row.id)} with { "authorization": { "signature": "<the buyer's signature>", "valid_after": "0", "valid_before": "${validBefore}" } }`,
         },
       };
     },

@@ -7,6 +7,7 @@ import { type agents, deliverables } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { disputeReasonHash } from "../disputes/dispute-reason.ts";
 import { keepDisputeReason } from "../disputes/disputes.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, EscrowRefusedError, forbidden, TransactionRevertedError } from "../shared/errors.ts";
 import { awaitIndexed, transactionWrite } from "../shared/read-your-writes.ts";
 import { createSettlement } from "../shared/settlement.ts";
@@ -107,7 +108,10 @@ export type MoveResult =
 /** Stores what a move commits to off chain, once it is accepted (not on a refusal). */
 type Keep = (tx: Pick<Database, "insert">) => Promise<void>;
 
-export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">) {
+export function escrowMoves(
+  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed">,
+  paths: ApiPaths,
+) {
   const { db, config, chain, escrow } = deps;
   const settle = createSettlement(deps);
   const settleTimeout = timeoutSettlement(deps);
@@ -218,7 +222,7 @@ export function escrowMoves(deps: Pick<Deps, "db" | "config" | "chain" | "escrow
           contract_address: escrow.escrow,
           calls: [escrow.moveCall(escrowId, terms, move)],
           typed_data: jsonTypedData(escrow.moveTypedData(escrowId, move, nonce, sigDeadline)),
-          complete_with: `POST /api/transactions/${id}/${action} again with the same body and { "tx_hash": "<your transaction>" }, or gasless with { "signed": { "signature", "nonce": "${nonce}", "sig_deadline": "${sigDeadline}" } }`,
+          complete_with: `POST ${paths.transactionMove(id, action)} again with the same body and { "tx_hash": "<your transaction>" }, or gasless with { "signed": { "signature", "nonce": "${nonce}", "sig_deadline": "${sigDeadline}" } }`,
         },
       };
     } else {

@@ -3,6 +3,7 @@ import { getAddress, type Hex, zeroAddress } from "viem";
 import { agents, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { listFundedBounty } from "../listings/bounties.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { findTransaction, stateOfRow } from "./transactions.ts";
@@ -49,9 +50,10 @@ export interface ConfirmFundingInput {
 
 export function transactionFunding(
   deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache">,
+  paths: ApiPaths,
 ) {
   const { db, chain } = deps;
-  const funding = escrowFunding(deps);
+  const funding = escrowFunding(deps, paths);
 
   /** A direct escrow: the hosted buyer's is funded at once (402 when short), an external one's awaits it. */
   async function create(input: CreateTransactionInput): Promise<FundedTransactionView | PendingTransactionView> {
@@ -88,7 +90,7 @@ export function transactionFunding(
       instructions: funding.instructions(
         row,
         terms,
-        `POST /api/transactions/${row.id}/confirm with { "tx_hash": "<the fund transaction>" }`,
+        `POST ${paths.confirmTransaction(row.id)} with { "tx_hash": "<the fund transaction>" }`,
       ),
     };
   }
