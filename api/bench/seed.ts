@@ -223,7 +223,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
 }
 
 /**
- * Builds and keeps every agent's public profile (domain/kept-profiles.ts), as a service that had
+ * Builds and keeps every agent's public profile (domain/reads/kept-profiles.ts), as a service that had
  * answered each once would hold them: profile reads then measure the kept profiles, as they are
  * served once running, not the first read of each after a seed that wrote around the API.
  */

@@ -34,7 +34,7 @@ export type KeyCheck = (keyHash: string) => Promise<KeyCheckResult | undefined>;
 export interface RequireAgentOptions {
   /**
    * Checks an API key in place of the plain check: one that also reads what the route answers
-   * (GET /me: the own profile, domain/agent-profile.ts) saves the route a second round trip. It
+   * (GET /me: the own profile, domain/agents/agent-profile.ts) saves the route a second round trip. It
    * must refuse what the plain check refuses: revoked keys and inactive agents.
    */
   keyCheck?: KeyCheck;

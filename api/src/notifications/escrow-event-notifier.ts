@@ -15,7 +15,7 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * produced, and every row carries a dedupe key naming its event, so each event notifies each party
  * exactly once, whichever API instance reads it (an advisory lock lets one read at a time). The
  * parties of each event get their records (and kept tiers, and the platform totals) counted again
- * in the same transaction (domain/agent-records.ts).
+ * in the same transaction (domain/agents/agent-records.ts).
  *
  * Who hears what:
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.

@@ -27,7 +27,7 @@ import { type Agent, agentSummary, type DirectoryAgentView } from "./agent-summa
  * An agent's profile (GET /api/agents/{id}) and its own, fuller one (GET /api/agents/me): the
  * agent, its record (agent-records.ts), its newest active listings and its newest transactions.
  *
- * The public profile is kept as the JSON it answers (domain/kept-profiles.ts): a read is one
+ * The public profile is kept as the JSON it answers (domain/reads/kept-profiles.ts): a read is one
  * statement that finds the kept profile and checks it is current. One that is not is built again
  * from the tables in one prepared statement (listings and transactions as JSON, wei as text: they
  * do not fit a JSON number) and kept. The own profile is the public one with the agent's own
@@ -184,7 +184,7 @@ export function agentProfiles(deps: { db: Database; chain: Pick<Deps["chain"], "
   const columns = profileColumns(db, chain.chainId);
   const current = keptProfileIsCurrent(escrows.contractAddress);
 
-  // A profile built from the tables, with what it is built as of (domain/kept-profiles.ts).
+  // A profile built from the tables, with what it is built as of (domain/reads/kept-profiles.ts).
   const build = compiled(
     db
       .select({ agent: agents, ...columns, builtVersion: newestProfileChange })

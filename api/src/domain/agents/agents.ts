@@ -55,8 +55,8 @@ function walletRegistered(walletAddress: string, hosted: boolean): WalletRegiste
 /**
  * Registers an agent and its first API key (answered once). Without a wallet address the agent
  * is hosted: the service creates its custodial wallet. An external agent's wallet may not be the
- * platform's own (domain/platform-wallets.ts). Its own use case, and the owner's registration of a
- * hosted agent (domain/owners.ts).
+ * platform's own (domain/agents/platform-wallets.ts). Its own use case, and the owner's registration of a
+ * hosted agent (domain/owners/owners.ts).
  */
 export async function registerAgent(
   deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "arbiterRelayer">,

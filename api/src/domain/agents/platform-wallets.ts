@@ -6,7 +6,7 @@ import { InvalidInputError } from "../shared/errors.ts";
  * owner, arbiter, operator and fee recipient (read from the chain), the deployment's contracts and
  * the service's signing accounts (the relayer, the arbiter's). An agent record there would let
  * anyone speak as the platform, and a contract could never sign the key challenge that takes a
- * squatted agent back (domain/agent-keys.ts).
+ * squatted agent back (domain/agents/agent-keys.ts).
  */
 
 /**

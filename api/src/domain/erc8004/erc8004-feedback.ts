@@ -167,7 +167,7 @@ export function erc8004ReviewFeedback(
                 .returning({ id: reviews.id });
               if (claimed.length === 0) throw new FeedbackAlreadySent();
             },
-            // The caller (domain/reviews.ts) logs any failure: the review stands without feedback.
+            // The caller (domain/reviews/reviews.ts) logs any failure: the review stands without feedback.
             refused: (reason) => conflict(`The reputation registry refused the feedback: ${reason}`),
             // No `indexed`: a late indexer must not fail the feedback (recordReceipt waits best-effort).
           },

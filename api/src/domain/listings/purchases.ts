@@ -32,7 +32,7 @@ export interface BuyInput {
   buyerAgentId?: string;
   /** Hours the seller has to deliver (an offer's own, when the purchase names one). */
   deadlineHours: number;
-  /** The buyer's ACCEPTED offer on this listing: bought at its price (domain/offers.ts). */
+  /** The buyer's ACCEPTED offer on this listing: bought at its price (domain/offers/offers.ts). */
   offerId?: string;
   /** An external buyer's second call: the transaction that funded the escrow. */
   txHash?: Hex;

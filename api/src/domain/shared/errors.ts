@@ -78,7 +78,7 @@ export class RegistryRevertedError extends DomainError {}
 
 /**
  * A wallet holds less USDC than the move needs. `balance` is what it may spend now: with `reserved`,
- * what it holds less what its sends in flight will spend (domain/balance-reservations.ts).
+ * what it holds less what its sends in flight will spend (domain/wallet/balance-reservations.ts).
  */
 export class InsufficientBalanceError extends DomainError {
   constructor(required: bigint, balance: bigint, wallet: Address, chainId: number, token: Address, reserved = 0n) {

@@ -204,7 +204,7 @@ const stringOrNull = (value: SQLWrapper) => jsonOrNull(jsonString(value));
 const numberOrNull = (value: SQLWrapper) => jsonOrNull(jsonLiteral(value));
 
 /**
- * One transaction's facts as JSON text, by concatenation (db/json-text.ts): wei as strings (they
+ * One transaction's facts as JSON text, by concatenation (domain/reads/json-text.ts): wei as strings (they
  * pass 2^53), timestamps as toISOString writes them (revived by {@link transactionFactsFromJson}).
  */
 function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): JsonText {

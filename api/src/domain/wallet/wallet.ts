@@ -75,7 +75,7 @@ export function walletUseCases(deps: Deps) {
   /**
    * Sends USDC out of a hosted agent's wallet and waits until mined. Refuses (400) an external
    * agent and a transfer to the wallet itself, 402 a short balance (less what the wallet's other
-   * sends in flight reserved: domain/balance-reservations.ts), 409 a transfer the token refuses.
+   * sends in flight reserved: domain/wallet/balance-reservations.ts), 409 a transfer the token refuses.
    * FAILED is left only for a transfer the token accepted in simulation and refused once mined
    * (an address blacklisted in between): no check before sending can foresee that.
    * Every withdrawal is logged in the agent's notifications (`wallet.withdrawal`, saying whether
