@@ -4,8 +4,8 @@ import { requestId } from "hono/request-id";
 import { hashApiKey } from "./auth/api-keys.ts";
 import { cookieSession } from "./auth/cookie-session.ts";
 import type { Deps } from "./deps.ts";
-import { sellerSuffixSql } from "./domain/listing-browse.ts";
-import { listingIndexSync } from "./domain/listing-index-sync.ts";
+import { sellerSuffixSql } from "./domain/reads/listing-browse.ts";
+import { listingIndexSync } from "./domain/reads/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
@@ -30,6 +30,7 @@ import { messageRoutes } from "./routes/messages/index.ts";
 import { notificationRoutes } from "./routes/notifications/index.ts";
 import { offerRoutes } from "./routes/offers/index.ts";
 import { ownerRoutes } from "./routes/owner/index.ts";
+import { apiPaths, withPaths } from "./routes/paths.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
 import { proposalRoutes } from "./routes/proposals/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
@@ -45,7 +46,7 @@ export function createApp(given: Deps) {
     (given.config.browseIndex === "memory" ? listingIndexSync(given.db, sellerSuffixSql) : undefined);
   const keyHolders = given.keyHolders ?? new KeyHolders(given.db, given.config.arbiter?.apiKeyHash);
   const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
-  const useCases = createUseCases(deps);
+  const useCases = createUseCases(deps, apiPaths);
   const routeDeps: RouteDeps = {
     useCases,
     guards: createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey }),
@@ -141,7 +142,7 @@ export function createApp(given: Deps) {
   app.notFound((c) =>
     c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),
   );
-  app.onError(errorResponse);
+  app.onError((error, c) => errorResponse(withPaths(error), c));
   return app;
 }
 
