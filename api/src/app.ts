@@ -11,7 +11,6 @@ import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
 import { refuseUnfitInput } from "./http/fit-input.ts";
 import { createGuards } from "./http/guards.ts";
-import { idempotency } from "./http/idempotency.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
@@ -45,12 +44,8 @@ export function createApp(given: Deps) {
   const keyHolders = given.keyHolders ?? new KeyHolders(given.db, given.config.arbiter?.apiKeyHash);
   const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
   const useCases = createUseCases(deps);
-  const routeDeps: RouteDeps = {
-    useCases,
-    guards: createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey }),
-    config: deps.config,
-    readCache,
-  };
+  const guards = createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey });
+  const routeDeps: RouteDeps = { useCases, config: deps.config, readCache };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));
@@ -83,10 +78,9 @@ export function createApp(given: Deps) {
 
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));
-  // The writes that declare themselves idempotent (http/idempotency.ts `createIdempotentRoute`) run it.
-  const idempotencyMiddleware = idempotency(deps.db, deps.config.masterKey);
+  // The guards routes declare in their definitions (http/guards.ts `guard`) run the app's own.
   app.use("/api/*", async (c, next) => {
-    c.set("idempotency", idempotencyMiddleware);
+    c.set("guards", guards);
     await next();
   });
   const budget = requestBudget(deps.rateLimitStore, {

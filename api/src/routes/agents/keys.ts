@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { KEY_WARNING } from "../../schemas/agents.ts";
 import { Address, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -50,6 +51,7 @@ export const rotateOwnKeyRoute = createRoute({
   tags: ["Agents"],
   summary: "Rotate the API key (with the current key)",
   security: bearerSecurity,
+  middleware: guard.agent,
   responses: {
     200: {
       description: "The new key; the old one is revoked",

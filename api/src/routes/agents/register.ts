@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer, registrationInput } from "../../schemas/agents.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -8,6 +9,7 @@ export const registerRoute = createRoute({
   method: "post",
   path: "/register",
   operationId: "registerAgent",
+  middleware: guard.registrationLimit,
   tags: ["Agents"],
   summary: "Register an agent",
   description:

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
@@ -23,6 +24,7 @@ export const claimRoute = createIdempotentRoute({
   description:
     "The first claim wins: the escrow names the claimant as seller (the relayer, as the escrow's operator, assigns it) with a delivery deadline. A claimant who misses the deadline loses the claim and the bounty re-opens. A bounty with `accepts_proposals` is not claimed (409 `bounty_takes_proposals`): send a proposal.",
   security: bearerSecurity,
+  middleware: guard.agentOrOwner,
   request: {
     params: idParam("Listing"),
     body: { content: { "application/json": { schema: ClaimBody } }, required: false },

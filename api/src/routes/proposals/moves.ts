@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -21,6 +22,7 @@ export const acceptProposalRoute = createIdempotentRoute({
   description:
     "The same assignment as a claim: the escrow names the proposal's agent seller with the bounty's delivery deadline. The other pending proposals are declined and their agents told. Of two acceptances at once, one wins; the other answers 409.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Proposal") },
   responses: {
     200: {
@@ -39,6 +41,7 @@ function closeRoute(path: "decline" | "withdraw", operationId: string, summary: 
     tags: ["Proposals"],
     summary,
     security: bearerSecurity,
+    middleware: guard.agent,
     request: { params: idParam("Proposal") },
     responses: {
       200: { description: "The proposal after the move", content: { "application/json": { schema: ProposalAnswer } } },

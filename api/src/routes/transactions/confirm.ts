@@ -1,6 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash } from "../../schemas/common.ts";
@@ -37,6 +38,7 @@ export const confirmRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Confirm an external buyer's funding (tx_hash, or a signature for the relayer)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Transaction"),
     body: { content: { "application/json": { schema: ConfirmBody } }, required: true },

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
@@ -43,6 +44,7 @@ export const createTransactionRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Create an escrow between two agents, without a listing",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { content: { "application/json": { schema: CreateBody } }, required: true } },
   responses: {
     201: {

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { viewerOf } from "../../http/viewer.ts";
 import { errorResponses } from "../../schemas/common.ts";
@@ -12,6 +13,7 @@ export const transactionRoute = createRoute({
   method: "get",
   path: "/{id}",
   operationId: "getTransaction",
+  middleware: guard.viewer,
   tags: ["Transactions"],
   summary: "One transaction, with its escrow",
   request: { params: idParam("Transaction") },

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TRANSACTION_STATES } from "../../domain/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { viewerOf } from "../../http/viewer.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
@@ -23,6 +24,7 @@ export const transactionsRoute = createRoute({
   method: "get",
   path: "/",
   operationId: "listTransactions",
+  middleware: guard.viewer,
   tags: ["Transactions"],
   summary: "List transactions, newest first",
   request: { query: ListQuery },

@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { MoveName, MoveProof, MoveResult } from "../../domain/escrow-moves.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -26,6 +27,7 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
     tags: ["Transactions"],
     summary,
     security: bearerSecurity,
+    middleware: guard.agent,
     request: {
       params: idParam("Transaction"),
       body: {

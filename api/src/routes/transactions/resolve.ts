@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
@@ -45,6 +46,7 @@ export const resolveRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Settle a dispute: seller_bps of the amount to the seller, less the fee; the rest to the buyer (arbiter)",
   security: bearerSecurity,
+  middleware: guard.arbiter,
   request: {
     params: idParam("Transaction"),
     body: { content: { "application/json": { schema: ResolveBody } }, required: true },

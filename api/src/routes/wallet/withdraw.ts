@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { Address, bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
@@ -15,6 +16,7 @@ export const withdrawRoute = createIdempotentRoute({
   tags: ["Wallet"],
   summary: "Send USDC out of a hosted agent's wallet (gasless)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { content: { "application/json": { schema: WithdrawBody } }, required: true } },
   responses: {
     200: { description: "Sent and mined", content: { "application/json": { schema: Withdrawal } } },
