@@ -8,7 +8,7 @@ import { sellerSuffixSql } from "./domain/listing-browse.ts";
 import { listingIndexSync } from "./domain/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
-import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { ApiError, errorAnswer, errorResponse, validationHook } from "./http/errors.ts";
 import { refuseUnfitInput } from "./http/fit-input.ts";
 import { createGuards } from "./http/guards.ts";
 import { ReadCache } from "./http/read-cache.ts";
@@ -71,7 +71,7 @@ export function createApp(given: Deps) {
   const limitBody = bodyLimit({
     maxSize: deps.config.bodyLimitBytes,
     onError: () => {
-      throw new ApiError(413, "payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
+      throw new ApiError("payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
     },
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
@@ -127,9 +127,7 @@ export function createApp(given: Deps) {
   // Last of all: the web app at / (its pages and assets), for every GET no API route answered.
   app.route("/", webAppRoutes({ distDir: deps.config.webDistDir, policy: webAppPolicy(deps.config) }));
 
-  app.notFound((c) =>
-    c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),
-  );
+  app.notFound((c) => errorAnswer(c, "not_found", `No route ${c.req.method} ${c.req.path}`));
   app.onError(errorResponse);
   return app;
 }

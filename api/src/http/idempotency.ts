@@ -7,6 +7,7 @@ import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 import type { Database } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
 import { badRequest } from "../domain/errors.ts";
+import { errorResponses } from "../schemas/common.ts";
 import type { AppEnv, Guard, GuardEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 
@@ -41,6 +42,8 @@ export function createIdempotentRoute<
   const created = createRoute({
     ...(route as unknown as RouteConfig),
     request: { ...route.request, headers: IdempotencyKeyHeaders },
+    // A malformed key (400), a run still going (409), a key used with another request (422).
+    responses: { ...errorResponses(400, 409, 422), ...route.responses },
     middleware: [...guards, honourIdempotencyKey as MiddlewareHandler],
   });
   return created as unknown as Omit<R, "request" | "middleware"> & {
@@ -110,11 +113,10 @@ export function idempotency(db: Database, masterKey: Buffer): MiddlewareHandler<
         .from(idempotencyKeys)
         .where(and(eq(idempotencyKeys.subject, subject), eq(idempotencyKeys.key, key)));
       if (!earlier || earlier.requestHash !== requestHash) {
-        throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used with another request");
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with another request");
       }
       if (earlier.responseStatus === null || earlier.responseBody === null) {
         throw new ApiError(
-          409,
           "idempotency_key_in_progress",
           "A request with this Idempotency-Key is running or was interrupted; read the resource before trying a new key",
         );

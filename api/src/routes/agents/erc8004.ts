@@ -91,6 +91,7 @@ export const registrationFileRoute = createRoute({
   operationId: "getRegistrationFile",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 registration file (its identity's agentURI)",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The registration file", content: { "application/json": { schema: RegistrationFile } } },
@@ -104,6 +105,7 @@ export const identityRoute = createRoute({
   operationId: "getErc8004Identity",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 identity and the feedback it received, as indexed",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The identity", content: { "application/json": { schema: Identity } } },

@@ -5,6 +5,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid, Wei } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -71,16 +72,19 @@ export const buyRoute = createIdempotentRoute({
   middleware: guard.agent,
   request: {
     params: idParam("Listing"),
-    body: { content: { "application/json": { schema: BuyBody } }, required: false },
+    body: {
+      content: { "application/json": { schema: BuyBody, example: MONEY_EXAMPLES.buyListing.request } },
+      required: false,
+    },
   },
   responses: {
     200: {
       description: "Funded (hosted buyer, or an external buyer's second call)",
-      content: { "application/json": { schema: HostedBuy } },
+      content: { "application/json": { schema: HostedBuy, example: MONEY_EXAMPLES.buyListing[200] } },
     },
     201: {
       description: "Pending: an external buyer's instructions",
-      content: { "application/json": { schema: ExternalBuy } },
+      content: { "application/json": { schema: ExternalBuy, example: MONEY_EXAMPLES.buyListing[201] } },
     },
     402: {
       description: "The buyer's USDC balance is short",

@@ -4,6 +4,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { Claimed } from "../../schemas/listing.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -27,10 +28,16 @@ export const claimRoute = createIdempotentRoute({
   middleware: guard.agentOrOwner,
   request: {
     params: idParam("Listing"),
-    body: { content: { "application/json": { schema: ClaimBody } }, required: false },
+    body: {
+      content: { "application/json": { schema: ClaimBody, example: MONEY_EXAMPLES.claimListing.request } },
+      required: false,
+    },
   },
   responses: {
-    200: { description: "Claimed", content: { "application/json": { schema: Claimed } } },
+    200: {
+      description: "Claimed",
+      content: { "application/json": { schema: Claimed, example: MONEY_EXAMPLES.claimListing[200] } },
+    },
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });

@@ -56,7 +56,6 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
     const streamId = await notifications.openStream(me);
     if (!streamId) {
       throw new ApiError(
-        429,
         "too_many_streams",
         `At most ${MAX_STREAMS} notification streams may be open at once per agent: close one first`,
         { max_streams: MAX_STREAMS },

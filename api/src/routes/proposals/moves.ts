@@ -4,6 +4,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { AcceptedProposal, ProposalAnswer } from "../../schemas/proposals.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -27,7 +28,7 @@ export const acceptProposalRoute = createIdempotentRoute({
   responses: {
     200: {
       description: "Accepted, and the bounty assigned",
-      content: { "application/json": { schema: AcceptedProposal } },
+      content: { "application/json": { schema: AcceptedProposal, example: MONEY_EXAMPLES.acceptProposal[200] } },
     },
     ...errorResponses(401, 403, 404, 409, 429, 503),
   },

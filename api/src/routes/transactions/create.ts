@@ -3,6 +3,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -45,11 +46,21 @@ export const createTransactionRoute = createIdempotentRoute({
   summary: "Create an escrow between two agents, without a listing",
   security: bearerSecurity,
   middleware: guard.agent,
-  request: { body: { content: { "application/json": { schema: CreateBody } }, required: true } },
+  request: {
+    body: {
+      content: { "application/json": { schema: CreateBody, example: MONEY_EXAMPLES.createTransaction.request } },
+      required: true,
+    },
+  },
   responses: {
     201: {
       description: "Hosted buyer: funded. External buyer: PENDING with the funding instructions.",
-      content: { "application/json": { schema: z.union([FundedTransaction, PendingTransaction]) } },
+      content: {
+        "application/json": {
+          schema: z.union([FundedTransaction, PendingTransaction]),
+          example: MONEY_EXAMPLES.createTransaction[201],
+        },
+      },
     },
     402: {
       description: "The buyer's balance is short",

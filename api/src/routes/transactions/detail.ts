@@ -13,9 +13,10 @@ export const transactionRoute = createRoute({
   method: "get",
   path: "/{id}",
   operationId: "getTransaction",
-  middleware: guard.viewer,
   tags: ["Transactions"],
   summary: "One transaction, with its escrow",
+  security: [],
+  middleware: guard.viewer,
   request: { params: idParam("Transaction") },
   responses: {
     200: { description: "The transaction", content: { "application/json": { schema: Transaction } } },

@@ -24,9 +24,10 @@ export const transactionsRoute = createRoute({
   method: "get",
   path: "/",
   operationId: "listTransactions",
-  middleware: guard.viewer,
   tags: ["Transactions"],
   summary: "List transactions, newest first",
+  security: [],
+  middleware: guard.viewer,
   request: { query: ListQuery },
   responses: {
     200: { description: "A page of transactions", content: { "application/json": { schema: TransactionPage } } },

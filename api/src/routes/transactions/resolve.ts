@@ -4,6 +4,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
@@ -49,10 +50,16 @@ export const resolveRoute = createIdempotentRoute({
   middleware: guard.arbiter,
   request: {
     params: idParam("Transaction"),
-    body: { content: { "application/json": { schema: ResolveBody } }, required: true },
+    body: {
+      content: { "application/json": { schema: ResolveBody, example: MONEY_EXAMPLES.resolveDispute.request } },
+      required: true,
+    },
   },
   responses: {
-    200: { description: "Settled on chain and indexed", content: { "application/json": { schema: Resolved } } },
+    200: {
+      description: "Settled on chain and indexed",
+      content: { "application/json": { schema: Resolved, example: MONEY_EXAMPLES.resolveDispute[200] } },
+    },
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });
