@@ -61,6 +61,11 @@ export const ERROR_STATUS = {
   idempotency_key_in_progress: 409,
 
   payload_too_large: 413,
+  /**
+   * Hono refused the request with a status of its own, answered with that status: a body that is
+   * not of the route's media type (415 Unsupported Media Type) is the one known.
+   */
+  http_error: 415,
   /** This Idempotency-Key was used with another request. */
   idempotency_key_reused: 422,
 
@@ -68,8 +73,6 @@ export const ERROR_STATUS = {
   too_many_streams: 429,
 
   internal: 500,
-  /** Hono refused the request with a status of its own (none the app's middleware sends): answered with that status. */
-  http_error: 500,
   /** A transaction the service sent to a third-party registry reverted. */
   registration_reverted: 502,
 
