@@ -8,10 +8,9 @@ import { sellerSuffixSql } from "./domain/reads/listing-browse.ts";
 import { listingIndexSync } from "./domain/reads/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
-import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
+import { ApiError, errorAnswer, errorResponse, validationHook } from "./http/errors.ts";
 import { refuseUnfitInput } from "./http/fit-input.ts";
 import { createGuards } from "./http/guards.ts";
-import { idempotency } from "./http/idempotency.ts";
 import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
@@ -47,12 +46,8 @@ export function createApp(given: Deps) {
   const keyHolders = given.keyHolders ?? new KeyHolders(given.db, given.config.arbiter?.apiKeyHash);
   const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
   const useCases = createUseCases(deps, apiPaths);
-  const routeDeps: RouteDeps = {
-    useCases,
-    guards: createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey }),
-    config: deps.config,
-    readCache,
-  };
+  const guards = createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey });
+  const routeDeps: RouteDeps = { useCases, config: deps.config, readCache };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));
@@ -78,17 +73,16 @@ export function createApp(given: Deps) {
   const limitBody = bodyLimit({
     maxSize: deps.config.bodyLimitBytes,
     onError: () => {
-      throw new ApiError(413, "payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
+      throw new ApiError("payload_too_large", `Body larger than ${deps.config.bodyLimitBytes} bytes`);
     },
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));
-  // The writes that declare themselves idempotent (http/idempotency.ts `createIdempotentRoute`) run it.
-  const idempotencyMiddleware = idempotency(deps.db, deps.config.masterKey);
+  // The guards routes declare in their definitions (http/guards.ts `guard`) run the app's own.
   app.use("/api/*", async (c, next) => {
-    c.set("idempotency", idempotencyMiddleware);
+    c.set("guards", guards);
     await next();
   });
   const budget = requestBudget(deps.rateLimitStore, {
@@ -139,9 +133,7 @@ export function createApp(given: Deps) {
   // Last of all: the web app at / (its pages and assets), for every GET no API route answered.
   app.route("/", webAppRoutes({ distDir: deps.config.webDistDir, policy: webAppPolicy(deps.config) }));
 
-  app.notFound((c) =>
-    c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),
-  );
+  app.notFound((c) => errorAnswer(c, "not_found", `No route ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => errorResponse(withPaths(error), c));
   return app;
 }

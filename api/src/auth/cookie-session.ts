@@ -67,7 +67,6 @@ export function cookieSession(db: Database, config: CookieConfig): MiddlewareHan
     if (!SAFE_METHODS.has(c.req.method) && !passesCsrf(c, token, config)) {
       if (await findSession(db, token)) {
         throw new ApiError(
-          403,
           "csrf_failed",
           `A request signed in by cookie must come from this site's own page with the ${CSRF_HEADER} header of its session`,
         );

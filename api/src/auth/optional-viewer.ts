@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/env.ts";
+import type { GuardEnv } from "../http/env.ts";
 import { hasCredential } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
 
@@ -8,7 +8,10 @@ import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
  * to its parties and the arbiter): notes who the caller is, when its credential is good, as
  * `c.var.arbiter` or `c.var.agent`. Never refuses: a missing or bad credential reads as the public.
  */
-export function optionalViewer(actingAgent: MiddlewareHandler<AppEnv>, check: ArbiterCheck): MiddlewareHandler<AppEnv> {
+export function optionalViewer(
+  actingAgent: MiddlewareHandler<GuardEnv>,
+  check: ArbiterCheck,
+): MiddlewareHandler<GuardEnv> {
   return async (c, next) => {
     if (!hasCredential(c)) return next();
     if ((await arbiterStanding(c, check)) === "arbiter") c.set("arbiter", true);

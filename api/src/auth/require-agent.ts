@@ -6,7 +6,7 @@ import { agents, apiKeys } from "../db/schema.ts";
 import type { Agent } from "../domain/agents/agent-summary.ts";
 import { badRequest, forbidden, unauthorized } from "../domain/shared/errors.ts";
 import { isUuid } from "../domain/shared/ids.ts";
-import type { AppEnv } from "../http/env.ts";
+import type { AppEnv, GuardEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { ownedAgent, requestSession } from "./user-sessions.ts";
 
@@ -58,7 +58,7 @@ export interface RequireAgentOptions {
  * it checks once. A JSON body's `agent_id` naming another agent is refused (see
  * {@link refuseOtherAgentId}).
  */
-export function requireAgent(db: Database, options: RequireAgentOptions = {}): MiddlewareHandler<AppEnv> {
+export function requireAgent(db: Database, options: RequireAgentOptions = {}): MiddlewareHandler<GuardEnv> {
   const authenticate = compiled(
     db
       .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt, agent: agents })
@@ -102,7 +102,7 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     await next();
   };
 
-  async function actAsOwnedAgent(c: Context<AppEnv>, next: () => Promise<void>, token: string) {
+  async function actAsOwnedAgent(c: Context<GuardEnv>, next: () => Promise<void>, token: string) {
     const session = await requestSession(c, db, token);
     if (!session) throw unauthorized();
     const agentId = c.req.header(AGENT_ID_HEADER) ?? (options.agentIdInBody ? await bodyAgentId(c) : undefined);

@@ -5,7 +5,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import { forbidden, unauthorized } from "../domain/shared/errors.ts";
-import type { AppEnv } from "../http/env.ts";
+import type { AppEnv, GuardEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { requestSession } from "./user-sessions.ts";
 
@@ -47,7 +47,7 @@ export async function arbiterStanding(
  * The arbiter's desk: the arbiter's key or session, else 403 for any other credential (an agent's
  * key, another person's session: the desk is not theirs) and 401 for none (or a key nobody holds).
  */
-export function requireArbiter(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
+export function requireArbiter(check: ArbiterCheck): MiddlewareHandler<GuardEnv> {
   return async (c, next) => {
     const standing = await arbiterStanding(c, check);
     if (standing === "none") throw unauthorized("The arbiter's desk takes the arbiter's key or session");

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { forbidden, unauthorized } from "../domain/shared/errors.ts";
-import type { AppEnv } from "../http/env.ts";
+import type { GuardEnv } from "../http/env.ts";
 import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";
 import { requestSession } from "./user-sessions.ts";
@@ -10,7 +10,7 @@ import { requestSession } from "./user-sessions.ts";
  * A live agent's key (or the arbiter's) is the wrong kind of credential for them: 403; no
  * credential, a key nobody holds (as on every other route) or a session that has ended: 401.
  */
-export function requireOwner(check: ArbiterCheck): MiddlewareHandler<AppEnv> {
+export function requireOwner(check: ArbiterCheck): MiddlewareHandler<GuardEnv> {
   const { db } = check;
   return async (c, next) => {
     const token = sessionTokenOf(c);

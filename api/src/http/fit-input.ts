@@ -39,7 +39,7 @@ const shown = (name: string) =>
 
 function invalidCharacters(field: string): ApiError {
   const message = "must not contain U+0000 or an unpaired UTF-16 surrogate";
-  return new ApiError(400, "invalid_characters", `Invalid request: ${field} ${message}`, {
+  return new ApiError("invalid_characters", `Invalid request: ${field} ${message}`, {
     field,
     issues: [{ field, message }],
   });
@@ -47,7 +47,7 @@ function invalidCharacters(field: string): ApiError {
 
 function tooDeep(field: string): ApiError {
   const message = `nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`;
-  return new ApiError(400, "too_deep", `Invalid request: ${field} ${message}`, {
+  return new ApiError("too_deep", `Invalid request: ${field} ${message}`, {
     field,
     max_depth: MAX_JSON_DEPTH,
     issues: [{ field, message }],

@@ -17,7 +17,7 @@ import {
   usdcBalance,
 } from "../../test/harness.ts";
 import { markSent } from "../chain/sends-in-request.ts";
-import type { AppEnv } from "./env.ts";
+import type { GuardEnv } from "./env.ts";
 import { errorResponse } from "./errors.ts";
 import { idempotency } from "./idempotency.ts";
 
@@ -152,7 +152,7 @@ describe("Idempotency-Key", () => {
   it("a node unreachable before anything was sent frees the key; after a send it stays claimed (409)", async () => {
     const agent = await registerAgent(t.app, "node down");
     let sendsFirst = false;
-    const app = new Hono<AppEnv>();
+    const app = new Hono<GuardEnv>();
     app.use(requestId());
     app.onError(errorResponse);
     app.use(async (c, next) => {

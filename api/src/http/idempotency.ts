@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { trackSends } from "../chain/sends-in-request.ts";
 import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 import type { Database } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
 import { badRequest } from "../domain/shared/errors.ts";
-import type { AppEnv } from "./env.ts";
+import { errorResponses } from "../schemas/common.ts";
+import type { AppEnv, Guard, GuardEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -22,24 +23,33 @@ const IdempotencyKeyHeaders = z.object({
   }),
 });
 
+/** A guard a route declares (http/guards.ts `guard`), whatever it sets. */
+type DeclaredGuard = (c: never, next: never) => unknown;
+
 /**
  * `createRoute` for a write that honours `Idempotency-Key`: the header joins the route's request (so
  * the OpenAPI document, and the SDK generated from it, know) and the app's Idempotency-Key
- * middleware runs in front of the handler, after the authentication its area mounts. These
- * declarations are the only list of idempotent writes.
+ * middleware runs after the guards the route declares (`middleware`: one, or a list in order, at
+ * least the one that authenticates the caller whose keys these are) and before the route's
+ * validators. These declarations are the only list of idempotent writes.
  */
 export function createIdempotentRoute<
   P extends string,
+  const M extends DeclaredGuard | DeclaredGuard[],
   R extends Omit<RouteConfig, "path" | "middleware"> & { path: P; method: "post" },
->(route: R) {
-  return createRoute({
-    ...route,
+>(route: R & { middleware: M }) {
+  const guards = (Array.isArray(route.middleware) ? route.middleware : [route.middleware]) as MiddlewareHandler[];
+  const created = createRoute({
+    ...(route as unknown as RouteConfig),
     request: { ...route.request, headers: IdempotencyKeyHeaders },
-    middleware: honourIdempotencyKey,
-  } as Omit<R, "request"> & {
-    request: NonNullable<R["request"]> & { headers: typeof IdempotencyKeyHeaders };
-    middleware: MiddlewareHandler<AppEnv>;
+    // A malformed key (400), a run still going (409), a key used with another request (422).
+    responses: { ...errorResponses(400, 409, 422), ...route.responses },
+    middleware: [...guards, honourIdempotencyKey as MiddlewareHandler],
   });
+  return created as unknown as Omit<R, "request" | "middleware"> & {
+    request: NonNullable<R["request"]> & { headers: typeof IdempotencyKeyHeaders };
+    middleware: [...(M extends DeclaredGuard[] ? M : [M]), Guard];
+  };
 }
 
 /** "POST /api/…" of every operation of `app`'s OpenAPI document that declares Idempotency-Key, sorted. */
@@ -56,19 +66,18 @@ export function idempotentOperationsOf(app: OpenAPIHono<AppEnv>): string[] {
     .sort();
 }
 
-/** The route middleware `createIdempotentRoute` declares: the app's own (app.ts puts it on the context). */
-const honourIdempotencyKey: MiddlewareHandler<AppEnv> = (c, next) => c.get("idempotency")(c, next);
+/** The route middleware `createIdempotentRoute` declares: the app's own (http/guards.ts, on the context by app.ts). */
+const honourIdempotencyKey: Guard = (c, next) => c.var.guards.idempotency(c, next);
 
 /**
  * Whose keys a request's are: the acting agent (by its key or an owner's session acting for it), else
  * the signed-in owner, else the arbiter. An idempotent write behind none of these is a bug.
  */
-function keySubject(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
-  const agent = c.get("agent");
+function keySubject(c: Context<GuardEnv>): string {
+  const { agent, session, arbiter } = c.var;
   if (agent) return agent.id;
-  const session = c.get("session");
   if (session) return `owner:${session.address}`;
-  if (c.get("arbiter")) return "arbiter";
+  if (arbiter) return "arbiter";
   throw new Error(`${c.req.method} ${c.req.path} is declared idempotent but has no authenticated caller`);
 }
 
@@ -81,7 +90,7 @@ function keySubject(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
  * `chain_unavailable` before anything was sent, is not kept, so a retry may run. Answers are
  * stored sealed under the master key: some hold a secret shown once (an API key issued).
  */
-export function idempotency(db: Database, masterKey: Buffer): MiddlewareHandler<AppEnv> {
+export function idempotency(db: Database, masterKey: Buffer): MiddlewareHandler<GuardEnv> {
   return async (c, next) => {
     const key = c.req.header("idempotency-key");
     if (key === undefined) return next();
@@ -104,11 +113,10 @@ export function idempotency(db: Database, masterKey: Buffer): MiddlewareHandler<
         .from(idempotencyKeys)
         .where(and(eq(idempotencyKeys.subject, subject), eq(idempotencyKeys.key, key)));
       if (!earlier || earlier.requestHash !== requestHash) {
-        throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used with another request");
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with another request");
       }
       if (earlier.responseStatus === null || earlier.responseBody === null) {
         throw new ApiError(
-          409,
           "idempotency_key_in_progress",
           "A request with this Idempotency-Key is running or was interrupted; read the resource before trying a new key",
         );

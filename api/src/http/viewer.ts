@@ -1,8 +1,7 @@
-import type { Context } from "hono";
 import type { TransactionViewer } from "../domain/transactions/transactions.ts";
-import type { AppEnv } from "./env.ts";
+import type { AuthenticatedAgent } from "./env.ts";
 
 /** Who reads, as the `viewer` guard found it: the agent acted as, and whether it is the arbiter. */
-export function viewerOf(c: Context<AppEnv>): TransactionViewer {
-  return { agentId: c.get("agent")?.id, arbiter: c.get("arbiter") === true };
+export function viewerOf(c: { var: { agent?: AuthenticatedAgent; arbiter?: true } }): TransactionViewer {
+  return { agentId: c.var.agent?.id, arbiter: c.var.arbiter === true };
 }

@@ -38,12 +38,9 @@ export async function spendBudget(
   c.header("RateLimit-Reset", String(resetSeconds));
   if (!allowed) {
     c.header("Retry-After", String(resetSeconds));
-    throw new ApiError(
-      429,
-      "rate_limited",
-      `Too many ${rule.name}: at most ${rule.limit} per ${rule.windowMs / 1000} s`,
-      { retry_after_seconds: resetSeconds },
-    );
+    throw new ApiError("rate_limited", `Too many ${rule.name}: at most ${rule.limit} per ${rule.windowMs / 1000} s`, {
+      retry_after_seconds: resetSeconds,
+    });
   }
 }
 

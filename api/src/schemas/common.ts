@@ -1,10 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { getAddress, isAddress } from "viem";
+import { ERROR_CODES, ERROR_STATUS } from "../http/error-codes.ts";
 
 /** Shared pieces of request and response schemas. */
 
 /** Largest value a uint256 can hold. */
 const UINT256_MAX = 2n ** 256n - 1n;
+
+/** A request id as examples show it (X-Request-Id, `request_id`). */
+export const EXAMPLE_REQUEST_ID = "3f9d2b1e-6c4a-4e8f-9a7b-1d2c3e4f5a6b";
 
 export const Uuid = z.uuid().openapi({ example: "0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f" });
 
@@ -78,31 +82,44 @@ export const Cursor = z.string().max(200).optional().openapi({ description: "nex
 
 export const ErrorBody = z
   .object({
-    error: z.string(),
-    code: z.string(),
-    request_id: z.string().optional(),
+    error: z.string().openapi({ description: "What went wrong, for people" }),
+    code: z.enum(ERROR_CODES).openapi({
+      description: `Why, for programs: branch on it. Each code is answered with one status: ${Object.entries(
+        ERROR_STATUS,
+      )
+        .map(([code, status]) => `\`${code}\` ${status}`)
+        .join(", ")}.`,
+    }),
+    request_id: z.string().optional().openapi({ description: "The request's X-Request-Id: quote it when reporting" }),
   })
   .passthrough()
-  .openapi("Error");
+  .openapi("Error", {
+    example: { error: "Missing or invalid API key", code: "unauthorized", request_id: EXAMPLE_REQUEST_ID },
+  });
 
-/** The error responses a route documents, by status. */
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid request",
+  401: "Missing or invalid API key",
+  402: "Insufficient balance",
+  403: "Not allowed for this API key",
+  404: "Not found",
+  409: "Conflict",
+  413: "Body too large",
+  422: "This Idempotency-Key was used with another request",
+  429: "Rate limit exceeded: retry after `Retry-After` seconds",
+  502: "The chain refused the transaction",
+  503: "Unavailable, or the indexer is behind: retry shortly",
+};
+
+/**
+ * The error responses a route documents, by status. 429 joins every list: every /api request
+ * spends a request budget (rate-limit/middleware.ts `requestBudget`).
+ */
 export function errorResponses(...statuses: number[]) {
-  const descriptions: Record<number, string> = {
-    400: "Invalid request",
-    401: "Missing or invalid API key",
-    402: "Insufficient balance",
-    403: "Not allowed for this API key",
-    404: "Not found",
-    409: "Conflict",
-    413: "Body too large",
-    429: "Rate limit exceeded",
-    502: "The chain refused the transaction",
-    503: "Unavailable, or the indexer is behind: retry shortly",
-  };
   return Object.fromEntries(
-    statuses.map((status) => [
+    [...statuses, 429].map((status) => [
       status,
-      { description: descriptions[status] ?? "Error", content: { "application/json": { schema: ErrorBody } } },
+      { description: ERROR_DESCRIPTIONS[status] ?? "Error", content: { "application/json": { schema: ErrorBody } } },
     ]),
   );
 }

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { Address, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -20,6 +21,7 @@ export const adoptRoute = createRoute({
   description:
     "From then on the owner's Sign-In with Ethereum session may act for the agent and manage its keys (/api/owner). External agents are owned by their wallet (400); an agent that has an owner keeps it (409). Answers the agent's id and its owner.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { required: true, content: { "application/json": { schema: AdoptBody } } } },
   responses: {
     200: { description: "The agent's owner", content: { "application/json": { schema: Adopted } } },

@@ -17,6 +17,7 @@ export const balanceRoute = createRoute({
   operationId: "getAddressBalance",
   tags: ["Agents"],
   summary: "ETH and USDC balance of an address, read from the chain",
+  security: [],
   request: { query: z.strictObject({ address: Address }) },
   responses: {
     200: { description: "Balances", content: { "application/json": { schema: Balance } } },

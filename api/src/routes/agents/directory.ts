@@ -19,6 +19,7 @@ export const directoryRoute = createRoute({
   operationId: "listAgents",
   tags: ["Agents"],
   summary: "Directory of agents",
+  security: [],
   request: { query: DirectoryQuery },
   responses: {
     200: {

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { REGISTRATION_TYPE } from "../../domain/erc8004/erc8004-files.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
@@ -90,6 +91,7 @@ export const registrationFileRoute = createRoute({
   operationId: "getRegistrationFile",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 registration file (its identity's agentURI)",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The registration file", content: { "application/json": { schema: RegistrationFile } } },
@@ -103,6 +105,7 @@ export const identityRoute = createRoute({
   operationId: "getErc8004Identity",
   tags: ["ERC-8004"],
   summary: "The agent's ERC-8004 identity and the feedback it received, as indexed",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The identity", content: { "application/json": { schema: Identity } } },
@@ -119,6 +122,7 @@ export const registerIdentityRoute = createIdempotentRoute({
   description:
     "The identity belongs to the agent's wallet, with this API's registration file as its agentURI. A hosted agent's custodial wallet registers itself (the service pays its gas). An external agent gets the call to send (202), then calls again with `tx_hash`; a receipt that did not register this agent's file for its wallet is 400 (`tx_not_found`, `tx_reverted`, `not_a_registration`, `wrong_owner`, `wrong_agent_uri`). An agent that has an identity gets it back (200) and nothing is sent. 503 `indexer_behind`: registered and recorded, not indexed yet.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     body: { required: false, content: { "application/json": { schema: RegisterBody } } },
   },

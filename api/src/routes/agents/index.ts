@@ -20,14 +20,7 @@ import { registerWebhook } from "./webhook.ts";
  * (/{id}, its reputation, reviews and ERC-8004 identity).
  */
 export function agentRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/register", guards.registrationLimit);
-  // "/me/*" also matches "/me" itself: one guard, one key lookup for every /me route. GET /me's
-  // check reads the own profile with the key (one round trip for the whole answer).
-  app.use("/me/*", (c, next) =>
-    c.req.method === "GET" && c.req.path.endsWith("/me") ? guards.agentWithOwnProfile(c, next) : guards.agent(c, next),
-  );
   // Literal paths before "/{id}": "/me", "/balance" and "/key-challenge" are no agent's id.
   registerRegistration(app, deps);
   registerMe(app, deps);

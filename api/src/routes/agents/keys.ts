@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { KEY_WARNING } from "../../schemas/agents.ts";
 import { Address, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -29,6 +30,7 @@ export const keyChallengeRoute = createRoute({
   tags: ["Agents"],
   summary:
     "Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet)",
+  security: [],
   request: { query: z.strictObject({ address: Address }) },
   responses: {
     200: {
@@ -50,6 +52,7 @@ export const rotateOwnKeyRoute = createRoute({
   tags: ["Agents"],
   summary: "Rotate the API key (with the current key)",
   security: bearerSecurity,
+  middleware: guard.agent,
   responses: {
     200: {
       description: "The new key; the old one is revoked",
@@ -67,6 +70,7 @@ export const rotateKeyWithSignatureRoute = createRoute({
   summary: "Take an external agent with its wallet's signature: a lost key, or an agent someone else registered",
   description:
     "The wallet's holder signs the message of GET /api/agents/key-challenge (EIP-191). In one step: a new key, every live key revoked (whoever held them gets 401), the webhook URL and secret removed (the old holders knew the secret: set webhook_url again for a new one) and any owner_address cleared. The profile and listings stay, to change with the new key. This is how the holder of a wallet someone else registered first (registration answers 409 `wallet_registered`) takes the agent over.",
+  security: [],
   request: { body: { required: true, content: { "application/json": { schema: RotateKeyBody } } } },
   responses: {
     200: {

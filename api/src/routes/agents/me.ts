@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { sendSerializedJson } from "../../http/serialized-json.ts";
 import { AgentName, OwnProfile, type OwnProfileView, Skills } from "../../schemas/agents.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -33,6 +34,7 @@ export const ownProfileRoute = createRoute({
   tags: ["Agents"],
   summary: "Own profile",
   security: bearerSecurity,
+  middleware: guard.agentWithOwnProfile,
   responses: {
     200: { description: "The caller's full profile", content: { "application/json": { schema: OwnProfile } } },
     ...errorResponses(401, 429),
@@ -46,6 +48,7 @@ export const updateProfileRoute = createRoute({
   tags: ["Agents"],
   summary: "Update own profile",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { required: true, content: { "application/json": { schema: PatchMeBody } } } },
   responses: {
     200: {

@@ -12,6 +12,7 @@ export const publicProfileRoute = createRoute({
   operationId: "getAgent",
   tags: ["Agents"],
   summary: "Public view of an agent",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The agent", content: { "application/json": { schema: PublicAgent } } },

@@ -31,6 +31,7 @@ export const reputationRoute = createRoute({
   operationId: "getReputation",
   tags: ["Reputation"],
   summary: "An agent's reputation, from its transactions' indexed escrows only",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: { description: "The figures and tier", content: { "application/json": { schema: Reputation } } },
@@ -46,6 +47,7 @@ export const verifyReputationRoute = createRoute({
   summary: "Recompute the reputation from the escrow's chain logs and compare it with the indexed one",
   description:
     "Reads every log of the escrow contract from its deployment up to the block the indexer has reached, so both figures describe the same block.",
+  security: [],
   request: { params: idParam("Agent") },
   responses: {
     200: {

@@ -21,6 +21,7 @@ export const receivedReviewsRoute = createRoute({
   operationId: "listAgentReviews",
   tags: ["Reputation"],
   summary: "Reviews an agent received, newest first",
+  security: [],
   request: {
     params: idParam("Agent"),
     query: z.strictObject({ limit: Limit, cursor: Cursor }),

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DELIVERY_STATES } from "../../domain/notifications/webhooks.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -46,6 +47,7 @@ export const deliveriesRoute = createRoute({
   tags: ["Notifications"],
   summary: "The caller's webhook delivery log, newest first",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     query: z.strictObject({ status: z.enum(DELIVERY_STATES).optional(), limit: Limit, cursor: Cursor }),
   },
@@ -77,6 +79,7 @@ export const redeliverRoute = createRoute({
   description:
     "A failed delivery gets a fresh set of attempts, starting now. Pending or delivered ones are left as they are.",
   security: bearerSecurity,
+  middleware: guard.agent,
   // A malformed id is a 400 here (a bad request shape), as it always was.
   request: { params: z.object({ id: Uuid }) },
   responses: {
@@ -97,6 +100,7 @@ export const testDeliveryRoute = createRoute({
   description:
     "POSTs a `webhook.test` event, signed as every delivery is, to the webhook_url at once: past the queue, the backoff and a pause. Answers what the receiver did; a 2xx also resumes a paused webhook. Nothing is logged or retried. 409 `webhook_not_set` without a webhook_url.",
   security: bearerSecurity,
+  middleware: guard.agent,
   responses: {
     200: {
       description: "What the receiver did",
@@ -136,6 +140,7 @@ export const rotateSecretRoute = createRoute({
   description:
     "Answers the new secret, shown only this once; deliveries from now on are signed with it (the old one stops at once).",
   security: bearerSecurity,
+  middleware: guard.agent,
   responses: {
     200: {
       description: "The new secret",

@@ -27,6 +27,7 @@ export const loginRoute = createRoute({
   summary: "Sign in with a signed EIP-4361 message; answers a session token, or sets the session cookie",
   description:
     "The message must name this host as its domain, this chain's id, and a nonce from GET /api/auth/nonce that has not been used.",
+  security: [],
   request: { body: { required: true, content: { "application/json": { schema: LoginBody } } } },
   responses: {
     200: { description: "Signed in", content: { "application/json": { schema: Session } } },

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { NONCE_MINUTES } from "../../domain/auth/sessions.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 export const nonceRoute = createRoute({
@@ -9,11 +10,13 @@ export const nonceRoute = createRoute({
   operationId: "getSiweNonce",
   tags: ["Auth"],
   summary: "A nonce for a Sign-In with Ethereum message",
+  security: [],
   responses: {
     200: {
       description: `Valid for ${NONCE_MINUTES} minutes, once`,
       content: { "application/json": { schema: z.object({ nonce: z.string(), expires_at: z.string() }) } },
     },
+    ...errorResponses(),
   },
 });
 

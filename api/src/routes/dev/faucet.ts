@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { WalletUseCases } from "../../domain/wallet/wallet.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { Address, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 
 /** Largest faucet grant: 1,000,000 USDC. */
 const FAUCET_MAX_WEI = 1_000_000n * 1_000_000n;
@@ -22,13 +23,20 @@ export const faucetRoute = createRoute({
   tags: ["Development"],
   summary: "Mint test USDC to an address (local chain only)",
   description: "Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).",
-  request: { body: { content: { "application/json": { schema: FaucetBody } }, required: true } },
+  security: [],
+  request: {
+    body: {
+      content: { "application/json": { schema: FaucetBody, example: MONEY_EXAMPLES.requestTestUsdc.request } },
+      required: true,
+    },
+  },
   responses: {
     200: {
       description: "Minted",
       content: {
         "application/json": {
           schema: z.object({ address: z.string(), usdc_wei: z.string(), tx_hash: z.string() }).openapi("FaucetGrant"),
+          example: MONEY_EXAMPLES.requestTestUsdc[200],
         },
       },
     },

@@ -31,6 +31,7 @@ export const rpcRoute = createRoute({
   tags: ["Development"],
   summary: "The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only)",
   description: `Forwards ${DEV_RPC_METHODS.join(", ")} (eth_requestAccounts as eth_accounts) and answers the node's JSON-RPC answer as is; any other method is answered with error -32601. Refused (403) from another site's page (a foreign Origin). Answers clients on the API's own machine only unless DEV_ROUTES=on (anyone else: 404, as if absent).`,
+  security: [],
   request: { body: { content: { "application/json": { schema: RpcRequest } }, required: true } },
   responses: {
     200: { description: "The node's JSON-RPC answer", content: { "application/json": { schema: RpcAnswer } } },
@@ -50,7 +51,7 @@ export function registerRpc(
   app.openapi(rpcRoute, async function forwardToDevNode(c) {
     // The node signs for whoever asks: no other site open in the browser may ask.
     if (c.req.header("sec-fetch-site") === "cross-site" || !isOwnOrigin(c, config)) {
-      throw new ApiError(403, "foreign_origin", "The dev wallet answers only this site's own pages");
+      throw new ApiError("foreign_origin", "The dev wallet answers only this site's own pages");
     }
     const { id, method, params } = c.req.valid("json");
     return c.json(await rpc({ id, method, params }), 200);

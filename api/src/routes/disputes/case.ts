@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { DisputeCase } from "../../schemas/disputes.ts";
@@ -20,6 +21,7 @@ export const disputeCaseRoute = createRoute({
   summary:
     "A dispute's whole case: the transaction, both parties, the reason, evidence, deliverable, messages and timeline (arbiter)",
   security: bearerSecurity,
+  middleware: guard.arbiter,
   request: { params: CaseParams },
   responses: {
     200: { description: "The case", content: { "application/json": { schema: DisputeCase } } },

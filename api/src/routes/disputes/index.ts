@@ -11,9 +11,7 @@ import { registerQueue } from "./queue.ts";
  * POST /api/transactions/{id}/resolve.
  */
 export function disputeRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.on("GET", ["/", "/:transaction_id"], guards.arbiter);
   registerQueue(app, deps);
   registerCase(app, deps);
   return app;

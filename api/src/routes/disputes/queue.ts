@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit } from "../../schemas/common.ts";
 import { DISPUTE_STATUSES, DisputeQueue } from "../../schemas/disputes.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -22,6 +23,7 @@ export const disputeQueueRoute = createRoute({
   tags: ["Disputes"],
   summary: "The dispute queue, oldest first (arbiter)",
   security: bearerSecurity,
+  middleware: guard.arbiter,
   request: { query: QueueQuery },
   responses: {
     200: { description: "A page of disputes", content: { "application/json": { schema: DisputeQueue } } },

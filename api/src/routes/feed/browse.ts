@@ -26,6 +26,7 @@ export const browseRoute = createRoute({
   summary: "The public feed, newest first: posts and public events",
   description:
     "Posts (kind `post`) and what happens on the marketplace (kind `event`: a listing purchased, a bounty claimed, a payment released), as the indexer sees it on chain.",
+  security: [],
   request: { query: PageQuery },
   responses: {
     200: {

@@ -10,9 +10,7 @@ import { registerPost } from "./post.ts";
  * per-agent message rate limit (429 beyond).
  */
 export function feedRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.on("POST", "/", guards.agent, guards.messageLimit);
   registerPost(app, deps);
   registerBrowse(app, deps);
   return app;

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { Content, FeedPost, feedPostAnswer } from "../../schemas/messages.ts";
@@ -14,6 +15,7 @@ export const postRoute = createIdempotentRoute({
   tags: ["Messages"],
   summary: "Post to the public feed",
   security: bearerSecurity,
+  middleware: [guard.agent, guard.messageLimit],
   request: { body: { required: true, content: { "application/json": { schema: PostBody } } } },
   responses: {
     201: { description: "Posted", content: { "application/json": { schema: z.object({ post: FeedPost }) } } },

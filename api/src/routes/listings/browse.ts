@@ -47,6 +47,7 @@ export const browseRoute = createRoute({
   summary: "Browse active listings",
   description:
     "Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort).",
+  security: [],
   request: { query: BrowseQuery },
   responses: {
     200: {

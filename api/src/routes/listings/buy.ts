@@ -1,9 +1,11 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash, Uuid, Wei } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -67,18 +69,22 @@ export const buyRoute = createIdempotentRoute({
   description:
     "Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Listing"),
-    body: { content: { "application/json": { schema: BuyBody } }, required: false },
+    body: {
+      content: { "application/json": { schema: BuyBody, example: MONEY_EXAMPLES.buyListing.request } },
+      required: false,
+    },
   },
   responses: {
     200: {
       description: "Funded (hosted buyer, or an external buyer's second call)",
-      content: { "application/json": { schema: HostedBuy } },
+      content: { "application/json": { schema: HostedBuy, example: MONEY_EXAMPLES.buyListing[200] } },
     },
     201: {
       description: "Pending: an external buyer's instructions",
-      content: { "application/json": { schema: ExternalBuy } },
+      content: { "application/json": { schema: ExternalBuy, example: MONEY_EXAMPLES.buyListing[201] } },
     },
     402: {
       description: "The buyer's USDC balance is short",

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
@@ -58,6 +59,7 @@ export const createListingRoute = createIdempotentRoute({
   description:
     "`agent_id` must be the caller's. A paused agent may create listings; browse shows them once it is unpaused.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { required: true, content: { "application/json": { schema: CreateListingBody } } } },
   responses: {
     201: {

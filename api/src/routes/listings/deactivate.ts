@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { ListingDetails } from "../../schemas/listing.ts";
@@ -13,6 +14,7 @@ export const deactivateListingRoute = createRoute({
   summary: "Deactivate own listing",
   description: "Sets is_active to false (the listing stays readable by id). Repeating it is harmless.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Listing") },
   responses: {
     200: { description: "The deactivated listing", content: { "application/json": { schema: ListingDetails } } },

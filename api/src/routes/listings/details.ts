@@ -13,6 +13,7 @@ export const detailsRoute = createRoute({
   tags: ["Listings"],
   summary: "Listing details",
   description: "Any listing, active or not, with its seller and the seller's track record.",
+  security: [],
   request: { params: idParam("Listing") },
   responses: {
     200: { description: "The listing", content: { "application/json": { schema: ListingDetails } } },

@@ -18,13 +18,7 @@ import { registerUpdate } from "./update.ts";
  * price on a negotiable listing, and proposals on a bounty that takes them, made and listed.
  */
 export function listingRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.on("POST", "/", guards.agent);
-  app.on(["PATCH", "DELETE"], "/:id", guards.agent);
-  app.use("/:id/buy", guards.agent);
-  app.use("/:id/claim", guards.agentOrOwner);
-  app.on(["POST", "GET"], ["/:id/offers", "/:id/proposals"], guards.agent);
   registerBrowse(app, deps);
   registerDetails(app, deps);
   registerCreate(app, deps);

@@ -497,11 +497,33 @@ describe("OpenAPI document", () => {
     const document = await json(await get(t.app, "/api/openapi.json"));
     const collection = document.paths["/api/listings"];
     const item = document.paths["/api/listings/{id}"];
-    expect(Object.keys(collection.get.responses).sort()).toEqual(["200", "400"]);
-    expect(Object.keys(collection.post.responses).sort()).toEqual(["201", "400", "401", "402", "403", "413", "415"]);
-    expect(Object.keys(item.get.responses).sort()).toEqual(["200", "404"]);
-    expect(Object.keys(item.patch.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415"]);
-    expect(Object.keys(item.delete.responses).sort()).toEqual(["200", "401", "403", "404"]);
+    // 429 everywhere (every /api request spends a budget); 409 and 422 of an Idempotency-Key.
+    expect(Object.keys(collection.get.responses).sort()).toEqual(["200", "400", "429"]);
+    expect(Object.keys(collection.post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "402",
+      "403",
+      "409",
+      "413",
+      "415",
+      "422",
+      "429",
+    ]);
+    expect(Object.keys(item.get.responses).sort()).toEqual(["200", "404", "429"]);
+    expect(Object.keys(item.patch.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "413",
+      "415",
+      "429",
+    ]);
+    expect(Object.keys(item.delete.responses).sort()).toEqual(["200", "401", "403", "404", "429"]);
     const parameters = collection.get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(parameters).toEqual(
       [

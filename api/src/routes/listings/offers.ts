@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -15,6 +16,7 @@ export const makeOfferRoute = createIdempotentRoute({
   description:
     "The offer is OPEN and the seller's turn: the seller counters, accepts or declines. One live offer per buyer and listing; it waits 72 h for an answer.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Listing"),
     body: { required: true, content: { "application/json": { schema: MakeOfferBody } } },
@@ -32,6 +34,7 @@ export const listingOffersRoute = createRoute({
   tags: ["Offers"],
   summary: "The offers on a listing: all of them for its seller, your own for anyone else",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Listing"), query: OfferPageQuery },
   responses: {
     200: { description: "A page of offers, newest first", content: { "application/json": { schema: OfferPage } } },

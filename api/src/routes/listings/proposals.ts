@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -15,6 +16,7 @@ export const makeProposalRoute = createIdempotentRoute({
   description:
     "The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is claimed instead (409 `bounty_takes_claims`).",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Listing"),
     body: { required: true, content: { "application/json": { schema: MakeProposalBody } } },
@@ -32,6 +34,7 @@ export const listingProposalsRoute = createRoute({
   tags: ["Proposals"],
   summary: "The proposals on a bounty: all of them for its poster, your own for anyone else",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Listing"), query: ProposalPageQuery },
   responses: {
     200: {

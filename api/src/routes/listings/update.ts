@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
 import {
@@ -33,6 +34,7 @@ export const updateListingRoute = createRoute({
   tags: ["Listings"],
   summary: "Update own listing",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Listing"),
     body: { required: true, content: { "application/json": { schema: PatchListingBody } } },

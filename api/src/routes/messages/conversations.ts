@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, errorResponses, Limit } from "../../schemas/common.ts";
 import { AgentRef, DirectMessage, directMessageAnswer } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -15,6 +16,7 @@ export const conversationsRoute = createRoute({
   tags: ["Messages"],
   summary: "The caller's conversations, the most recent first",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { query: z.strictObject({ limit: Limit }) },
   responses: {
     200: {

@@ -11,11 +11,7 @@ import { registerThread } from "./thread.ts";
  * per-agent message rate limit, 429 beyond), the caller's conversations, the thread with one peer.
  */
 export function messageRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // "*" covers /api/messages itself and everything under it, known route or not (as before: 401 first).
-  app.use("*", guards.agent);
-  app.on("POST", "/send", guards.messageLimit);
   registerSend(app, deps);
   registerConversations(app, deps);
   registerThread(app, deps);

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { Content, DirectMessage, directMessageAnswer } from "../../schemas/messages.ts";
@@ -14,6 +15,7 @@ export const sendRoute = createIdempotentRoute({
   tags: ["Messages"],
   summary: "Send a direct message to another agent",
   security: bearerSecurity,
+  middleware: [guard.agent, guard.messageLimit],
   request: { body: { required: true, content: { "application/json": { schema: SendBody } } } },
   responses: {
     201: {

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { AgentRef, DirectMessage, directMessageAnswer, PageQuery } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -15,6 +16,7 @@ export const threadRoute = createRoute({
   tags: ["Messages"],
   summary: "The thread with one agent, newest first",
   security: bearerSecurity,
+  middleware: guard.agent,
   // A malformed peer id stays a 400 (a field error), as it always was: not idParam's 404.
   request: { params: z.object({ peer_agent_id: Uuid }), query: PageQuery },
   responses: {

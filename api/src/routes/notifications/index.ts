@@ -13,8 +13,6 @@ import { registerStream } from "./stream.ts";
  */
 export function notificationRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // "*" covers /api/notifications itself and everything under it, known route or not.
-  app.use("*", deps.guards.agent);
   registerList(app, deps);
   registerRead(app, deps);
   registerStream(app, deps);

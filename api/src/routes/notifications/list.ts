@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, QueryBoolean } from "../../schemas/common.ts";
 import { Notification, notificationAnswer } from "../../schemas/notifications.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -11,6 +12,7 @@ export const listRoute = createRoute({
   tags: ["Notifications"],
   summary: "The caller's notifications, newest first",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     query: z.strictObject({
       unread: QueryBoolean.optional().openapi({ description: "true: only unread ones" }),

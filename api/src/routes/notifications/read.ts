@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -14,6 +15,7 @@ export const readRoute = createRoute({
   tags: ["Notifications"],
   summary: "Mark notifications read: by id, or all",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { body: { required: true, content: { "application/json": { schema: ReadBody } } } },
   responses: {
     200: {

@@ -3,6 +3,7 @@ import { streamSSE } from "hono/streaming";
 import { MAX_STREAMS, type PositionedNotification } from "../../domain/notifications/notifications.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { ApiError } from "../../http/errors.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { notificationAnswer } from "../../schemas/notifications.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -27,6 +28,7 @@ export const streamRoute = createRoute({
   description:
     "Opens with an event `ready` ({ unread_count }); then each new notification as an event named by its kind, with the notification as JSON data and its id as the event id. Reconnect with `Last-Event-ID` to receive what followed that notification. A comment line keeps the connection alive every 15 s. An agent may hold 5 streams open at once: a sixth is refused with 429 `too_many_streams` until one closes.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     headers: z.object({
       "last-event-id": z.string().optional().openapi({ description: "Resume after this notification" }),
@@ -54,7 +56,6 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
     const streamId = await notifications.openStream(me);
     if (!streamId) {
       throw new ApiError(
-        429,
         "too_many_streams",
         `At most ${MAX_STREAMS} notification streams may be open at once per agent: close one first`,
         { max_streams: MAX_STREAMS },

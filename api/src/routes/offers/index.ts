@@ -10,9 +10,7 @@ import { registerOfferReads } from "./read.ts";
  * offer with its moves, and the moves themselves. Offers are made at POST /api/listings/{id}/offers.
  */
 export function offerRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", guards.agent);
   registerOfferReads(app, deps);
   registerOfferMoves(app, deps);
   return app;

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
@@ -24,6 +25,7 @@ export const counterOfferRoute = createIdempotentRoute({
   tags: ["Offers"],
   summary: "Propose another price (the party whose turn it is)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Offer"),
     body: { required: true, content: { "application/json": { schema: CounterOfferBody } } },
@@ -40,6 +42,7 @@ function noteMoveRoute(path: "accept" | "decline" | "withdraw", operationId: str
     tags: ["Offers"],
     summary,
     security: bearerSecurity,
+    middleware: guard.agent,
     request: {
       params: idParam("Offer"),
       body: { required: false, content: { "application/json": { schema: OfferNoteBody } } },

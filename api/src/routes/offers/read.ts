@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MyOffersQuery, OfferAnswer, OfferPage } from "../../schemas/offers.ts";
@@ -12,6 +13,7 @@ export const myOffersRoute = createRoute({
   tags: ["Offers"],
   summary: "Your offers, made as buyer and received as seller, newest first",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { query: MyOffersQuery },
   responses: {
     200: { description: "A page of offers", content: { "application/json": { schema: OfferPage } } },
@@ -26,6 +28,7 @@ export const offerRoute = createRoute({
   tags: ["Offers"],
   summary: "One offer and its moves (its buyer and seller only)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Offer") },
   responses: {
     200: { description: "The offer", content: { "application/json": { schema: OfferAnswer } } },

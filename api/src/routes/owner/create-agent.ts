@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { RegisterAgentBody, RegisteredAgent, registeredAgentAnswer, registrationInput } from "../../schemas/agents.ts";
 import { Address, errorResponses } from "../../schemas/common.ts";
@@ -24,6 +25,7 @@ export const createOwnedAgentRoute = createIdempotentRoute({
   description:
     "Register's body without a wallet: the service creates the agent's custodial wallet and the session's address owns it. Answered as POST /api/agents/register: the API key is shown once. Counts against the registrations per IP and hour.",
   security: sessionSecurity,
+  middleware: [guard.owner, guard.registrationLimit],
   request: { body: { required: true, content: { "application/json": { schema: OwnerRegisterBody } } } },
   responses: {
     201: { description: "Registered", content: { "application/json": { schema: RegisteredAgent } } },

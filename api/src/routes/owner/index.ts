@@ -14,11 +14,7 @@ import { registerRevokeKey } from "./revoke-key.ts";
  * Their agents, hosted agents registered in their name, and the API keys of the agents they own.
  */
 export function ownerRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", guards.owner);
-  // After the session: only a signed-in owner's registrations count against the IP's budget.
-  app.on("POST", "/agents", guards.registrationLimit);
   registerListAgents(app, deps);
   registerCreateAgent(app, deps);
   registerListKeys(app, deps);

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { KEY_WARNING } from "../../schemas/agents.ts";
@@ -35,6 +36,7 @@ export const issueKeyRoute = createIdempotentRoute({
   description:
     "How the key is obtained from the dashboard, and how an owner recovers an agent whose key was lost: `revoke_others: true` revokes every other key at once.",
   security: sessionSecurity,
+  middleware: guard.owner,
   request: {
     params: idParam("Agent"),
     body: { required: false, content: { "application/json": { schema: IssueKeyBody } } },

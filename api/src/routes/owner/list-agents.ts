@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import { OwnedAgent, ownedAgentAnswer, sessionSecurity } from "../../schemas/owners.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -13,6 +14,7 @@ export const listOwnedAgentsRoute = createRoute({
   description:
     "The external agents whose wallet is the session's address and the hosted agents it owns (owner_address), oldest first: their public fields, balances read from the chain, live API keys and unread notifications.",
   security: sessionSecurity,
+  middleware: guard.owner,
   responses: {
     200: {
       description: "The owner's agents",

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import { ApiKeyListed, apiKeyAnswer, sessionSecurity } from "../../schemas/owners.ts";
@@ -13,6 +14,7 @@ export const listKeysRoute = createRoute({
   summary: "The API keys of an agent the session owns",
   description: "Newest first, live and revoked; each by its first 8 hex characters (the key itself is never stored).",
   security: sessionSecurity,
+  middleware: guard.owner,
   request: { params: idParam("Agent") },
   responses: {
     200: {

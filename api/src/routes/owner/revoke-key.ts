@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { isUuid } from "../../domain/shared/ids.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam, NOT_FOUND_PARAM } from "../../http/params.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import { ApiKeyListed, apiKeyAnswer, sessionSecurity } from "../../schemas/owners.ts";
@@ -23,6 +24,7 @@ export const revokeKeyRoute = createRoute({
   description:
     "The key stops working at once. Revoking a revoked key changes nothing and answers it as it is (200); a key that is not this agent's: 404.",
   security: sessionSecurity,
+  middleware: guard.owner,
   request: { params: KeyParams },
   responses: {
     200: { description: "The revoked key", content: { "application/json": { schema: ApiKeyListed } } },

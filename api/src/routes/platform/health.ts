@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const Health = z
@@ -17,9 +18,11 @@ export const healthRoute = createRoute({
   operationId: "getHealth",
   tags: ["Platform"],
   summary: "Database, chain head and indexer lag",
+  security: [],
   responses: {
     200: { description: "Every part answers", content: { "application/json": { schema: Health } } },
     503: { description: "A part is down", content: { "application/json": { schema: Health } } },
+    ...errorResponses(),
   },
 });
 

@@ -26,7 +26,7 @@ export function platformRoutes(deps: RouteDeps, root: OpenAPIHono<AppEnv>) {
   registerLeaderboard(app, deps);
   registerInfo(app, deps);
   registerSkill(app, deps, root);
-  registerOpenApi(app, root);
+  registerOpenApi(app, deps, root);
   registerDocs(app);
   return app;
 }

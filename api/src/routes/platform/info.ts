@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /** The summary document: for clients that cannot render scripts; its top-level keys are the specification's. */
@@ -39,11 +40,13 @@ export const infoRoute = createRoute({
   operationId: "getInfo",
   tags: ["Platform"],
   summary: "The platform summary document",
+  security: [],
   responses: {
     200: {
       description: "What the marketplace is and how to start",
       content: { "application/json": { schema: Info } },
     },
+    ...errorResponses(),
   },
 });
 

@@ -47,6 +47,7 @@ export const leaderboardRoute = createRoute({
   tags: ["Platform"],
   summary: "Agents ranked by earnings, completed sales or success rate over a period",
   description: "From escrows settled in the period; an agent with none settled in it, in either role, is not listed.",
+  security: [],
   request: { query: LeaderboardQuery },
   responses: {
     200: { description: "The ranking", content: { "application/json": { schema: Leaderboard } } },

@@ -1,6 +1,8 @@
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { get, json, type TestApp, testApp } from "../../../test/harness.ts";
+import { ERROR_CODES } from "../../http/error-codes.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -47,6 +49,132 @@ describe("GET /api/openapi.json", () => {
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+interface Response {
+  headers?: Record<string, { $ref?: string }>;
+  content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }>;
+}
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: { in: string; name: string }[];
+  requestBody?: { content: Record<string, { example?: unknown; examples?: unknown }> };
+  responses: Record<string, Response>;
+}
+
+/** Every operation of the document, as "METHOD /path" and the operation. */
+async function operations(): Promise<[string, Operation][]> {
+  const document = await json(await get(t.app, "/api/openapi.json"));
+  return Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+    Object.entries(item).map(
+      ([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as [string, Operation],
+    ),
+  );
+}
+
+describe("the OpenAPI document, for generators", () => {
+  it("passes Redocly's recommended rules with no error, its examples fitting their schemas", async () => {
+    const source = await (await get(t.app, "/api/openapi.json")).text();
+    const problems = await lintFromString({
+      source,
+      absoluteRef: "openapi.json",
+      config: await createConfig({ extends: ["recommended"] }),
+    });
+    const described = (severity: string, rules?: string[]) =>
+      problems
+        .filter((problem) => problem.severity === severity && (!rules || rules.includes(problem.ruleId)))
+        .map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer ?? "?"}`);
+    expect(described("error")).toEqual([]);
+    // Warnings are allowed, but an example that does not fit its schema misleads every generator.
+    expect(described("warn", ["no-invalid-media-type-examples", "no-invalid-schema-examples"])).toEqual([]);
+  });
+
+  it("names its server and declares every tag its operations use, each described", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    // The tests' config has no PUBLIC_BASE_URL: the origin the document was read from.
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    const declared = (document.tags as { name: string; description?: string }[]).map((tag) => {
+      expect(tag.description, tag.name).toMatch(/\S/);
+      return tag.name;
+    });
+    const used = new Set((await operations()).flatMap(([, operation]) => operation.tags ?? []));
+    expect([...declared].sort()).toEqual([...used].sort());
+  });
+
+  it("answers 429 everywhere (every /api request spends a budget), and 401 wherever a credential is required", async () => {
+    for (const [route, operation] of await operations()) {
+      expect(Object.keys(operation.responses), route).toContain("429");
+      if ((operation.security?.length ?? 0) > 0) expect(Object.keys(operation.responses), route).toContain("401");
+    }
+  });
+
+  it("declares the headers the app sends: X-Request-Id, RateLimit-*, Retry-After, Idempotency-Key", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    expect(Object.keys(document.components.headers).sort()).toEqual(
+      [
+        "Idempotent-Replayed",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Retry-After",
+        "X-Request-Id",
+      ].sort(),
+    );
+    let idempotent = 0;
+    for (const [route, operation] of await operations()) {
+      const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key");
+      if (keyed) idempotent++;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const at = `${route} ${status}`;
+        const headers = response.headers ?? {};
+        for (const name of ["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) {
+          expect(headers[name], at).toEqual({ $ref: `#/components/headers/${name}` });
+        }
+        if (status === "429") expect(headers["Retry-After"], at).toBeDefined();
+        if (keyed && status.startsWith("2")) expect(headers["Idempotent-Replayed"], at).toBeDefined();
+      }
+    }
+    expect(idempotent).toBeGreaterThan(20);
+  });
+
+  it("shows an example of every request body and every 2xx answer of the money operations", async () => {
+    const money = [
+      "buyListing",
+      "claimListing",
+      "createTransaction",
+      "confirmFunding",
+      "deliverWork",
+      "releaseEscrow",
+      "refundEscrow",
+      "openDispute",
+      "resolveDispute",
+      "withdrawUsdc",
+      "requestTestUsdc",
+      "acceptProposal",
+    ];
+    const byId = new Map((await operations()).map(([, operation]) => [operation.operationId, operation]));
+    for (const id of money) {
+      const operation = byId.get(id);
+      expect(operation, id).toBeDefined();
+      for (const [type, media] of Object.entries(operation?.requestBody?.content ?? {})) {
+        expect(media.example ?? media.examples, `${id} request ${type}`).toBeDefined();
+      }
+      const answers = Object.entries(operation?.responses ?? {}).filter(([status]) => status.startsWith("2"));
+      expect(answers.length, id).toBeGreaterThan(0);
+      for (const [status, response] of answers) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          expect(media.example ?? media.examples, `${id} ${status} ${type}`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it("closes the error body's code: the codes of http/error-codes.ts", async () => {
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    expect(document.components.schemas.Error.properties.code.enum).toEqual(ERROR_CODES);
   });
 });
 

@@ -36,6 +36,7 @@ export const statsDailyRoute = createRoute({
   tags: ["Platform"],
   summary: "Volume and transactions per UTC day, oldest first, today last",
   description: "Every day of the range is present; a day without activity has zeros.",
+  security: [],
   request: { query: DailyQuery },
   responses: {
     200: { description: "The days", content: { "application/json": { schema: DailyStats } } },

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const Stats = z
@@ -17,7 +18,11 @@ export const statsRoute = createRoute({
   operationId: "getStats",
   tags: ["Platform"],
   summary: "Marketplace-wide figures",
-  responses: { 200: { description: "The figures", content: { "application/json": { schema: Stats } } } },
+  security: [],
+  responses: {
+    200: { description: "The figures", content: { "application/json": { schema: Stats } } },
+    ...errorResponses(),
+  },
 });
 
 /** GET /api/stats: public. */

@@ -11,9 +11,7 @@ import { registerProposalReads } from "./read.ts";
  * made at POST /api/listings/{id}/proposals.
  */
 export function proposalRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", guards.agent);
   registerProposalReads(app, deps);
   registerProposalMoves(app, deps);
   return app;

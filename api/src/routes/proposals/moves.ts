@@ -1,8 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { AcceptedProposal, ProposalAnswer } from "../../schemas/proposals.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -21,11 +23,12 @@ export const acceptProposalRoute = createIdempotentRoute({
   description:
     "The same assignment as a claim: the escrow names the proposal's agent seller with the bounty's delivery deadline. The other pending proposals are declined and their agents told. Of two acceptances at once, one wins; the other answers 409.",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Proposal") },
   responses: {
     200: {
       description: "Accepted, and the bounty assigned",
-      content: { "application/json": { schema: AcceptedProposal } },
+      content: { "application/json": { schema: AcceptedProposal, example: MONEY_EXAMPLES.acceptProposal[200] } },
     },
     ...errorResponses(401, 403, 404, 409, 429, 503),
   },
@@ -39,6 +42,7 @@ function closeRoute(path: "decline" | "withdraw", operationId: string, summary: 
     tags: ["Proposals"],
     summary,
     security: bearerSecurity,
+    middleware: guard.agent,
     request: { params: idParam("Proposal") },
     responses: {
       200: { description: "The proposal after the move", content: { "application/json": { schema: ProposalAnswer } } },

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MyProposalsQuery, ProposalAnswer, ProposalPage } from "../../schemas/proposals.ts";
@@ -12,6 +13,7 @@ export const myProposalsRoute = createRoute({
   tags: ["Proposals"],
   summary: "Your proposals, made and received on your bounties, newest first",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { query: MyProposalsQuery },
   responses: {
     200: { description: "A page of proposals", content: { "application/json": { schema: ProposalPage } } },
@@ -26,6 +28,7 @@ export const proposalRoute = createRoute({
   tags: ["Proposals"],
   summary: "One proposal (its agent and the bounty's poster only)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Proposal") },
   responses: {
     200: { description: "The proposal", content: { "application/json": { schema: ProposalAnswer } } },

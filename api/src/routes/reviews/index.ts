@@ -45,6 +45,7 @@ export const feedbackFileRoute = createRoute({
   tags: ["ERC-8004"],
   summary: "The ERC-8004 feedback file of a review given on chain",
   description: "Served byte for byte as its keccak256 went on chain (the feedback's feedbackHash).",
+  security: [],
   request: { params: idParam("Feedback file") },
   responses: {
     200: { description: "The feedback file", content: { "application/json": { schema: FeedbackFile } } },

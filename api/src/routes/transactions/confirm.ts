@@ -1,9 +1,11 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, TxHash } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -37,12 +39,19 @@ export const confirmRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Confirm an external buyer's funding (tx_hash, or a signature for the relayer)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Transaction"),
-    body: { content: { "application/json": { schema: ConfirmBody } }, required: true },
+    body: {
+      content: { "application/json": { schema: ConfirmBody, example: MONEY_EXAMPLES.confirmFunding.request } },
+      required: true,
+    },
   },
   responses: {
-    200: { description: "Funded and indexed", content: { "application/json": { schema: FundedTransaction } } },
+    200: {
+      description: "Funded and indexed",
+      content: { "application/json": { schema: FundedTransaction, example: MONEY_EXAMPLES.confirmFunding[200] } },
+    },
     402: {
       description: "The buyer's balance is short",
       content: { "application/json": { schema: InsufficientBalance } },

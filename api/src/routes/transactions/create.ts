@@ -1,7 +1,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -43,11 +45,22 @@ export const createTransactionRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Create an escrow between two agents, without a listing",
   security: bearerSecurity,
-  request: { body: { content: { "application/json": { schema: CreateBody } }, required: true } },
+  middleware: guard.agent,
+  request: {
+    body: {
+      content: { "application/json": { schema: CreateBody, example: MONEY_EXAMPLES.createTransaction.request } },
+      required: true,
+    },
+  },
   responses: {
     201: {
       description: "Hosted buyer: funded. External buyer: PENDING with the funding instructions.",
-      content: { "application/json": { schema: z.union([FundedTransaction, PendingTransaction]) } },
+      content: {
+        "application/json": {
+          schema: z.union([FundedTransaction, PendingTransaction]),
+          example: MONEY_EXAMPLES.createTransaction[201],
+        },
+      },
     },
     402: {
       description: "The buyer's balance is short",

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -25,6 +26,7 @@ export const deliverableRoute = createRoute({
   description:
     "`deliverable_hash` is keccak256 of the content's UTF-8 bytes when no `deliverable_url` was given, else keccak256(abi.encode(string content, string deliverable_url)).",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Transaction") },
   responses: {
     200: { description: "The deliverable", content: { "application/json": { schema: Deliverable } } },

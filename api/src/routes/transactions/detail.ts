@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { viewerOf } from "../../http/viewer.ts";
 import { errorResponses } from "../../schemas/common.ts";
@@ -14,6 +15,8 @@ export const transactionRoute = createRoute({
   operationId: "getTransaction",
   tags: ["Transactions"],
   summary: "One transaction, with its escrow",
+  security: [],
+  middleware: guard.viewer,
   request: { params: idParam("Transaction") },
   responses: {
     200: { description: "The transaction", content: { "application/json": { schema: Transaction } } },

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
@@ -24,6 +25,7 @@ export const evidenceRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Add evidence to an open dispute (either party)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Transaction"),
     body: { content: { "application/json": { schema: EvidenceBody } }, required: true },

@@ -22,21 +22,7 @@ import { registerTimeline } from "./timeline.ts";
  * records (timeline, deliverable, evidence); the arbiter's ruling; and the buyer's review.
  */
 export function transactionRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  // POST only: GET / (the list) and GET /:id stay public; a party or the arbiter reads a little more.
-  app.on("POST", "/", guards.agent);
-  app.on("GET", ["/", "/:id"], guards.viewer);
-  app.use("/:id/confirm", guards.agent);
-  app.use("/:id/deliver", guards.agent);
-  app.use("/:id/release", guards.agent);
-  app.use("/:id/refund", guards.agent);
-  app.use("/:id/dispute", guards.agent);
-  app.use("/:id/timeline", guards.agent);
-  app.use("/:id/deliverable", guards.agent);
-  app.use("/:id/evidence", guards.agent);
-  app.use("/:id/resolve", guards.arbiter);
-  app.use("/:id/review", guards.agent);
   registerList(app, deps);
   registerDetail(app, deps);
   registerCreate(app, deps);

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TRANSACTION_STATES } from "../../domain/transactions/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { viewerOf } from "../../http/viewer.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
@@ -25,6 +26,8 @@ export const transactionsRoute = createRoute({
   operationId: "listTransactions",
   tags: ["Transactions"],
   summary: "List transactions, newest first",
+  security: [],
+  middleware: guard.viewer,
   request: { query: ListQuery },
   responses: {
     200: { description: "A page of transactions", content: { "application/json": { schema: TransactionPage } } },

@@ -1,10 +1,12 @@
 import type { z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import type { MoveName, MoveProof, MoveResult } from "../../domain/transactions/escrow-moves.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MoveInstructions } from "../../schemas/escrow-moves.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 
 /*
  * What the four moves' routes share: the route (200 done and indexed, 202 instructions for an
@@ -14,7 +16,7 @@ import { MoveInstructions } from "../../schemas/escrow-moves.ts";
 
 export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends z.ZodTypeAny>(
   action: A,
-  operationId: string,
+  operationId: "deliverWork" | "releaseEscrow" | "refundEscrow" | "openDispute",
   summary: string,
   body: S,
   done: R,
@@ -26,18 +28,22 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
     tags: ["Transactions"],
     summary,
     security: bearerSecurity,
+    middleware: guard.agent,
     request: {
       params: idParam("Transaction"),
       body: {
-        content: { "application/json": { schema: body } },
+        content: { "application/json": { schema: body, example: MONEY_EXAMPLES[operationId].request } },
         required: action !== "release" && action !== "refund",
       },
     },
     responses: {
-      200: { description: "Done on chain and indexed", content: { "application/json": { schema: done } } },
+      200: {
+        description: "Done on chain and indexed",
+        content: { "application/json": { schema: done, example: MONEY_EXAMPLES[operationId][200] } },
+      },
       202: {
         description: "External party: the call to send, then call again with tx_hash",
-        content: { "application/json": { schema: MoveInstructions } },
+        content: { "application/json": { schema: MoveInstructions, example: MONEY_EXAMPLES[operationId][202] } },
       },
       ...errorResponses(400, 401, 403, 404, 409),
     },

@@ -1,8 +1,10 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
@@ -45,12 +47,19 @@ export const resolveRoute = createIdempotentRoute({
   tags: ["Transactions"],
   summary: "Settle a dispute: seller_bps of the amount to the seller, less the fee; the rest to the buyer (arbiter)",
   security: bearerSecurity,
+  middleware: guard.arbiter,
   request: {
     params: idParam("Transaction"),
-    body: { content: { "application/json": { schema: ResolveBody } }, required: true },
+    body: {
+      content: { "application/json": { schema: ResolveBody, example: MONEY_EXAMPLES.resolveDispute.request } },
+      required: true,
+    },
   },
   responses: {
-    200: { description: "Settled on chain and indexed", content: { "application/json": { schema: Resolved } } },
+    200: {
+      description: "Settled on chain and indexed",
+      content: { "application/json": { schema: Resolved, example: MONEY_EXAMPLES.resolveDispute[200] } },
+    },
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });

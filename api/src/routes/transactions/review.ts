@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
@@ -27,6 +28,7 @@ export const reviewRoute = createIdempotentRoute({
   tags: ["Reputation"],
   summary: "Review the other party of a RELEASED transaction (once per party)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: {
     params: idParam("Transaction"),
     body: { required: true, content: { "application/json": { schema: ReviewBody } } },

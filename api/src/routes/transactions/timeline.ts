@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { TimelineEvent } from "../../schemas/records.ts";
@@ -17,6 +18,7 @@ export const timelineRoute = createRoute({
   tags: ["Transactions"],
   summary: "Every event of a transaction, on chain and off, in order (parties only)",
   security: bearerSecurity,
+  middleware: guard.agent,
   request: { params: idParam("Transaction") },
   responses: {
     200: {

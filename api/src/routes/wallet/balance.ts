@@ -18,6 +18,7 @@ export const balanceRoute = createRoute({
   operationId: "getWalletBalance",
   tags: ["Wallet"],
   summary: "ETH and USDC balance of an agent's wallet, read from the chain",
+  security: [],
   request: { query: z.strictObject({ agent_id: Uuid }) },
   responses: {
     200: { description: "Balances", content: { "application/json": { schema: WalletBalance } } },

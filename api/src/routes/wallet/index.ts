@@ -11,10 +11,7 @@ import { registerWithdrawals } from "./withdrawals.ts";
  * custodial wallet (the caller's key).
  */
 export function walletRoutes(deps: RouteDeps) {
-  const { guards } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("/withdraw", guards.agent);
-  app.use("/withdrawals", guards.agent);
   registerBalance(app, deps);
   registerWithdraw(app, deps);
   registerWithdrawals(app, deps);

@@ -1,7 +1,9 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { Address, bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
 import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -15,9 +17,18 @@ export const withdrawRoute = createIdempotentRoute({
   tags: ["Wallet"],
   summary: "Send USDC out of a hosted agent's wallet (gasless)",
   security: bearerSecurity,
-  request: { body: { content: { "application/json": { schema: WithdrawBody } }, required: true } },
+  middleware: guard.agent,
+  request: {
+    body: {
+      content: { "application/json": { schema: WithdrawBody, example: MONEY_EXAMPLES.withdrawUsdc.request } },
+      required: true,
+    },
+  },
   responses: {
-    200: { description: "Sent and mined", content: { "application/json": { schema: Withdrawal } } },
+    200: {
+      description: "Sent and mined",
+      content: { "application/json": { schema: Withdrawal, example: MONEY_EXAMPLES.withdrawUsdc[200] } },
+    },
     402: { description: "The balance is short", content: { "application/json": { schema: InsufficientBalance } } },
     ...errorResponses(400, 401),
   },

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
+import { guard } from "../../http/guards.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -11,6 +12,7 @@ export const withdrawalsRoute = createRoute({
   tags: ["Wallet"],
   summary: "The caller's withdrawals, newest first (at most 100)",
   security: bearerSecurity,
+  middleware: guard.agent,
   responses: {
     200: {
       description: "Withdrawals",
