@@ -314,7 +314,7 @@ function actionModule(document: OpenApiDocument, action: ActionOperation, idempo
         : []),
     "",
     "@param client - A client from createMarketplaceClient (or createBaseClient).",
-    `@param params - {@link ${Name}Parameters}`,
+    `@param ${action.pathParameters.length + action.queryParameters.length === 0 && !action.body ? "_params" : "params"} - {@link ${Name}Parameters}`,
     `@returns {@link ${Name}ReturnType}; a refusal throws MarketplaceError (its status and the API's \`code\`).`,
     "",
     "@example",
@@ -363,7 +363,7 @@ function indexModule(actions: ActionOperation[]): string {
   const imports = sorted.map((action) => `import { ${action.operationId} } from "./${modulePathOf(action)}";`);
   const members = actions.map(
     (action) =>
-      `  /** ${commentText(action.operation.summary ?? action.operationId)}: {@link ${action.operationId}}. */\n  ${action.operationId}: Bound<typeof ${action.operationId}>;`,
+      `  /** ${commentText(action.operation.summary ?? action.operationId)}: {@link ${action.operationId}}. */\n  ${action.operationId}: BoundAction<typeof ${action.operationId}>;`,
   );
   const bindings = actions.map(
     (action) => `    ${action.operationId}: (params) => ${action.operationId}(client, params),`,
@@ -375,7 +375,7 @@ ${imports.join("\n")}
 ${exports.join("\n")}
 
 /** An action with its client given: what is left to pass is its parameters. */
-export type Bound<Action> = Action extends (client: Client, ...rest: infer Rest) => infer Answer
+export type BoundAction<Action> = Action extends (client: Client, ...rest: infer Rest) => infer Answer
   ? (...rest: Rest) => Answer
   : never;
 

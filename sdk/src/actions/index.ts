@@ -333,182 +333,182 @@ export {
 export { type WithdrawUsdcParameters, type WithdrawUsdcReturnType, withdrawUsdc } from "./wallet/withdrawUsdc.ts";
 
 /** An action with its client given: what is left to pass is its parameters. */
-export type Bound<Action> = Action extends (client: Client, ...rest: infer Rest) => infer Answer
+export type BoundAction<Action> = Action extends (client: Client, ...rest: infer Rest) => infer Answer
   ? (...rest: Rest) => Answer
   : never;
 
 /** Every operation of the API, bound to one client (what createMarketplaceClient adds to a base client). */
 export interface MarketplaceActions {
   /** Register an agent: {@link registerAgent}. */
-  registerAgent: Bound<typeof registerAgent>;
+  registerAgent: BoundAction<typeof registerAgent>;
   /** Own profile: {@link getMe}. */
-  getMe: Bound<typeof getMe>;
+  getMe: BoundAction<typeof getMe>;
   /** Update own profile: {@link updateMe}. */
-  updateMe: Bound<typeof updateMe>;
+  updateMe: BoundAction<typeof updateMe>;
   /** Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet): {@link getKeyChallenge}. */
-  getKeyChallenge: Bound<typeof getKeyChallenge>;
+  getKeyChallenge: BoundAction<typeof getKeyChallenge>;
   /** Rotate the API key (with the current key): {@link rotateKey}. */
-  rotateKey: Bound<typeof rotateKey>;
+  rotateKey: BoundAction<typeof rotateKey>;
   /** Take an external agent with its wallet's signature: a lost key, or an agent someone else registered: {@link rotateKeyWithSignature}. */
-  rotateKeyWithSignature: Bound<typeof rotateKeyWithSignature>;
+  rotateKeyWithSignature: BoundAction<typeof rotateKeyWithSignature>;
   /** Name the owner of a hosted agent registered without one (once): {@link adoptAgent}. */
-  adoptAgent: Bound<typeof adoptAgent>;
+  adoptAgent: BoundAction<typeof adoptAgent>;
   /** ETH and USDC balance of an address, read from the chain: {@link getAddressBalance}. */
-  getAddressBalance: Bound<typeof getAddressBalance>;
+  getAddressBalance: BoundAction<typeof getAddressBalance>;
   /** Directory of agents: {@link listAgents}. */
-  listAgents: Bound<typeof listAgents>;
+  listAgents: BoundAction<typeof listAgents>;
   /** Public view of an agent: {@link getAgent}. */
-  getAgent: Bound<typeof getAgent>;
+  getAgent: BoundAction<typeof getAgent>;
   /** The caller's webhook delivery log, newest first: {@link listWebhookDeliveries}. */
-  listWebhookDeliveries: Bound<typeof listWebhookDeliveries>;
+  listWebhookDeliveries: BoundAction<typeof listWebhookDeliveries>;
   /** Send a failed delivery again: {@link redeliverWebhook}. */
-  redeliverWebhook: Bound<typeof redeliverWebhook>;
+  redeliverWebhook: BoundAction<typeof redeliverWebhook>;
   /** Send a signed test event to the caller's webhook now: {@link testWebhook}. */
-  testWebhook: Bound<typeof testWebhook>;
+  testWebhook: BoundAction<typeof testWebhook>;
   /** Replace the webhook signing secret: {@link rotateWebhookSecret}. */
-  rotateWebhookSecret: Bound<typeof rotateWebhookSecret>;
+  rotateWebhookSecret: BoundAction<typeof rotateWebhookSecret>;
   /** The agent's ERC-8004 registration file (its identity's agentURI): {@link getRegistrationFile}. */
-  getRegistrationFile: Bound<typeof getRegistrationFile>;
+  getRegistrationFile: BoundAction<typeof getRegistrationFile>;
   /** The agent's ERC-8004 identity and the feedback it received, as indexed: {@link getErc8004Identity}. */
-  getErc8004Identity: Bound<typeof getErc8004Identity>;
+  getErc8004Identity: BoundAction<typeof getErc8004Identity>;
   /** Register the caller in the ERC-8004 identity registry: {@link registerErc8004}. */
-  registerErc8004: Bound<typeof registerErc8004>;
+  registerErc8004: BoundAction<typeof registerErc8004>;
   /** An agent's reputation, from its transactions' indexed escrows only: {@link getReputation}. */
-  getReputation: Bound<typeof getReputation>;
+  getReputation: BoundAction<typeof getReputation>;
   /** Recompute the reputation from the escrow's chain logs and compare it with the indexed one: {@link verifyReputation}. */
-  verifyReputation: Bound<typeof verifyReputation>;
+  verifyReputation: BoundAction<typeof verifyReputation>;
   /** Reviews an agent received, newest first: {@link listAgentReviews}. */
-  listAgentReviews: Bound<typeof listAgentReviews>;
+  listAgentReviews: BoundAction<typeof listAgentReviews>;
   /** Browse active listings: {@link browseListings}. */
-  browseListings: Bound<typeof browseListings>;
+  browseListings: BoundAction<typeof browseListings>;
   /** Create a listing: {@link createListing}. */
-  createListing: Bound<typeof createListing>;
+  createListing: BoundAction<typeof createListing>;
   /** Listing details: {@link getListing}. */
-  getListing: Bound<typeof getListing>;
+  getListing: BoundAction<typeof getListing>;
   /** Update own listing: {@link updateListing}. */
-  updateListing: Bound<typeof updateListing>;
+  updateListing: BoundAction<typeof updateListing>;
   /** Deactivate own listing: {@link deleteListing}. */
-  deleteListing: Bound<typeof deleteListing>;
+  deleteListing: BoundAction<typeof deleteListing>;
   /** Buy a FIXED listing into a funded escrow: {@link buyListing}. */
-  buyListing: Bound<typeof buyListing>;
+  buyListing: BoundAction<typeof buyListing>;
   /** Claim a BOUNTY: become its seller on chain: {@link claimListing}. */
-  claimListing: Bound<typeof claimListing>;
+  claimListing: BoundAction<typeof claimListing>;
   /** The offers on a listing: all of them for its seller, your own for anyone else: {@link listListingOffers}. */
-  listListingOffers: Bound<typeof listListingOffers>;
+  listListingOffers: BoundAction<typeof listListingOffers>;
   /** Offer another price for a negotiable FIXED listing: {@link makeOffer}. */
-  makeOffer: Bound<typeof makeOffer>;
+  makeOffer: BoundAction<typeof makeOffer>;
   /** The proposals on a bounty: all of them for its poster, your own for anyone else: {@link listListingProposals}. */
-  listListingProposals: Bound<typeof listListingProposals>;
+  listListingProposals: BoundAction<typeof listListingProposals>;
   /** Propose to do a bounty that takes proposals: {@link makeProposal}. */
-  makeProposal: Bound<typeof makeProposal>;
+  makeProposal: BoundAction<typeof makeProposal>;
   /** List transactions, newest first: {@link listTransactions}. */
-  listTransactions: Bound<typeof listTransactions>;
+  listTransactions: BoundAction<typeof listTransactions>;
   /** Create an escrow between two agents, without a listing: {@link createTransaction}. */
-  createTransaction: Bound<typeof createTransaction>;
+  createTransaction: BoundAction<typeof createTransaction>;
   /** One transaction, with its escrow: {@link getTransaction}. */
-  getTransaction: Bound<typeof getTransaction>;
+  getTransaction: BoundAction<typeof getTransaction>;
   /** Confirm an external buyer's funding (tx_hash, or a signature for the relayer): {@link confirmFunding}. */
-  confirmFunding: Bound<typeof confirmFunding>;
+  confirmFunding: BoundAction<typeof confirmFunding>;
   /** Deliver the work (seller): {@link deliverWork}. */
-  deliverWork: Bound<typeof deliverWork>;
+  deliverWork: BoundAction<typeof deliverWork>;
   /** Release the payment to the seller (buyer; the seller once the dispute window has closed): {@link releaseEscrow}. */
-  releaseEscrow: Bound<typeof releaseEscrow>;
+  releaseEscrow: BoundAction<typeof releaseEscrow>;
   /** Refund the buyer: {@link refundEscrow}. */
-  refundEscrow: Bound<typeof refundEscrow>;
+  refundEscrow: BoundAction<typeof refundEscrow>;
   /** Open a dispute (either party): {@link openDispute}. */
-  openDispute: Bound<typeof openDispute>;
+  openDispute: BoundAction<typeof openDispute>;
   /** Every event of a transaction, on chain and off, in order (parties only): {@link getTimeline}. */
-  getTimeline: Bound<typeof getTimeline>;
+  getTimeline: BoundAction<typeof getTimeline>;
   /** The delivered content and link; together they hash to the on-chain deliverable hash (parties only): {@link getDeliverable}. */
-  getDeliverable: Bound<typeof getDeliverable>;
+  getDeliverable: BoundAction<typeof getDeliverable>;
   /** Add evidence to an open dispute (either party): {@link addEvidence}. */
-  addEvidence: Bound<typeof addEvidence>;
+  addEvidence: BoundAction<typeof addEvidence>;
   /** Settle a dispute: seller_bps of the amount to the seller, less the fee; the rest to the buyer (arbiter): {@link resolveDispute}. */
-  resolveDispute: Bound<typeof resolveDispute>;
+  resolveDispute: BoundAction<typeof resolveDispute>;
   /** Review the other party of a RELEASED transaction (once per party): {@link reviewTransaction}. */
-  reviewTransaction: Bound<typeof reviewTransaction>;
+  reviewTransaction: BoundAction<typeof reviewTransaction>;
   /** The dispute queue, oldest first (arbiter): {@link listDisputes}. */
-  listDisputes: Bound<typeof listDisputes>;
+  listDisputes: BoundAction<typeof listDisputes>;
   /** A dispute's whole case: the transaction, both parties, the reason, evidence, deliverable, messages and timeline (arbiter): {@link getDispute}. */
-  getDispute: Bound<typeof getDispute>;
+  getDispute: BoundAction<typeof getDispute>;
   /** ETH and USDC balance of an agent's wallet, read from the chain: {@link getWalletBalance}. */
-  getWalletBalance: Bound<typeof getWalletBalance>;
+  getWalletBalance: BoundAction<typeof getWalletBalance>;
   /** Send USDC out of a hosted agent's wallet (gasless): {@link withdrawUsdc}. */
-  withdrawUsdc: Bound<typeof withdrawUsdc>;
+  withdrawUsdc: BoundAction<typeof withdrawUsdc>;
   /** The caller's withdrawals, newest first (at most 100): {@link listWithdrawals}. */
-  listWithdrawals: Bound<typeof listWithdrawals>;
+  listWithdrawals: BoundAction<typeof listWithdrawals>;
   /** Mint test USDC to an address (local chain only): {@link requestTestUsdc}. */
-  requestTestUsdc: Bound<typeof requestTestUsdc>;
+  requestTestUsdc: BoundAction<typeof requestTestUsdc>;
   /** The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only): {@link callDevRpc}. */
-  callDevRpc: Bound<typeof callDevRpc>;
+  callDevRpc: BoundAction<typeof callDevRpc>;
   /** Send a direct message to another agent: {@link sendMessage}. */
-  sendMessage: Bound<typeof sendMessage>;
+  sendMessage: BoundAction<typeof sendMessage>;
   /** The caller's conversations, the most recent first: {@link listConversations}. */
-  listConversations: Bound<typeof listConversations>;
+  listConversations: BoundAction<typeof listConversations>;
   /** The thread with one agent, newest first: {@link getConversation}. */
-  getConversation: Bound<typeof getConversation>;
+  getConversation: BoundAction<typeof getConversation>;
   /** The public feed, newest first: posts and public events: {@link listFeed}. */
-  listFeed: Bound<typeof listFeed>;
+  listFeed: BoundAction<typeof listFeed>;
   /** Post to the public feed: {@link postToFeed}. */
-  postToFeed: Bound<typeof postToFeed>;
+  postToFeed: BoundAction<typeof postToFeed>;
   /** The caller's notifications, newest first: {@link listNotifications}. */
-  listNotifications: Bound<typeof listNotifications>;
+  listNotifications: BoundAction<typeof listNotifications>;
   /** Mark notifications read: by id, or all: {@link markNotificationsRead}. */
-  markNotificationsRead: Bound<typeof markNotificationsRead>;
+  markNotificationsRead: BoundAction<typeof markNotificationsRead>;
   /** New notifications as they happen (Server-Sent Events): {@link streamNotifications}. */
-  streamNotifications: Bound<typeof streamNotifications>;
+  streamNotifications: BoundAction<typeof streamNotifications>;
   /** Your offers, made as buyer and received as seller, newest first: {@link listOffers}. */
-  listOffers: Bound<typeof listOffers>;
+  listOffers: BoundAction<typeof listOffers>;
   /** One offer and its moves (its buyer and seller only): {@link getOffer}. */
-  getOffer: Bound<typeof getOffer>;
+  getOffer: BoundAction<typeof getOffer>;
   /** Propose another price (the party whose turn it is): {@link counterOffer}. */
-  counterOffer: Bound<typeof counterOffer>;
+  counterOffer: BoundAction<typeof counterOffer>;
   /** Accept the price proposed (the party whose turn it is): {@link acceptOffer}. */
-  acceptOffer: Bound<typeof acceptOffer>;
+  acceptOffer: BoundAction<typeof acceptOffer>;
   /** Decline the offer (the party whose turn it is): {@link declineOffer}. */
-  declineOffer: Bound<typeof declineOffer>;
+  declineOffer: BoundAction<typeof declineOffer>;
   /** Withdraw the offer (the buyer): {@link withdrawOffer}. */
-  withdrawOffer: Bound<typeof withdrawOffer>;
+  withdrawOffer: BoundAction<typeof withdrawOffer>;
   /** Your proposals, made and received on your bounties, newest first: {@link listProposals}. */
-  listProposals: Bound<typeof listProposals>;
+  listProposals: BoundAction<typeof listProposals>;
   /** One proposal (its agent and the bounty's poster only): {@link getProposal}. */
-  getProposal: Bound<typeof getProposal>;
+  getProposal: BoundAction<typeof getProposal>;
   /** Accept a proposal (the bounty's poster): its agent is assigned the bounty on chain: {@link acceptProposal}. */
-  acceptProposal: Bound<typeof acceptProposal>;
+  acceptProposal: BoundAction<typeof acceptProposal>;
   /** Decline a proposal (the bounty's poster): {@link declineProposal}. */
-  declineProposal: Bound<typeof declineProposal>;
+  declineProposal: BoundAction<typeof declineProposal>;
   /** Withdraw your proposal: {@link withdrawProposal}. */
-  withdrawProposal: Bound<typeof withdrawProposal>;
+  withdrawProposal: BoundAction<typeof withdrawProposal>;
   /** The ERC-8004 feedback file of a review given on chain: {@link getFeedbackFile}. */
-  getFeedbackFile: Bound<typeof getFeedbackFile>;
+  getFeedbackFile: BoundAction<typeof getFeedbackFile>;
   /** A nonce for a Sign-In with Ethereum message: {@link getSiweNonce}. */
-  getSiweNonce: Bound<typeof getSiweNonce>;
+  getSiweNonce: BoundAction<typeof getSiweNonce>;
   /** Sign in with a signed EIP-4361 message; answers a session token, or sets the session cookie: {@link login}. */
-  login: Bound<typeof login>;
+  login: BoundAction<typeof login>;
   /** End the session (Bearer token or cookie); clears the cookie: {@link logout}. */
-  logout: Bound<typeof logout>;
+  logout: BoundAction<typeof logout>;
   /** The session (Bearer token or cookie) and the agents it may act for: {@link getSession}. */
-  getSession: Bound<typeof getSession>;
+  getSession: BoundAction<typeof getSession>;
   /** The session's agents: {@link listOwnedAgents}. */
-  listOwnedAgents: Bound<typeof listOwnedAgents>;
+  listOwnedAgents: BoundAction<typeof listOwnedAgents>;
   /** Register a hosted agent owned by the session: {@link createOwnedAgent}. */
-  createOwnedAgent: Bound<typeof createOwnedAgent>;
+  createOwnedAgent: BoundAction<typeof createOwnedAgent>;
   /** The API keys of an agent the session owns: {@link listAgentKeys}. */
-  listAgentKeys: Bound<typeof listAgentKeys>;
+  listAgentKeys: BoundAction<typeof listAgentKeys>;
   /** A new API key for an agent the session owns: {@link issueAgentKey}. */
-  issueAgentKey: Bound<typeof issueAgentKey>;
+  issueAgentKey: BoundAction<typeof issueAgentKey>;
   /** Revoke an API key of an agent the session owns: {@link revokeAgentKey}. */
-  revokeAgentKey: Bound<typeof revokeAgentKey>;
+  revokeAgentKey: BoundAction<typeof revokeAgentKey>;
   /** Database, chain head and indexer lag: {@link getHealth}. */
-  getHealth: Bound<typeof getHealth>;
+  getHealth: BoundAction<typeof getHealth>;
   /** Marketplace-wide figures: {@link getStats}. */
-  getStats: Bound<typeof getStats>;
+  getStats: BoundAction<typeof getStats>;
   /** Volume and transactions per UTC day, oldest first, today last: {@link getDailyStats}. */
-  getDailyStats: Bound<typeof getDailyStats>;
+  getDailyStats: BoundAction<typeof getDailyStats>;
   /** Agents ranked by earnings, completed sales or success rate over a period: {@link getLeaderboard}. */
-  getLeaderboard: Bound<typeof getLeaderboard>;
+  getLeaderboard: BoundAction<typeof getLeaderboard>;
   /** The platform summary document: {@link getInfo}. */
-  getInfo: Bound<typeof getInfo>;
+  getInfo: BoundAction<typeof getInfo>;
 }
 
 /** Every action, bound to `client` (the way viem decorates a client with its actions). */

@@ -20,7 +20,7 @@ export type GetMeReturnType = Operation["responses"][200]["content"]["applicatio
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link GetMeParameters}
+ * @param _params - {@link GetMeParameters}
  * @returns {@link GetMeReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

@@ -20,7 +20,7 @@ export type GetSiweNonceReturnType = Operation["responses"][200]["content"]["app
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link GetSiweNonceParameters}
+ * @param _params - {@link GetSiweNonceParameters}
  * @returns {@link GetSiweNonceReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

@@ -19,7 +19,7 @@ export type LogoutReturnType = Operation["responses"][200]["content"]["applicati
  * - Credentials: an owner's session (from `login`), or a browser's session cookie (with its CSRF token)
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link LogoutParameters}
+ * @param _params - {@link LogoutParameters}
  * @returns {@link LogoutReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

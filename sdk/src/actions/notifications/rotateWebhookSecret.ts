@@ -22,7 +22,7 @@ export type RotateWebhookSecretReturnType = Operation["responses"][200]["content
  * - Credentials: the agent's API key
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link RotateWebhookSecretParameters}
+ * @param _params - {@link RotateWebhookSecretParameters}
  * @returns {@link RotateWebhookSecretReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

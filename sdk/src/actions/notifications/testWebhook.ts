@@ -23,7 +23,7 @@ export type TestWebhookReturnType = Operation["responses"][200]["content"]["appl
  * - Credentials: the agent's API key
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link TestWebhookParameters}
+ * @param _params - {@link TestWebhookParameters}
  * @returns {@link TestWebhookReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

@@ -24,7 +24,7 @@ export type ListOwnedAgentsReturnType = Operation["responses"][200]["content"]["
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link ListOwnedAgentsParameters}
+ * @param _params - {@link ListOwnedAgentsParameters}
  * @returns {@link ListOwnedAgentsReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

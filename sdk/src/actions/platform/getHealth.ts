@@ -20,7 +20,7 @@ export type GetHealthReturnType = Operation["responses"][200]["content"]["applic
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link GetHealthParameters}
+ * @param _params - {@link GetHealthParameters}
  * @returns {@link GetHealthReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

@@ -20,7 +20,7 @@ export type GetInfoReturnType = Operation["responses"][200]["content"]["applicat
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link GetInfoParameters}
+ * @param _params - {@link GetInfoParameters}
  * @returns {@link GetInfoReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

@@ -20,7 +20,7 @@ export type GetStatsReturnType = Operation["responses"][200]["content"]["applica
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link GetStatsParameters}
+ * @param _params - {@link GetStatsParameters}
  * @returns {@link GetStatsReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

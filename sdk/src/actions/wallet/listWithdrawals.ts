@@ -20,7 +20,7 @@ export type ListWithdrawalsReturnType = Operation["responses"][200]["content"]["
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
- * @param params - {@link ListWithdrawalsParameters}
+ * @param _params - {@link ListWithdrawalsParameters}
  * @returns {@link ListWithdrawalsReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
  *
  * @example

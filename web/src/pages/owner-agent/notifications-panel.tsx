@@ -59,7 +59,7 @@ export function NotificationsPanel({ agentId }: { agentId: string }) {
               attempt = 0;
               continue;
             }
-            const notification = event.data as Notification;
+            const notification = event.data;
             setArrived((earlier) => [notification, ...earlier.filter((item) => item.id !== notification.id)]);
             // What the notification is about changed: the lists showing it are stale.
             void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
