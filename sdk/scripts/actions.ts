@@ -88,7 +88,9 @@ export function actionOperationsOf(document: OpenApiDocument): ActionOperation[]
     const names = [...pathParameters.map((p) => p.name), ...queryParameters.map((p) => p.name), ...bodyFields];
     for (const name of names) {
       if (names.indexOf(name) !== names.lastIndexOf(name)) {
-        throw new Error(`${operationId}: "${name}" is both a path or query parameter and a body field`);
+        throw new Error(
+          `${operationId}: "${name}" is named twice among the path parameters, the query parameters and the body fields (the parameters are one object)`,
+        );
       }
       if (!IDENTIFIER.test(name)) throw new Error(`${operationId}: "${name}" is not an identifier`);
     }
