@@ -138,7 +138,7 @@ export const accountStats = onchainTable(
     updatedBlock: t.bigint().notNull(),
     /**
      * The id of the newest escrow event naming this account as buyer or seller (any kind, DELIVERED
-     * too): the API keeps each agent's profile until this moves (api/src/domain/kept-profiles.ts).
+     * too): the API keeps each agent's profile until this moves (api/src/domain/reads/kept-profiles.ts).
      */
     lastEvent: t.text().notNull(),
   }),

@@ -28,7 +28,7 @@ import { startStack } from "@agent-marketplace/indexer/testing";
 import { sampleMemory } from "../../bench/memory.ts";
 import { writeSection } from "../../bench/results.ts";
 import { createDatabase } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
+import { migrateDatabase } from "../src/migrate.ts";
 import { type Server, startApi, startHello } from "./api-process.ts";
 import { type Draw, measureAtRate, measureReads, type ReadFigures, same } from "./read-load.ts";
 import { seedEscrows, seedKeptProfiles, seedMarket, VOCABULARY } from "./seed.ts";

@@ -9,10 +9,10 @@ import { sql } from "drizzle-orm";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys.ts";
 import type { Database } from "../src/db/client.ts";
 import type { Deps } from "../src/deps.ts";
-import { agentProfiles } from "../src/domain/agent-profile.ts";
-import { refreshAgentRecords } from "../src/domain/agent-records.ts";
-import { pruneProfileChanges } from "../src/domain/kept-profiles.ts";
-import { pruneBrowseChanges } from "../src/domain/listing-index-sync.ts";
+import { agentProfiles } from "../src/domain/agents/agent-profile.ts";
+import { refreshAgentRecords } from "../src/domain/agents/agent-records.ts";
+import { pruneProfileChanges } from "../src/domain/reads/kept-profiles.ts";
+import { pruneBrowseChanges } from "../src/domain/reads/listing-index-sync.ts";
 
 export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"];
 export const WORDS = (
@@ -223,7 +223,7 @@ export async function seedEscrows(db: Database, target: EscrowTarget, count: num
 }
 
 /**
- * Builds and keeps every agent's public profile (domain/kept-profiles.ts), as a service that had
+ * Builds and keeps every agent's public profile (domain/reads/kept-profiles.ts), as a service that had
  * answered each once would hold them: profile reads then measure the kept profiles, as they are
  * served once running, not the first read of each after a seed that wrote around the API.
  */

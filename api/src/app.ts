@@ -4,8 +4,8 @@ import { requestId } from "hono/request-id";
 import { hashApiKey } from "./auth/api-keys.ts";
 import { cookieSession } from "./auth/cookie-session.ts";
 import type { Deps } from "./deps.ts";
-import { sellerSuffixSql } from "./domain/listing-browse.ts";
-import { listingIndexSync } from "./domain/listing-index-sync.ts";
+import { sellerSuffixSql } from "./domain/reads/listing-browse.ts";
+import { listingIndexSync } from "./domain/reads/listing-index-sync.ts";
 import { createUseCases } from "./domain/use-cases.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, validationHook } from "./http/errors.ts";
@@ -16,6 +16,7 @@ import { ReadCache } from "./http/read-cache.ts";
 import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
 import { webAppRoutes } from "./http/web-app.ts";
+import { createMcpSessionStore } from "./mcp/session-store.ts";
 import { KeyHolders } from "./rate-limit/key-holders.ts";
 import { IN_PROCESS_CALL, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
@@ -24,11 +25,12 @@ import { devRoutes } from "./routes/dev/index.ts";
 import { disputeRoutes } from "./routes/disputes/index.ts";
 import { feedRoutes } from "./routes/feed/index.ts";
 import { listingRoutes } from "./routes/listings/index.ts";
-import { mcpRoutes } from "./routes/mcp.ts";
+import { mcpRoutes, resumeMcpSession } from "./routes/mcp.ts";
 import { messageRoutes } from "./routes/messages/index.ts";
 import { notificationRoutes } from "./routes/notifications/index.ts";
 import { offerRoutes } from "./routes/offers/index.ts";
 import { ownerRoutes } from "./routes/owner/index.ts";
+import { apiPaths, withPaths } from "./routes/paths.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
 import { proposalRoutes } from "./routes/proposals/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
@@ -44,7 +46,7 @@ export function createApp(given: Deps) {
     (given.config.browseIndex === "memory" ? listingIndexSync(given.db, sellerSuffixSql) : undefined);
   const keyHolders = given.keyHolders ?? new KeyHolders(given.db, given.config.arbiter?.apiKeyHash);
   const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
-  const useCases = createUseCases(deps);
+  const useCases = createUseCases(deps, apiPaths);
   const routeDeps: RouteDeps = {
     useCases,
     guards: createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey }),
@@ -120,12 +122,16 @@ export function createApp(given: Deps) {
   app.route("/", platformRoutes(routeDeps, app));
   // /mcp calls this same app in process; each /mcp request spends the caller's budget once (its
   // tools' calls in process are not counted again).
+  // A request naming an MCP session acts with the key it keeps: resumed before the budget.
+  const mcpSessions = createMcpSessionStore(deps.db, deps.config.masterKey);
+  app.use("/mcp", resumeMcpSession(mcpSessions));
   app.use("/mcp", budget);
   app.route(
     "/mcp",
     mcpRoutes(
       (request, env) => app.fetch(request, { ...(env as object), [IN_PROCESS_CALL]: true } as never),
       (key) => deps.config.arbiter !== undefined && hashApiKey(key) === deps.config.arbiter.apiKeyHash,
+      mcpSessions,
       { localChain: useCases.wallet.faucet !== undefined },
     ),
   );
@@ -136,7 +142,7 @@ export function createApp(given: Deps) {
   app.notFound((c) =>
     c.json({ error: `No route ${c.req.method} ${c.req.path}`, code: "not_found", request_id: c.get("requestId") }, 404),
   );
-  app.onError(errorResponse);
+  app.onError((error, c) => errorResponse(withPaths(error), c));
   return app;
 }
 

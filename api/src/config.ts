@@ -34,7 +34,7 @@ const EnvSchema = z.object({
   BROWSE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /**
    * Where browse pages are read: `memory`, this process's listing index, current with Postgres at
-   * every page (domain/listing-index-sync.ts); `sql`, a statement per page.
+   * every page (domain/reads/listing-index-sync.ts); `sql`, a statement per page.
    */
   BROWSE_INDEX: z.enum(["memory", "sql"]).default("memory"),
   /**

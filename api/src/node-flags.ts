@@ -11,11 +11,11 @@
  * The young generation's semi-spaces are API_SEMI_SPACE_MIB each (Node's default is 16): requests
  * allocate short-lived objects only, and the smaller young generation is 27 MiB less resident
  * (179 against 209 MiB idle, 202 against 229 at peak under details and profiles at load) with the
- * same throughput, room the listing index (domain/listing-index.ts) takes.
+ * same throughput, room the listing index (domain/reads/listing-index.ts) takes.
  *
  * V8's allocation-site pretenuring is off (--no-allocation-site-pretenuring). Pretenuring makes an
  * allocation site whose objects mostly survived allocate the next ones in the old generation. While
- * the listing index loads (domain/listing-index-sync.ts), every row node-postgres parses is kept
+ * the listing index loads (domain/reads/listing-index-sync.ts), every row node-postgres parses is kept
  * (--trace-pretenuring-statistics: sites with 1,000 of 1,000 objects surviving, a load batch's
  * rows, are tenured), and stay so: after that, each query's rows were old objects pointing at young
  * strings (a 7 KB profile body, a card), and the young generation's collections had to keep and

@@ -9,8 +9,8 @@ import { createApp } from "../src/app.ts";
 import { createChainServices } from "../src/chain/services.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { createDatabase, type Database } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
 import { listings } from "../src/db/schema.ts";
+import { migrateDatabase } from "../src/migrate.ts";
 import {
   MemoryRateLimitStore,
   PostgresRateLimitStore,

@@ -18,7 +18,7 @@ import { chromium as playwright } from "playwright-core";
 import { type Server, startApi } from "../../api/bench/api-process.ts";
 import { seedListings } from "../../api/bench/seed.ts";
 import { createDatabase } from "../../api/src/db/client.ts";
-import { migrateDatabase } from "../../api/src/db/migrate.ts";
+import { migrateDatabase } from "../../api/src/migrate.ts";
 import { writeSection } from "../../bench/results.ts";
 import { startStack } from "../../indexer/test/stack.ts";
 

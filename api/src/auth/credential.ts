@@ -11,9 +11,13 @@ import { sessionTokenFromHeader } from "./user-sessions.ts";
  * cookie session is exactly a Bearer session to them.
  */
 
-/** The API key the request carries, if any (keys travel only in the Authorization header). */
+/**
+ * The API key the request carries, if any: in the Authorization header, else the one the /mcp
+ * session it names keeps (routes/mcp.ts).
+ */
 export function apiKeyOf(c: Context<AppEnv>): string | undefined {
-  return apiKeyFromHeader(c.req.header("authorization"));
+  const header = c.req.header("authorization");
+  return header ? apiKeyFromHeader(header) : c.get("mcpSession")?.apiKey;
 }
 
 /** The SHA-256 of the request's API key (what is stored and looked up), worked out once a request. */
@@ -36,7 +40,7 @@ export function sessionTokenOf(c: Context<AppEnv>): string | undefined {
 
 /** Whether the request presents any credential (a well-formed one or not). */
 export function hasCredential(c: Context<AppEnv>): boolean {
-  return Boolean(c.req.header("authorization") || c.get("cookieSession"));
+  return Boolean(c.req.header("authorization") || c.get("cookieSession") || c.get("mcpSession")?.apiKey);
 }
 
 /** Whether the request's session came from the cookie (a browser): its answers may set or clear it. */

@@ -3,9 +3,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Database } from "../db/client.ts";
 import { compiled, literalLimit } from "../db/compiled-statement.ts";
 import { agents, apiKeys } from "../db/schema.ts";
-import type { Agent } from "../domain/agent-summary.ts";
-import { badRequest, forbidden, unauthorized } from "../domain/errors.ts";
-import { isUuid } from "../domain/ids.ts";
+import type { Agent } from "../domain/agents/agent-summary.ts";
+import { badRequest, forbidden, unauthorized } from "../domain/shared/errors.ts";
+import { isUuid } from "../domain/shared/ids.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { ownedAgent, requestSession } from "./user-sessions.ts";
@@ -34,7 +34,7 @@ export type KeyCheck = (keyHash: string) => Promise<KeyCheckResult | undefined>;
 export interface RequireAgentOptions {
   /**
    * Checks an API key in place of the plain check: one that also reads what the route answers
-   * (GET /me: the own profile, domain/agent-profile.ts) saves the route a second round trip. It
+   * (GET /me: the own profile, domain/agents/agent-profile.ts) saves the route a second round trip. It
    * must refuse what the plain check refuses: revoked keys and inactive agents.
    */
   keyCheck?: KeyCheck;

@@ -4,7 +4,7 @@ import type { Address } from "viem";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
-import { forbidden, unauthorized } from "../domain/errors.ts";
+import { forbidden, unauthorized } from "../domain/shared/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
 import { requestSession } from "./user-sessions.ts";

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { forbidden, unauthorized } from "../domain/errors.ts";
+import { forbidden, unauthorized } from "../domain/shared/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { apiKeyOf, sessionTokenOf } from "./credential.ts";
 import { type ArbiterCheck, arbiterStanding } from "./require-arbiter.ts";

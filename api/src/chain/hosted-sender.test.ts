@@ -4,8 +4,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { chainInstance, clientThatCannotBroadcast, fundedAccount, harmlessCall } from "../../test/relayer-fixtures.ts";
 import { createDatabase, type Database } from "../db/client.ts";
-import { migrateDatabase } from "../db/migrate.ts";
 import { relayedTransactions } from "../db/schema.ts";
+import { migrateDatabase } from "../migrate.ts";
 import { createHostedSender } from "./hosted-sender.ts";
 import { createRelayer } from "./relayer.ts";
 

@@ -61,7 +61,7 @@ export const chainAccountStats = chain
     earned: wei("earned").notNull(),
     refundedToBuyer: wei("refunded_to_buyer").notNull(),
     lockedAsBuyer: wei("locked_as_buyer").notNull(),
-    /** The newest escrow event naming the account as buyer or seller (domain/kept-profiles.ts). */
+    /** The newest escrow event naming the account as buyer or seller (domain/reads/kept-profiles.ts). */
     lastEvent: text("last_event").notNull(),
   })
   .existing();

@@ -14,9 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { OfferAction, OfferStatus } from "../domain/offer-state.ts";
-import type { ProposalStatus } from "../domain/proposal-status.ts";
-import type { ReputationTier } from "../domain/reputation.ts";
+import type { OfferAction, OfferStatus, ProposalStatus, ReputationTier } from "./column-values.ts";
 
 /**
  * Schema "app": what the API owns. On-chain state is never stored here; it is read from the
@@ -61,8 +59,8 @@ export const agents = app.table(
      */
     erc8004TxHash: text("erc8004_tx_hash"),
     /**
-     * The tier of the agent's indexed record (domain/reputation.ts), kept for the listing cards that
-     * name it (domain/kept-tiers.ts): browse reads it instead of working it out per listing.
+     * The tier of the agent's indexed record (domain/shared/reputation.ts), kept for the listing cards that
+     * name it (domain/reads/kept-tiers.ts): browse reads it instead of working it out per listing.
      */
     reputationTier: text("reputation_tier").$type<ReputationTier>().notNull().default("NEWCOMER"),
   },
@@ -122,7 +120,7 @@ export const listings = app.table(
     sellerListed: boolean("seller_listed").notNull().default(true),
     timesPurchased: integer("times_purchased").notNull().default(0),
     /**
-     * BOUNTY only: agents send proposals and the poster picks one (domain/proposals.ts); such a
+     * BOUNTY only: agents send proposals and the poster picks one (domain/proposals/proposals.ts); such a
      * bounty is not claimed first come.
      */
     acceptsProposals: boolean("accepts_proposals").notNull().default(false),
@@ -146,7 +144,7 @@ export const listings = app.table(
     /**
      * The listing's part of its browse card, as JSON text left open (everything but its seller's
      * name and tier, which a page appends before the closing brace): kept by a trigger whenever a column it shows changes, so browsing reads it instead of
-     * building it for every row of every page. Function and trigger: domain/listing-cards.ts.
+     * building it for every row of every page. Function and trigger: domain/reads/listing-cards.ts.
      */
     cardText: text("card_text"),
   },
@@ -174,7 +172,7 @@ export const listings = app.table(
       .where(sql`${t.isActive} AND ${t.sellerListed}`),
     index("listings_agent_id_idx").on(t.agentId),
     // A profile's newest active listings: their ids in order from the index alone, where the index on
-    // agent_id made Postgres fetch every listing of the agent and sort them (domain/agent-profile.ts).
+    // agent_id made Postgres fetch every listing of the agent and sort them (domain/agents/agent-profile.ts).
     index("listings_agent_active_created_idx").on(t.agentId, t.createdAt, t.id).where(sql`${t.isActive}`),
     // /api/stats and /api/info count the active listings of each type from this index alone.
     index("listings_active_type_idx").on(t.listingType).where(sql`${t.isActive}`),
@@ -229,7 +227,7 @@ export const listingWords = app.table(
 
 /**
  * What changed that a browse page shows, in the order the changes were committed: each API process
- * keeps the listings browse can show in memory (domain/listing-index.ts) and, before answering a
+ * keeps the listings browse can show in memory (domain/reads/listing-index.ts) and, before answering a
  * page, reads the newest version here and catches up on the listings and sellers changed since.
  * Written by deferred triggers on app.listings and app.agents (migration 0026) under one advisory
  * lock taken just before commit, so a version is never seen before a smaller one. The newest
@@ -261,7 +259,7 @@ export const profileChanges = app.table(
 
 /**
  * Each agent's public profile (GET /api/agents/{id}) as the JSON it answers, and the fields its own
- * profile (GET /api/agents/me) adds, kept from one read to the next (domain/kept-profiles.ts). They
+ * profile (GET /api/agents/me) adds, kept from one read to the next (domain/reads/kept-profiles.ts). They
  * are served while they are current: no app.profile_changes row of the agent after `built_version`,
  * the agent's chain.account_stats `last_event` (its newest escrow event) still `last_event`, and
  * the same escrow contract. Otherwise they are built again.
@@ -285,8 +283,8 @@ export const profileDocs = app.table("profile_docs", {
 });
 
 /**
- * Each agent's track record, kept (domain/agent-records.ts): the figures of the escrows that are
- * its transactions' escrows under the rule of domain/escrow-match.ts, in the role it held in the
+ * Each agent's track record, kept (domain/agents/agent-records.ts): the figures of the escrows that are
+ * its transactions' escrows under the rule of domain/transactions/escrow-match.ts, in the role it held in the
  * transaction, never any other escrow naming its wallet (anyone may fund one). The columns are
  * chain.account_stats' figures, counted over those escrows only. Recomputed (never incremented) by
  * one statement for some agents or for all.
@@ -322,8 +320,8 @@ export const agentRecords = app.table("agent_records", {
 });
 
 /**
- * Each transaction's escrow while it matches every term (domain/escrow-match.ts), kept with what
- * the records and the marketplace's figures count of it (domain/agent-records.ts): the escrows
+ * Each transaction's escrow while it matches every term (domain/transactions/escrow-match.ts), kept with what
+ * the records and the marketplace's figures count of it (domain/agents/agent-records.ts): the escrows
  * that are some transaction's, found once instead of at every read. No row while the transaction
  * has no matching escrow (a foreign one is nobody's).
  */
@@ -371,7 +369,7 @@ export const platformTotals = app.table("platform_totals", {
 /**
  * A trade between two agents. Its id is the escrow's funding reference (escrowRef(id)); the escrow on
  * chain is escrowIdOf(buyer's wallet, ref). Its state is derived from that escrow when every term matches
- * (domain/escrow-match.ts), never stored.
+ * (domain/transactions/escrow-match.ts), never stored.
  */
 export const transactions = app.table(
   "transactions",
@@ -398,8 +396,8 @@ export const transactions = app.table(
 );
 
 /**
- * An offer of another price on a negotiable FIXED listing (domain/offers.ts, the rules in
- * domain/offer-state.ts): its current price and status, whose turn follows from the status. A buyer
+ * An offer of another price on a negotiable FIXED listing (domain/offers/offers.ts, the rules in
+ * domain/offers/offer-state.ts): its current price and status, whose turn follows from the status. A buyer
  * has at most one live offer per listing.
  */
 export const offers = app.table(
@@ -457,7 +455,7 @@ export const offerMoves = app.table(
 );
 
 /**
- * A proposal to do a bounty that takes proposals (domain/proposals.ts): the agent's pitch and the
+ * A proposal to do a bounty that takes proposals (domain/proposals/proposals.ts): the agent's pitch and the
  * hours it says it needs; the poster accepts one, the others are declined. An agent has at most one
  * PENDING proposal per bounty.
  */
@@ -522,6 +520,18 @@ export const notificationStreams = app.table(
 );
 
 /**
+ * The MCP sessions of /mcp (Streamable HTTP), in every API process: the session id (hashed) a
+ * client got at `initialize` and echoes as `Mcp-Session-Id`, and the agent key the session acts
+ * with (sealed: the key `register` answered, or the one the client sent), so a session keeps
+ * working after `register` without the client adding a header. Idle ones end.
+ */
+export const mcpSessions = app.table("mcp_sessions", {
+  idHash: text("id_hash").primaryKey(),
+  sealedKey: text("sealed_key"),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+});
+
+/**
  * The API instances sharing the rate-limit counts, each as last heard from: an instance that hears
  * of no other counts on its own, without asking the database before it answers (rate-limit/store.ts).
  */
@@ -574,7 +584,7 @@ export const relayedTransactions = app.table(
 );
 
 /**
- * USDC a wallet's sends in flight will spend (domain/balance-reservations.ts): taken under a lock
+ * USDC a wallet's sends in flight will spend (domain/wallet/balance-reservations.ts): taken under a lock
  * per wallet before anything is signed, so concurrent sends that do not fit the balance are refused
  * instead of mined and reverted. One lives until its send is mined (the balance shows it then),
  * refused or dropped; one never signed lapses at `expires_at`.

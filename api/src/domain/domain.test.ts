@@ -1,9 +1,9 @@
 import { encodeAbiParameters, keccak256, stringToHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { deliverableHash } from "./deliverables.ts";
-import { formatEth, formatUsdc } from "./money.ts";
-import { REPUTATION_TIERS, reputationTier, successRate, TIER_THRESHOLDS } from "./reputation.ts";
-import { deriveTransactionState } from "./transaction-state.ts";
+import { formatEth, formatUsdc } from "./shared/money.ts";
+import { REPUTATION_TIERS, reputationTier, successRate, TIER_THRESHOLDS } from "./shared/reputation.ts";
+import { deliverableHash } from "./transactions/deliverables.ts";
+import { deriveTransactionState } from "./transactions/transaction-state.ts";
 
 describe("formatUsdc", () => {
   it("shows two decimals, rounded down", () => {

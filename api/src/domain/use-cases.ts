@@ -1,38 +1,40 @@
 import type { Deps } from "../deps.ts";
-import { reputationUseCases } from "./agent-reputation.ts";
-import { agentUseCases } from "./agents.ts";
-import { devWalletUseCases } from "./dev-wallet.ts";
-import { disputeDesk } from "./dispute-desk.ts";
-import { disputes } from "./disputes.ts";
-import { erc8004UseCases } from "./erc8004.ts";
-import { escrowMoves } from "./escrow-moves.ts";
-import { feedUseCases } from "./feed.ts";
-import { leaderboardUseCases } from "./leaderboard.ts";
-import { listingUseCases } from "./listings.ts";
-import { messageUseCases } from "./messages.ts";
-import { notificationUseCases } from "./notifications.ts";
-import { offerUseCases } from "./offers.ts";
-import { ownerUseCases } from "./owners.ts";
-import { platformUseCases } from "./platform.ts";
-import { proposalUseCases } from "./proposals.ts";
-import { purchaseUseCases } from "./purchases.ts";
-import { reviewUseCases } from "./reviews.ts";
-import { sessionUseCases } from "./sessions.ts";
-import { transactionFunding } from "./transaction-funding.ts";
-import { transactionRecords } from "./transaction-records.ts";
-import { transactionReads } from "./transactions.ts";
-import { walletUseCases } from "./wallet.ts";
-import { webhookUseCases } from "./webhooks.ts";
+import { reputationUseCases } from "./agents/agent-reputation.ts";
+import { agentUseCases } from "./agents/agents.ts";
+import { sessionUseCases } from "./auth/sessions.ts";
+import { devWalletUseCases } from "./dev/dev-wallet.ts";
+import { disputeDesk } from "./disputes/dispute-desk.ts";
+import { disputes } from "./disputes/disputes.ts";
+import { erc8004UseCases } from "./erc8004/erc8004.ts";
+import { listingUseCases } from "./listings/listings.ts";
+import { purchaseUseCases } from "./listings/purchases.ts";
+import { feedUseCases } from "./messages/feed.ts";
+import { messageUseCases } from "./messages/messages.ts";
+import { notificationUseCases } from "./notifications/notifications.ts";
+import { webhookUseCases } from "./notifications/webhooks.ts";
+import { offerUseCases } from "./offers/offers.ts";
+import { ownerUseCases } from "./owners/owners.ts";
+import { leaderboardUseCases } from "./platform/leaderboard.ts";
+import { platformUseCases } from "./platform/platform.ts";
+import { proposalUseCases } from "./proposals/proposals.ts";
+import { reviewUseCases } from "./reviews/reviews.ts";
+import type { ApiPaths } from "./shared/api-paths.ts";
+import { escrowMoves } from "./transactions/escrow-moves.ts";
+import { transactionFunding } from "./transactions/transaction-funding.ts";
+import { transactionRecords } from "./transactions/transaction-records.ts";
+import { transactionReads } from "./transactions/transactions.ts";
+import { walletUseCases } from "./wallet/wallet.ts";
 
 /**
- * Every business flow of the API, by area, built once per app from its dependencies. Routes and
- * the keeper call these; only these reach the database and the chain.
+ * Every business flow of the API, by area, built once per app from its dependencies and the
+ * paths the routes serve (`paths`: the domain knows no URL). Routes and the keeper call these;
+ * only these reach the database and the chain.
  */
-export function createUseCases(deps: Deps) {
+export function createUseCases(deps: Deps, paths: ApiPaths) {
   return {
     transactions: transactionReads(deps),
-    transactionFunding: transactionFunding(deps),
-    escrowMoves: escrowMoves(deps),
+    transactionFunding: transactionFunding(deps, paths),
+    escrowMoves: escrowMoves(deps, paths),
     transactionRecords: transactionRecords(deps),
     disputes: disputes(deps),
     disputeDesk: disputeDesk(deps),
@@ -40,20 +42,20 @@ export function createUseCases(deps: Deps) {
     devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
     offers: offerUseCases(deps),
-    proposals: proposalUseCases(deps),
+    proposals: proposalUseCases(deps, paths),
     feed: feedUseCases(deps),
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),
     platform: platformUseCases(deps),
     leaderboard: leaderboardUseCases(deps),
-    listings: listingUseCases(deps),
-    purchases: purchaseUseCases(deps),
+    listings: listingUseCases(deps, paths),
+    purchases: purchaseUseCases(deps, paths),
     agents: agentUseCases(deps),
-    owners: ownerUseCases(deps),
-    erc8004: erc8004UseCases(deps),
+    owners: ownerUseCases(deps, paths),
+    erc8004: erc8004UseCases(deps, paths),
     reputation: reputationUseCases(deps),
-    reviews: reviewUseCases(deps),
-    webhooks: webhookUseCases(deps),
+    reviews: reviewUseCases(deps, paths),
+    webhooks: webhookUseCases(deps, paths),
   };
 }
 

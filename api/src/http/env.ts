@@ -27,6 +27,8 @@ export interface AppEnv {
      * request has no Authorization header and, for an unsafe method, passed the CSRF check.
      */
     cookieSession: string;
+    /** The /mcp session the request names (`Mcp-Session-Id`), live, with the key it keeps (routes/mcp.ts). */
+    mcpSession: { id: string; apiKey: string | undefined };
     /** The app's Idempotency-Key middleware, which the routes declared idempotent run (http/idempotency.ts). */
     idempotency: MiddlewareHandler<AppEnv>;
   };

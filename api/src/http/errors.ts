@@ -14,7 +14,7 @@ import {
   NotFoundError,
   RegistryRevertedError,
   UnauthenticatedError,
-} from "../domain/errors.ts";
+} from "../domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { NOT_FOUND_PARAM } from "./params.ts";
 

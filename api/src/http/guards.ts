@@ -15,7 +15,7 @@ const HOUR_MS = 60 * 60 * 1000;
 export function createGuards(
   deps: Pick<Deps, "db" | "config" | "chain" | "rateLimitStore">,
   checks: {
-    /** The API key check that reads the own profile with it (domain/agent-profile.ts). */
+    /** The API key check that reads the own profile with it (domain/agents/agent-profile.ts). */
     ownProfileByKey: KeyCheck;
   },
 ) {

@@ -6,7 +6,7 @@ import { trackSends } from "../chain/sends-in-request.ts";
 import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 import type { Database } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
-import { badRequest } from "../domain/errors.ts";
+import { badRequest } from "../domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 

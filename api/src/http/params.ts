@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isUuid } from "../domain/ids.ts";
+import { isUuid } from "../domain/shared/ids.ts";
 
 /** What the validation hook reads off a refused id: the kind of thing it named. */
 export const NOT_FOUND_PARAM = "notFound";

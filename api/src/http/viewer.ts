@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { TransactionViewer } from "../domain/transactions.ts";
+import type { TransactionViewer } from "../domain/transactions/transactions.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Who reads, as the `viewer` guard found it: the agent acted as, and whether it is the arbiter. */

@@ -1,19 +1,19 @@
 import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
-import { offerUseCases } from "../domain/offers.ts";
-import { reconciliation } from "../domain/reconciliation.ts";
-import { escrowTimeouts } from "../domain/timeouts.ts";
+import { offerUseCases } from "../domain/offers/offers.ts";
+import { reconciliation } from "../domain/platform/reconciliation.ts";
+import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
 
 /*
  * The keeper: what must happen when time passes, without anyone asking. Each run, in order:
  * - reconciliation: unfinished sends are resumed, and bounties funded without a confirm listed
- *   (domain/reconciliation.ts);
+ *   (domain/platform/reconciliation.ts);
  * - timeouts: every delivered escrow past its dispute window (a FIXED purchase or a bounty) is
  *   released to its seller, expired escrows refunded (an expired bounty delisted), and lapsed
- *   bounty claims re-opened (domain/timeouts.ts). A release a seller asked for, or one already
+ *   bounty claims re-opened (domain/transactions/timeouts.ts). A release a seller asked for, or one already
  *   under way, is not sent twice;
  * - offers: every live offer past its time is recorded EXPIRED and both parties told
- *   (domain/offers.ts).
+ *   (domain/offers/offers.ts).
  */
 
 export interface KeeperReport {

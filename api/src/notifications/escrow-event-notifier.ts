@@ -3,9 +3,9 @@ import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import type { Database } from "../db/client.ts";
 import { feedEvents, readCursors } from "../db/schema.ts";
-import { refreshAgentRecords } from "../domain/agent-records.ts";
-import { reasonOnChain } from "../domain/dispute-reason.ts";
-import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/escrow-match.ts";
+import { refreshAgentRecords } from "../domain/agents/agent-records.ts";
+import { reasonOnChain } from "../domain/disputes/dispute-reason.ts";
+import { escrowColumnsOf, escrowMatchesSql, expectedTermsOf } from "../domain/transactions/escrow-match.ts";
 import { type NewNotification, type NotificationKind, notify } from "./notify.ts";
 
 /*
@@ -15,7 +15,7 @@ import { type NewNotification, type NotificationKind, notify } from "./notify.ts
  * produced, and every row carries a dedupe key naming its event, so each event notifies each party
  * exactly once, whichever API instance reads it (an advisory lock lets one read at a time). The
  * parties of each event get their records (and kept tiers, and the platform totals) counted again
- * in the same transaction (domain/agent-records.ts).
+ * in the same transaction (domain/agents/agent-records.ts).
  *
  * Who hears what:
  * - FUNDED: the buyer `payment.funded`; the seller of a FIXED listing `listing.purchased`.

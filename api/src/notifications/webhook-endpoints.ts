@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { isoMillisSql } from "../db/json-text.ts";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
+import { isoMillisSql } from "../domain/reads/json-text.ts";
 
 /*
  * The state of an agent's webhook endpoint that its agent changes (the sender changes the rest,

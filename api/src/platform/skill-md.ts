@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { TIER_THRESHOLDS } from "../domain/reputation.ts";
+import { TIER_THRESHOLDS } from "../domain/shared/reputation.ts";
 import { MAX_JSON_DEPTH } from "../http/fit-input.ts";
 import { retryDelayMs } from "../notifications/webhook-sender.ts";
 

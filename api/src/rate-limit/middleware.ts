@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { apiKeyHashOf, sessionFromCookie, sessionTokenOf } from "../auth/credential.ts";
 import { requestSession } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
-import { unauthorized } from "../domain/errors.ts";
+import { unauthorized } from "../domain/shared/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KeyHolders } from "./key-holders.ts";

@@ -1,13 +1,52 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import { apiKeyOf } from "../auth/credential.ts";
 import type { AppEnv } from "../http/env.ts";
+import type { McpSessionStore } from "../mcp/session-store.ts";
 
 /*
  * /mcp: the marketplace's MCP server over Streamable HTTP (the endpoint agents' ERC-8004
- * registration files name), the same tools as the stdio server of sdk/src/mcp. Stateless: each
- * request builds a server for the caller's `Authorization: Bearer <api key>` and answers in JSON.
+ * registration files name), the same tools as the stdio server of sdk/src/mcp. Each request builds
+ * a server for the caller's key and answers in JSON. The key is the request's
+ * `Authorization: Bearer <api key>`, else the one its MCP session keeps: `initialize` answers an
+ * `Mcp-Session-Id`, and a session keeps the key `register` answered (or the first one sent), so a
+ * client that registers through the tools goes on without adding a header. Sessions live in
+ * Postgres (mcp/session-store.ts): any API process serves any of a session's requests.
  * The tools call this same app in process (no network hop), with the caller's origin and
  * connection, so limits, checks and URLs are those of a direct request.
  */
+
+const SESSION_HEADER = "mcp-session-id";
+
+/**
+ * Before the budget: a request naming a live MCP session acts with the session's key (when it
+ * sends no Authorization of its own), so the budget is the agent's. An unknown or ended session
+ * is 404, as the MCP transport says: the client starts a new one.
+ */
+export function resumeMcpSession(sessions: McpSessionStore): MiddlewareHandler<AppEnv> {
+  return async function mcpSession(c, next) {
+    const id = c.req.header(SESSION_HEADER);
+    if (id === undefined) return next();
+    const session = await sessions.resume(id);
+    if (!session) {
+      return c.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: initialize a new one" }, id: null },
+        404,
+      );
+    }
+    c.set("mcpSession", { id, apiKey: session.apiKey });
+    return next();
+  };
+}
+
+/** Whether a JSON-RPC body starts a session. */
+async function isInitialize(request: Request): Promise<boolean> {
+  if (request.method !== "POST") return false;
+  const body: unknown = await request
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
 
 type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>;
 
@@ -19,6 +58,7 @@ type Dispatch = (request: Request, env: unknown) => Response | Promise<Response>
 export function mcpRoutes(
   dispatch: Dispatch,
   isArbiterKey: (key: string) => boolean,
+  sessions: McpSessionStore,
   options: { localChain: boolean } = { localChain: false },
 ) {
   const app = new Hono<AppEnv>();
@@ -31,8 +71,14 @@ export function mcpRoutes(
         import("@agent-marketplace/sdk/mcp"),
         import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
       ]);
+    const resumed = c.get("mcpSession");
+    if (c.req.method === "DELETE" && resumed) {
+      await sessions.end(resumed.id);
+      return c.body(null, 204);
+    }
     const origin = new URL(c.req.url).origin;
-    const apiKey = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    const apiKey = apiKeyOf(c);
+    const sessionId = resumed?.id ?? ((await isInitialize(c.req.raw)) ? await sessions.open(apiKey) : undefined);
     const client = createMarketplaceClient({
       baseUrl: origin,
       apiKey,
@@ -52,8 +98,14 @@ export function mcpRoutes(
     await server.connect(transport);
     try {
       const answer = await transport.handleRequest(c.req.raw);
+      // The session keeps the key the tools ended with: the one `register` answered, or rotated to.
+      if (sessionId !== undefined && client.apiKey !== undefined && client.apiKey !== resumed?.apiKey) {
+        await sessions.keep(sessionId, client.apiKey);
+      }
       // Through the context, so the headers middleware set (the budget's RateLimit-*) go with it.
-      return c.newResponse(answer.body, answer);
+      const response = c.newResponse(answer.body, answer);
+      if (sessionId !== undefined && !resumed) response.headers.set("Mcp-Session-Id", sessionId);
+      return response;
     } finally {
       await server.close();
     }

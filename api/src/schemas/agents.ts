@@ -1,15 +1,20 @@
 import { z } from "@hono/zod-openapi";
 import type { agents } from "../db/schema.ts";
-import type { RegisterAgentInput } from "../domain/agents.ts";
+import {
+  type OwnProfileView,
+  PROFILE_LISTINGS,
+  type PublicAgentView,
+  RECENT_TRANSACTIONS,
+} from "../domain/agents/agent-profile.ts";
+import type { DirectoryAgentView } from "../domain/agents/agent-summary.ts";
+import type { RegisterAgentInput } from "../domain/agents/agents.ts";
 import { Address, Uuid } from "./common.ts";
 import { Transaction } from "./transaction.ts";
 
 /** Shared pieces of the /api/agents answers: the views of an agent and the key warning. */
 
-/** The agent's newest transactions shown in its profile, as buyer or seller. */
-export const RECENT_TRANSACTIONS = 5;
-/** Active listings shown in an agent's profile, newest first. */
-export const PROFILE_LISTINGS = 20;
+/** How many transactions and listings a profile shows: the domain's (domain/agents/agent-profile.ts). */
+export { PROFILE_LISTINGS, RECENT_TRANSACTIONS };
 
 export const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
 
@@ -58,9 +63,7 @@ export const OwnProfile = PublicAgent.extend({
 /** An agent as the directory lists it: the public view without its transactions and listings. */
 export const DirectoryAgent = PublicAgent.omit({ recent_transactions: true, listings: true });
 
-export type PublicAgentView = z.infer<typeof PublicAgent>;
-export type OwnProfileView = z.infer<typeof OwnProfile>;
-export type DirectoryAgentView = z.infer<typeof DirectoryAgent>;
+export type { DirectoryAgentView, OwnProfileView, PublicAgentView };
 
 /** An agent's name, in registration and profile changes. */
 export const AgentName = z.string().trim().min(1).max(100);

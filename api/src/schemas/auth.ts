@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Session as SessionOf } from "../domain/sessions.ts";
+import type { Session as SessionOf } from "../domain/auth/sessions.ts";
 import { Uuid } from "./common.ts";
 
 /** An owner's session as /api/auth/login answers it (and /api/auth/session, without the token). */

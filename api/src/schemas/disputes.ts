@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { REPUTATION_TIERS } from "../domain/reputation.ts";
+import {
+  DISPUTE_STATUSES,
+  type DisputeCaseView,
+  type DisputeQueueView,
+  type DisputeStatus,
+  type QueuedDisputeView,
+} from "../domain/disputes/dispute-desk.ts";
+import { REPUTATION_TIERS } from "../domain/shared/reputation.ts";
 import { PublicAgent } from "./agents.ts";
 import { Uuid } from "./common.ts";
 import { ReputationFigures, TimelineEvent } from "./records.ts";
@@ -7,8 +14,7 @@ import { Transaction } from "./transaction.ts";
 
 /** The arbiter's desk (/api/disputes): the queue of disputes and the whole case of one. */
 
-export const DISPUTE_STATUSES = ["open", "resolved"] as const;
-export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+export { DISPUTE_STATUSES, type DisputeStatus };
 
 const Side = z.enum(["buyer", "seller"]);
 
@@ -88,6 +94,4 @@ export const DisputeCase = z
   })
   .openapi("DisputeCase");
 
-export type QueuedDisputeView = z.infer<typeof QueuedDispute>;
-export type DisputeQueueView = z.infer<typeof DisputeQueue>;
-export type DisputeCaseView = z.infer<typeof DisputeCase>;
+export type { DisputeCaseView, DisputeQueueView, QueuedDisputeView };

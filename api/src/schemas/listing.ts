@@ -1,21 +1,24 @@
 import { z } from "@hono/zod-openapi";
+import type { ListingView } from "../domain/listings/listings.ts";
+import { LISTING_CATEGORIES, LISTING_TYPES } from "../domain/shared/listing-terms.ts";
 import { ErrorBody, Uuid } from "./common.ts";
 
-/** Shapes and limits shared by the /api/listings routes and the listing use cases. */
+/** Shapes and limits of the /api/listings routes; the listing words are the domain's (shared/listing-terms.ts). */
 
-export const LISTING_CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
-export const LISTING_TYPES = ["FIXED", "BOUNTY"] as const;
-export const LISTING_SORTS = ["newest", "cheapest", "popular"] as const;
-export type ListingCategory = (typeof LISTING_CATEGORIES)[number];
-export type ListingType = (typeof LISTING_TYPES)[number];
-export type ListingSort = (typeof LISTING_SORTS)[number];
+export {
+  KEYWORD_MAX_WORDS,
+  LISTING_CATEGORIES,
+  LISTING_SORTS,
+  LISTING_TYPES,
+  type ListingCategory,
+  type ListingSort,
+  type ListingType,
+  STARTER_MAX_WEI,
+} from "../domain/shared/listing-terms.ts";
+export type { ListingView };
 
-/** The starter filter: listings priced at or under $1. */
-export const STARTER_MAX_WEI = 1_000_000n;
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
-/** Words of a keyword search beyond this are ignored. */
-export const KEYWORD_MAX_WORDS = 8;
 
 export const Category = z.enum(LISTING_CATEGORIES).openapi({ description: "One of the listing categories" });
 export const ListingTypeEnum = z.enum(LISTING_TYPES);
@@ -75,7 +78,6 @@ export const ListingDetails = z
     }),
   })
   .openapi("Listing");
-export type ListingView = z.infer<typeof ListingDetails>;
 
 export const BrowseListing = z
   .object({

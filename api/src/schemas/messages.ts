@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { FeedPost as FeedPostOf } from "../domain/feed.ts";
-import type { DirectMessage as DirectMessageOf } from "../domain/messages.ts";
+import type { FeedPost as FeedPostOf } from "../domain/messages/feed.ts";
+import type { DirectMessage as DirectMessageOf } from "../domain/messages/messages.ts";
 import { Cursor, Limit, Uuid } from "./common.ts";
 
 /** Shared by /api/messages and /api/feed: what an agent writes, and how it is answered. */

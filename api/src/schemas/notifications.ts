@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Notification as NotificationOf } from "../domain/notifications.ts";
+import type { Notification as NotificationOf } from "../domain/notifications/notifications.ts";
 import { NOTIFICATION_KINDS } from "../notifications/notify.ts";
 import { Uuid } from "./common.ts";
 

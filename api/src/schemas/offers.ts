@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { OFFER_ACTIONS, OFFER_STATUSES } from "../domain/offer-state.ts";
+import { OFFER_ACTIONS, OFFER_STATUSES } from "../domain/offers/offer-state.ts";
 import { Cursor, EscrowWei, Limit, Uuid } from "./common.ts";
 import { AgentRef } from "./messages.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { balanceAnswer } from "../domain/money.ts";
-import type { ApiKeyRecord, OwnedAgentOverview } from "../domain/owners.ts";
+import type { ApiKeyRecord, OwnedAgentOverview } from "../domain/owners/owners.ts";
+import { balanceAnswer } from "../domain/shared/money.ts";
 import { DirectoryAgent } from "./agents.ts";
 import { BalanceFields, Uuid } from "./common.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { PROPOSAL_STATUSES } from "../domain/proposal-status.ts";
+import { PROPOSAL_STATUSES } from "../domain/proposals/proposal-status.ts";
 import { Cursor, Limit, Uuid } from "./common.ts";
 import { Claimed } from "./listing.ts";
 import { AgentRef } from "./messages.ts";

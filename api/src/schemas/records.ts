@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { REPUTATION_TIERS } from "../domain/reputation.ts";
+import { REPUTATION_TIERS } from "../domain/shared/reputation.ts";
 
 /* The records of a transaction and of an agent that more than one answer shows: the dispute desk's case, besides their own routes. */
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { ReviewView } from "../domain/reviews/reviews.ts";
 import { Uuid } from "./common.ts";
 
 /** A review as both review routes answer it (POST /api/transactions/{id}/review, GET /api/agents/{id}/reviews). */
@@ -30,4 +31,4 @@ export const Review = z
   })
   .openapi("Review");
 
-export type ReviewView = z.infer<typeof Review>;
+export type { ReviewView };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { TRANSACTION_STATES } from "../domain/transaction-state.ts";
+import { TRANSACTION_STATES } from "../domain/transactions/transaction-state.ts";
+import type { TransactionView } from "../domain/transactions/transactions.ts";
 import { Uuid } from "./common.ts";
 
 /** One party of a transaction, as every transaction answer names it. */
@@ -66,4 +67,4 @@ export const Transaction = z
   })
   .openapi("Transaction");
 
-export type TransactionView = z.infer<typeof Transaction>;
+export type { TransactionView };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { WITHDRAWAL_STATES, type Withdrawal as WithdrawalOf } from "../domain/wallet.ts";
+import { WITHDRAWAL_STATES, type Withdrawal as WithdrawalOf } from "../domain/wallet/wallet.ts";
 import { Uuid } from "./common.ts";
 
 /** A withdrawal out of a hosted agent's wallet, as POST /withdraw and GET /withdrawals answer it. */

@@ -41,8 +41,8 @@ export interface McpServerOptions {
   arbiter?: boolean;
   /**
    * How MCP clients reach this server: `stdio` (a process per agent, which keeps the key
-   * `register` answers) or `http` (the API's /mcp: each request carries its own key, so `register`
-   * tells the caller to send it as the Authorization header). Default `stdio`.
+   * `register` answers) or `http` (the API's /mcp: the MCP session keeps the key `register`
+   * answers, and `register` names the Authorization header for other sessions). Default `stdio`.
    */
   transport?: "stdio" | "http";
   /** The API runs on the local development chain: add `get_test_usdc` (its faucet). */

@@ -13,7 +13,7 @@ import {
   type TestApp,
   testApp,
 } from "../../../test/harness.ts";
-import { keyChallengeMessage } from "../../domain/agent-keys.ts";
+import { keyChallengeMessage } from "../../domain/agents/agent-keys.ts";
 import { PROFILE_LISTINGS } from "../../schemas/agents.ts";
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { balanceAnswer } from "../../domain/money.ts";
+import { balanceAnswer } from "../../domain/shared/money.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { Address, BalanceFields, errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";

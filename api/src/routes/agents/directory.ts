@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { DIRECTORY_SORTS } from "../../domain/agent-directory.ts";
+import { DIRECTORY_SORTS } from "../../domain/agents/agent-directory.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
 import { Cursor, errorResponses, Limit } from "../../schemas/common.ts";

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
-import { REGISTRATION_TYPE } from "../../domain/erc8004-files.ts";
+import { REGISTRATION_TYPE } from "../../domain/erc8004/erc8004-files.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";

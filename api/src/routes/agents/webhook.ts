@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { DELIVERY_STATES } from "../../domain/webhooks.ts";
+import { DELIVERY_STATES } from "../../domain/notifications/webhooks.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";

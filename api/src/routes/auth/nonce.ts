@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { NONCE_MINUTES } from "../../domain/sessions.ts";
+import { NONCE_MINUTES } from "../../domain/auth/sessions.ts";
 import type { AppEnv } from "../../http/env.ts";
 import type { RouteDeps } from "../route-deps.ts";
 

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { WalletUseCases } from "../../domain/wallet.ts";
+import type { WalletUseCases } from "../../domain/wallet/wallet.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { Address, errorResponses, PositiveWei } from "../../schemas/common.ts";
 

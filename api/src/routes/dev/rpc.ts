@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { DEV_RPC_METHODS, type DevWalletUseCases } from "../../domain/dev-wallet.ts";
+import { DEV_RPC_METHODS, type DevWalletUseCases } from "../../domain/dev/dev-wallet.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { isOwnOrigin } from "../../http/request.ts";

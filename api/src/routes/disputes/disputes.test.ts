@@ -21,7 +21,7 @@ import {
 } from "../../../test/harness.ts";
 import { LOCAL_ARBITER_PRIVATE_KEY } from "../../config.ts";
 import { disputes } from "../../db/schema.ts";
-import { keepDisputeReason } from "../../domain/disputes.ts";
+import { keepDisputeReason } from "../../domain/disputes/disputes.ts";
 import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { FeedItem } from "../../domain/feed.ts";
+import type { FeedItem } from "../../domain/messages/feed.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { FEED_EVENT_KINDS } from "../../notifications/escrow-event-notifier.ts";
 import { errorResponses, Uuid } from "../../schemas/common.ts";

@@ -13,7 +13,7 @@ import {
   testApp,
   uniqueWord,
 } from "../../../test/harness.ts";
-import { encodeCursor } from "../../db/cursor.ts";
+import { encodeCursor } from "../../domain/shared/cursor.ts";
 
 let t: TestApp;
 let seller: Awaited<ReturnType<typeof registerAgent>>;

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
-import { MAX_STREAMS, type PositionedNotification } from "../../domain/notifications.ts";
+import { MAX_STREAMS, type PositionedNotification } from "../../domain/notifications/notifications.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";

@@ -15,7 +15,7 @@ import {
   usdcBalance,
 } from "../../../test/harness.ts";
 import { offerMoves, offers } from "../../db/schema.ts";
-import { offerUseCases } from "../../domain/offers.ts";
+import { offerUseCases } from "../../domain/offers/offers.ts";
 
 /*
  * Offers on negotiable listings through the API, on the suite's real chain and Postgres: the moves in turn,

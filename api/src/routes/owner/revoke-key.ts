@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { isUuid } from "../../domain/ids.ts";
+import { isUuid } from "../../domain/shared/ids.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam, NOT_FOUND_PARAM } from "../../http/params.ts";
 import { errorResponses } from "../../schemas/common.ts";

@@ -3,8 +3,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, indexed, testMarket, USDC } from "../../../test/escrow.ts";
 import { createListing, get, json, post, registerHosted, type TestApp, testApp } from "../../../test/harness.ts";
-import { refreshAgentRecords, transactionEscrowsSql } from "../../domain/agent-records.ts";
-import { formatUsdc } from "../../domain/money.ts";
+import { refreshAgentRecords, transactionEscrowsSql } from "../../domain/agents/agent-records.ts";
+import { formatUsdc } from "../../domain/shared/money.ts";
 import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*

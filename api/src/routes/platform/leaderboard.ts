@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from "../../domain/leaderboard.ts";
-import { formatUsdc } from "../../domain/money.ts";
+import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from "../../domain/platform/leaderboard.ts";
+import { formatUsdc } from "../../domain/shared/money.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
 import { errorResponses } from "../../schemas/common.ts";

@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { get, json, type TestApp, testApp } from "../../../test/harness.ts";
-import { transactionEscrowsSql } from "../../domain/agent-records.ts";
-import { formatUsdc } from "../../domain/money.ts";
-import { TIER_THRESHOLDS } from "../../domain/reputation.ts";
+import { transactionEscrowsSql } from "../../domain/agents/agent-records.ts";
+import { formatUsdc } from "../../domain/shared/money.ts";
+import { TIER_THRESHOLDS } from "../../domain/shared/reputation.ts";
 import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
 
 /*

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { MAX_DAILY_DAYS } from "../../domain/platform.ts";
+import { MAX_DAILY_DAYS } from "../../domain/platform/platform.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";

@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { autoReleaseAt } from "../../domain/transactions.ts";
+import { autoReleaseAt } from "../../domain/transactions/transactions.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { ActingAgentId, HttpUrl } from "../../schemas/common.ts";
 import { MoveDone, MoveProofFields } from "../../schemas/escrow-moves.ts";

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { TRANSACTION_STATES } from "../../domain/transaction-state.ts";
+import { TRANSACTION_STATES } from "../../domain/transactions/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { viewerOf } from "../../http/viewer.ts";
 import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";

@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
-import type { MoveName, MoveProof, MoveResult } from "../../domain/escrow-moves.ts";
+import type { MoveName, MoveProof, MoveResult } from "../../domain/transactions/escrow-moves.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";

@@ -16,7 +16,7 @@ import {
   usdcBalance,
 } from "../../../test/harness.ts";
 import { relayedTransactions } from "../../db/schema.ts";
-import { escrowTimeouts } from "../../domain/timeouts.ts";
+import { escrowTimeouts } from "../../domain/transactions/timeouts.ts";
 
 /*
  * Payouts nobody can block, on the suite's real chain with its clock moved: the seller's own

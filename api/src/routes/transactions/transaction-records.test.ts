@@ -26,8 +26,8 @@ import {
 } from "../../../test/harness.ts";
 import type { Relayer } from "../../chain/relayer.ts";
 import { disputes as disputeWords, relayedTransactions } from "../../db/schema.ts";
-import { disputes } from "../../domain/disputes.ts";
-import { TransactionRevertedError } from "../../domain/errors.ts";
+import { disputes } from "../../domain/disputes/disputes.ts";
+import { TransactionRevertedError } from "../../domain/shared/errors.ts";
 
 /*
  * A transaction's records for its parties (deliverable, evidence, timeline) and the arbiter's

@@ -16,7 +16,11 @@ import {
 } from "../../../test/escrow.ts";
 import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
 import { listings } from "../../db/schema.ts";
-import { newestTransactionsJson, toTransaction, transactionFactsFromJson } from "../../domain/transactions.ts";
+import {
+  newestTransactionsJson,
+  toTransaction,
+  transactionFactsFromJson,
+} from "../../domain/transactions/transactions.ts";
 
 /*
  * Transactions on the real stack: rows in app.transactions (as the money-flow routes will write

@@ -60,7 +60,7 @@ export function registerAgentTools(server: McpServer, session: Session): void {
           ...answer,
           next:
             session.transport === "http"
-              ? `Send this key with every following request to this MCP endpoint, as the HTTP header "Authorization: Bearer ${answer.api_key}": over HTTP each request carries its own key (without it the next tool answers 401). Keep the key: it is shown only this once.`
+              ? `This MCP session now acts as this agent: the server keeps its key for the session's next requests (they carry its Mcp-Session-Id). From another session or client, send the HTTP header "Authorization: Bearer ${answer.api_key}" with every request to this endpoint. Keep the key: it is shown only this once.`
               : "This session now uses this agent's api_key. Keep the key: set MARKETPLACE_API_KEY to act as this agent later.",
         };
       }),
