@@ -18,7 +18,7 @@ const seller = createMarketplaceClient({ baseUrl });
 const buyer = createMarketplaceClient({ baseUrl });
 const { agent: sellerAgent } = await seller.registerAgent({ name: "translator" }); // hosted
 await buyer.registerAgent({ agent_name: "byob-buyer", wallet_address: account.address });
-await buyer.faucet({ address: account.address, usdc_wei: "5000000" }); // local chain only
+await buyer.requestTestUsdc({ address: account.address, usdc_wei: "5000000" }); // local chain only
 
 const listing = await seller.createListing({
   agent_id: sellerAgent.id,
@@ -27,6 +27,6 @@ const listing = await seller.createListing({
   price_wei: "2000000", // 2 USDC
 });
 const funded = await buyWithWallet(buyer, signer, listing.id, { gasless: true });
-await seller.deliver(funded.transaction_id, { deliverable: "Le README traduit" });
+await seller.deliverWork({ id: funded.transaction_id, deliverable: "Le README traduit" });
 const released = await moveWithWallet(buyer, signer, funded.transaction_id, "release", {}, { gasless: true });
 console.log(released);

@@ -1,5 +1,12 @@
 import type { Account, Address, Chain, Hex, PublicClient, Transport, WalletClient } from "viem";
-import type { MarketplaceClient } from "./client.ts";
+import { registerErc8004 } from "./actions/erc8004/registerErc8004.ts";
+import { buyListing } from "./actions/listings/buyListing.ts";
+import { confirmFunding } from "./actions/transactions/confirmFunding.ts";
+import { deliverWork } from "./actions/transactions/deliverWork.ts";
+import { openDispute } from "./actions/transactions/openDispute.ts";
+import { refundEscrow } from "./actions/transactions/refundEscrow.ts";
+import { releaseEscrow } from "./actions/transactions/releaseEscrow.ts";
+import type { Client } from "./client.ts";
 
 /*
  * For external ("bring your own wallet") agents: the API answers a step that needs the agent's own
@@ -105,7 +112,7 @@ interface FundingInstructions {
  * approve + fund, or an EIP-3009 signature on the gasless path; then confirms it with the API.
  */
 export async function fundWithWallet(
-  client: MarketplaceClient,
+  client: Client,
   signer: WalletSigner,
   pending: Funding,
   options: StepOptions = {},
@@ -114,7 +121,8 @@ export async function fundWithWallet(
   if (pending.state !== "PENDING" || !instructions) return pending;
   if (options.gasless && instructions.gasless) {
     const { signature, message } = await signTyped(signer, instructions.gasless.typed_data);
-    return client.confirmFunding(pending.transaction_id, {
+    return confirmFunding(client, {
+      id: pending.transaction_id,
       authorization: {
         signature,
         valid_after: String(message.validAfter ?? 0),
@@ -123,12 +131,12 @@ export async function fundWithWallet(
     });
   }
   const txHash = await sendCalls(signer, instructions.calls);
-  return client.confirmFunding(pending.transaction_id, { tx_hash: txHash });
+  return confirmFunding(client, { id: pending.transaction_id, tx_hash: txHash });
 }
 
 /** A FIXED purchase by an external buyer, to FUNDED: buy, then fund from the wallet and confirm. */
 export async function buyWithWallet(
-  client: MarketplaceClient,
+  client: Client,
   signer: WalletSigner,
   listingId: string,
   options: StepOptions & {
@@ -138,7 +146,8 @@ export async function buyWithWallet(
     expectedPriceWei?: string;
   } = {},
 ) {
-  const answer = await client.buyListing(listingId, {
+  const answer = await buyListing(client, {
+    id: listingId,
     ...(options.expectedPriceWei !== undefined && { expected_price_wei: options.expectedPriceWei }),
     ...(options.deadlineHours !== undefined && { deadline_hours: options.deadlineHours }),
     ...(options.offerId !== undefined && { offer_id: options.offerId }),
@@ -146,8 +155,19 @@ export async function buyWithWallet(
   return fundWithWallet(client, signer, answer as Funding, options);
 }
 
-type Move = "deliver" | "release" | "refund" | "dispute";
-type MoveBody<M extends Move> = NonNullable<Parameters<MarketplaceClient[M]>[1]>;
+/** The escrow moves a party may make from its own wallet, and the action of each. */
+export const WALLET_MOVES = {
+  deliver: deliverWork,
+  release: releaseEscrow,
+  refund: refundEscrow,
+  dispute: openDispute,
+};
+export type WalletMove = keyof typeof WALLET_MOVES;
+/** A move's parameters but the transaction's id and the proof (which moveWithWallet adds). */
+export type WalletMoveParameters<M extends WalletMove> = Omit<
+  NonNullable<Parameters<(typeof WALLET_MOVES)[M]>[1]>,
+  "id" | "tx_hash" | "signed"
+>;
 
 interface MoveInstructions {
   success: false;
@@ -161,35 +181,37 @@ const isInstructions = (answer: unknown): answer is MoveInstructions =>
   (answer as MoveInstructions).success === false;
 
 /**
- * An escrow move (deliver, release, refund, dispute) by an external party: the API answers the
- * call to send (or typed data to sign); this sends it (or signs it) and completes the move.
+ * An escrow move (deliver: deliverWork, release: releaseEscrow, refund: refundEscrow, dispute:
+ * openDispute) by an external party: the API answers the call to send (or typed data to sign); this
+ * sends it (or signs it) and completes the move.
  */
-export async function moveWithWallet<M extends Move>(
-  client: MarketplaceClient,
+export async function moveWithWallet<M extends WalletMove>(
+  client: Client,
   signer: WalletSigner,
   transactionId: string,
   move: M,
-  body: MoveBody<M>,
+  body: WalletMoveParameters<M>,
   options: StepOptions = {},
 ) {
-  const call = client[move] as (id: string, body: unknown) => Promise<unknown>;
-  const first = await call(transactionId, body);
+  const action = WALLET_MOVES[move] as (client: Client, params: object) => Promise<unknown>;
+  const call = (params: object) => action(client, { ...params, id: transactionId });
+  const first = await call(body);
   if (!isInstructions(first)) return first;
   if (options.gasless && first.instructions.typed_data) {
     const { signature, message } = await signTyped(signer, first.instructions.typed_data);
-    return call(transactionId, {
+    return call({
       ...body,
       signed: { signature, nonce: String(message.nonce), sig_deadline: String(message.sigDeadline) },
     });
   }
   const txHash = await sendCalls(signer, first.instructions.calls);
-  return call(transactionId, { ...body, tx_hash: txHash });
+  return call({ ...body, tx_hash: txHash });
 }
 
 /** An external agent's ERC-8004 identity: sends the registration from its wallet and hands it in. */
-export async function registerIdentityWithWallet(client: MarketplaceClient, signer: WalletSigner) {
-  const first = await client.registerErc8004();
+export async function registerIdentityWithWallet(client: Client, signer: WalletSigner) {
+  const first = await registerErc8004(client);
   if (!("call" in first)) return first;
   const txHash = await sendCalls(signer, [first.call]);
-  return client.registerErc8004({ tx_hash: txHash });
+  return registerErc8004(client, { tx_hash: txHash });
 }

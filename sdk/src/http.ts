@@ -213,4 +213,11 @@ function retryAfterMs(response: Response): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_WAIT_MS) : undefined;
 }
 
+/**
+ * How a client reaches the API: `send` performs one operation's request (the credentials, an
+ * Idempotency-Key on every write, retries where they are safe, a MarketplaceError on refusal);
+ * `fetch` and `credentials` serve requests made outside `send` (the notification stream).
+ */
+export type Transport = Pick<ReturnType<typeof createSender>, "send" | "fetch" | "credentials">;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

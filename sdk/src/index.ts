@@ -1,5 +1,6 @@
 /** Public surface of @agent-marketplace/sdk. */
 
+export * from "./actions/index.ts";
 export {
   buyWithWallet,
   type ContractCall,
@@ -12,7 +13,8 @@ export {
   typedDataFromJson,
   type WalletSigner,
 } from "./byob.ts";
-export { createMarketplaceClient, type InputOf, type MarketplaceClient, type OutputOf } from "./client.ts";
+export { type Client, createBaseClient, createMarketplaceClient, type MarketplaceClient } from "./client.ts";
+export * from "./enums.ts";
 export { readEventStream, type ServerSentEvent } from "./event-stream.ts";
 export {
   type Answer,
@@ -21,9 +23,11 @@ export {
   MarketplaceError,
   type QueryOf,
   type RequestBody,
+  type Transport,
 } from "./http.ts";
-export type { paths } from "./openapi-types.ts";
+export type { components, operations, paths } from "./openapi-types.ts";
 export { collect, paginate } from "./pagination.ts";
+export type { Prettify } from "./types.ts";
 export {
   type VerifyWebhookOptions,
   verifyWebhook,

@@ -50,7 +50,7 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     await create.getByRole("button", { name: "Create hosted agent" }).click();
     const buyerKey = (await page.getByTestId("new-api-key").textContent({ timeout: 20_000 })) ?? "";
     const buyer = await createMarketplaceClient({ baseUrl: apiUrl, apiKey: buyerKey }).getMe();
-    await api.faucet({ address: buyer.wallet_address, usdc_wei: "20000000" });
+    await api.requestTestUsdc({ address: buyer.wallet_address, usdc_wei: "20000000" });
     await page.goto(`/listings/${listing.id}`);
     await page.getByLabel("Your agent").selectOption(buyer.id);
     await page.getByRole("button", { name: "Buy", exact: true }).click();
@@ -59,14 +59,14 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     const transactionId = new URL(page.url()).pathname.split("/").at(-1) as string;
 
     // The seller delivers (over the API); the buyer's owner disputes with evidence.
-    await sellerAgent.deliver(transactionId, { deliverable: "Chapters 1 to 7" });
+    await sellerAgent.deliverWork({ id: transactionId, deliverable: "Chapters 1 to 7" });
     await page.reload();
     await page.getByText("Raise a dispute").click();
     await page.getByLabel("Reason").fill("Only 7 of the 10 chapters were delivered");
     await page.getByLabel("Evidence (optional)").fill("The table of contents lists chapters 8 to 10 as missing");
     await page.getByRole("button", { name: "Raise dispute" }).click();
     await expect
-      .poll(async () => (await api.getTransaction(transactionId)).state, { timeout: 30_000 })
+      .poll(async () => (await api.getTransaction({ id: transactionId })).state, { timeout: 30_000 })
       .toBe("DISPUTED");
     await checkPage(page, "owner-transaction-disputed");
 
@@ -95,7 +95,7 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     expect(await desk.locator("main").textContent()).toContain(NOTE);
 
     // On chain: the buyer got 30% back.
-    const resolved = await api.getTransaction(transactionId);
+    const resolved = await api.getTransaction({ id: transactionId });
     expect(resolved.resolution).toMatchObject({ seller_bps: 7000, buyer_refunded_wei: "3000000" });
     expect(await usdcOnChain(env, buyer.wallet_address)).toBe(13_000_000n);
     expect(await usdcOnChain(env, seller.wallet_address)).toBe(BigInt(resolved.resolution?.seller_received_wei ?? -1));

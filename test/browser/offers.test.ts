@@ -37,7 +37,7 @@ describe("an offer from the browser", () => {
     });
     const buyerOwner = await sessionClient(apiUrl, 14);
     const { agent: buyer } = await buyerOwner.createOwnedAgent({ name: "logo-buyer" });
-    await api.faucet({ address: buyer.wallet_address, usdc_wei: "20000000" });
+    await api.requestTestUsdc({ address: buyer.wallet_address, usdc_wei: "20000000" });
 
     // The buyer's owner offers 7 USDC.
     const buyerVisit = await freshPage(browser, apiUrl, { wallet: { rpcUrl: rpcUrlOf(env), account: devAddress(14) } });

@@ -72,9 +72,9 @@ describe("an owner in the browser", () => {
     const { listings } = await api.browseListings({ keyword: "wombat", listing_type: "BOUNTY" });
     const bounty = listings.find((listing) => listing.title === TITLE);
     expect(bounty).toBeDefined();
-    const claimed = await worker.claimListing(bounty?.id as string, { agent_id: workerAgent.id });
+    const claimed = await worker.claimListing({ id: bounty?.id as string, agent_id: workerAgent.id });
     const transactionId = claimed.transaction_id as string;
-    await worker.deliver(transactionId, { deliverable: "300 boxes drawn" });
+    await worker.deliverWork({ id: transactionId, deliverable: "300 boxes drawn" });
     await expect
       .poll(() => page.getByTestId("notification").filter({ hasText: "Work delivered" }).count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
@@ -83,7 +83,7 @@ describe("an owner in the browser", () => {
     await page.goto(`/owner/transactions/${transactionId}?agent=${agent.id}`);
     await page.getByRole("button", { name: "Release payment" }).click();
     await expect.poll(() => page.getByText("Released.").count(), { timeout: 30_000 }).toBe(1);
-    await expect.poll(async () => (await api.getTransaction(transactionId)).state).toBe("RELEASED");
+    await expect.poll(async () => (await api.getTransaction({ id: transactionId })).state).toBe("RELEASED");
     await checkPage(page, "owner-transaction");
 
     // The balances shown are the chain's.

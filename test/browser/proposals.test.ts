@@ -28,7 +28,7 @@ describe("proposals from the browser", () => {
   it("a hunter's owner pitches on the bounty's page; the poster's owner accepts it there; the other is declined", async () => {
     const posterOwner = await sessionClient(apiUrl, 15);
     const { agent: poster, api_key: posterKey } = await posterOwner.createOwnedAgent({ name: "docs-poster" });
-    await api.faucet({ address: poster.wallet_address, usdc_wei: "10000000" });
+    await api.requestTestUsdc({ address: poster.wallet_address, usdc_wei: "10000000" });
     const bounty = await createMarketplaceClient({ baseUrl: apiUrl, apiKey: posterKey }).createListing({
       agent_id: poster.id,
       title: "Write the API guide",
@@ -41,7 +41,7 @@ describe("proposals from the browser", () => {
     expect(bounty.funding?.state).toBe("FUNDED");
     const outsider = createMarketplaceClient({ baseUrl: apiUrl });
     await outsider.registerAgent({ name: "docs-outsider" });
-    await outsider.makeProposal(bounty.id, { pitch: "I write docs for a living", eta_hours: 48 });
+    await outsider.makeProposal({ id: bounty.id, pitch: "I write docs for a living", eta_hours: 48 });
     const hunterOwner = await sessionClient(apiUrl, 14);
     const { agent: hunter } = await hunterOwner.createOwnedAgent({ name: "docs-hunter" });
 

@@ -51,7 +51,9 @@ describe("refusals in the browser", () => {
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
     expect(await alert.textContent()).toMatch(/25\.00 USDC/);
     await checkPage(page, "refusal-insufficient-balance");
-    expect((await createMarketplaceClient({ baseUrl: apiUrl }).getListing(listing.id)).times_purchased ?? 0).toBe(0);
+    expect(
+      (await createMarketplaceClient({ baseUrl: apiUrl }).getListing({ id: listing.id })).times_purchased ?? 0,
+    ).toBe(0);
     expect(problemsOf(page)).toEqual([]);
     await context.close();
   });
@@ -80,7 +82,8 @@ describe("refusals in the browser", () => {
     await page.goto(`/listings/${listing.id}`);
     await expect.poll(() => page.getByText("1.00 USDC").count(), { timeout: 20_000 }).toBeGreaterThan(0);
     // The page shows 1.00 USDC; the seller raises the price before the person clicks.
-    await createMarketplaceClient({ baseUrl: apiUrl, apiKey: api_key }).updateListing(listing.id, {
+    await createMarketplaceClient({ baseUrl: apiUrl, apiKey: api_key }).updateListing({
+      id: listing.id,
       price_wei: "50000000",
     });
     await page.getByLabel("Your agent").selectOption(buyer.id);
@@ -91,7 +94,9 @@ describe("refusals in the browser", () => {
     // The page reads the listing again: the new price is what it shows now.
     await expect.poll(() => page.getByText("50.00 USDC").count(), { timeout: 20_000 }).toBeGreaterThan(0);
     await checkPage(page, "refusal-price-changed");
-    expect((await createMarketplaceClient({ baseUrl: apiUrl }).getListing(listing.id)).times_purchased ?? 0).toBe(0);
+    expect(
+      (await createMarketplaceClient({ baseUrl: apiUrl }).getListing({ id: listing.id })).times_purchased ?? 0,
+    ).toBe(0);
     expect(problemsOf(page)).toEqual([]);
     await context.close();
   });

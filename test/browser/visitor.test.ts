@@ -39,7 +39,7 @@ beforeAll(async () => {
     });
   }
   const poster = sellers[0] as (typeof sellers)[number];
-  await poster.client.faucet({ address: poster.wallet, usdc_wei: "20000000" });
+  await poster.client.requestTestUsdc({ address: poster.wallet, usdc_wei: "20000000" });
   for (const title of [`${WORD} bounty A`, `${WORD} bounty B`]) {
     await poster.client.createListing({
       agent_id: poster.id,
@@ -77,10 +77,10 @@ describe("a visitor", () => {
     });
     await page.goto("/");
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBeTruthy();
-    const stats = await api.stats();
+    const stats = await api.getStats();
     await expect.poll(() => page.locator("main").textContent()).toContain(String(stats.active_agents));
     // The chart's bars, and the table beside it for screen readers: one row a day, the API's counts.
-    const daily = await api.dailyStats({ days: 30 });
+    const daily = await api.getDailyStats({ days: 30 });
     await expect.poll(() => page.locator("figure.daily-chart svg rect").count()).toBe(60);
     await expect
       .poll(() => page.locator("figure.daily-chart tbody td:last-child").allTextContents())

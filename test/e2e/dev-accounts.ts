@@ -24,7 +24,7 @@ export const rpcUrlOf = (env: StackEnv) => `http://127.0.0.1:${env.HARDHAT_PORT}
 export async function sessionClient(apiUrl: string, index: number): Promise<MarketplaceClient> {
   const account = devAccount(index);
   const client = createMarketplaceClient({ baseUrl: apiUrl });
-  const { nonce } = await client.siweNonce();
+  const { nonce } = await client.getSiweNonce();
   const message = createSiweMessage({
     address: account.address,
     chainId: 31337,

@@ -221,10 +221,12 @@ describe("faults in the middle of flows", () => {
     const before = await usdcOf(agent.id);
 
     const snapshot = await testClient.snapshot();
-    const pending = await buyer.buyListing(listing.body.id);
+    const pending = await buyer.buyListing({ id: listing.body.id });
     if (pending.state !== "PENDING" || !("instructions" in pending)) throw new Error("expected PENDING instructions");
     const txHash = await sendCalls(signer, pending.instructions.calls);
-    expect(await buyer.confirmFunding(pending.transaction_id, { tx_hash: txHash })).toMatchObject({ state: "FUNDED" });
+    expect(await buyer.confirmFunding({ id: pending.transaction_id, tx_hash: txHash })).toMatchObject({
+      state: "FUNDED",
+    });
     expect(await usdcOf(agent.id)).toBe(before - price);
 
     // The blocks of the approve and the funding are abandoned; a longer chain without them follows.

@@ -53,7 +53,7 @@ async function refusal(call: Promise<unknown>): Promise<number> {
 async function hosted(name: string, usdcWei = 0n) {
   const agent = client();
   const { agent: profile } = await agent.registerAgent({ name, hosted: true });
-  if (usdcWei > 0n) await agent.faucet({ address: profile.wallet_address, usdc_wei: usdcWei.toString() });
+  if (usdcWei > 0n) await agent.requestTestUsdc({ address: profile.wallet_address, usdc_wei: usdcWei.toString() });
   return { client: agent, id: profile.id, wallet: profile.wallet_address as Address };
 }
 
@@ -67,27 +67,27 @@ describe("an owner runs a hosted agent from a session alone", () => {
     const wallet = created.agent.wallet_address as Address;
     expect(created.agent.hosted).toBe(true);
     const lostKey = created.api_key;
-    await client().faucet({ address: wallet, usdc_wei: (5n * USDC).toString() });
+    await client().requestTestUsdc({ address: wallet, usdc_wei: (5n * USDC).toString() });
     expect((await client(lostKey).getMe()).id).toBe(agentId);
 
     // The key is lost: the owner issues a new one and ends every other.
-    const issued = await session.issueAgentKey(agentId, { revoke_others: true });
+    const issued = await session.issueAgentKey({ id: agentId, revoke_others: true });
     expect(issued.api_key).toMatch(/^[0-9a-f]{64}$/);
     expect(await refusal(client(lostKey).getMe())).toBe(401);
     expect((await client(issued.api_key).getMe()).id).toBe(agentId);
-    const { keys } = await session.agentKeys(agentId);
+    const { keys } = await session.listAgentKeys({ id: agentId });
     expect(keys.filter((key) => key.revoked_at === null).map((key) => key.prefix)).toEqual([
       issued.api_key.slice(0, 8),
     ]);
 
-    const owned = await session.ownedAgents();
+    const owned = await session.listOwnedAgents();
     expect(owned.agents.find((agent) => agent.id === agentId)).toMatchObject({ hosted: true, live_keys: 1 });
 
     // Acting as the agent: X-Agent-Id on every request of the session.
     session.actAs(agentId);
     expect((await session.getMe()).id).toBe(agentId);
     const ownerBefore = await usdcOf(owner.address);
-    const withdrawal = await session.withdraw({
+    const withdrawal = await session.withdrawUsdc({
       destination_address: owner.address,
       amount_wei: (5n * USDC).toString(),
     });
@@ -96,16 +96,16 @@ describe("an owner runs a hosted agent from a session alone", () => {
       expect(await usdcOf(owner.address)).toBe(ownerBefore + 5n * USDC);
       expect(await usdcOf(wallet)).toBe(0n);
     });
-    const { notifications } = await session.notifications();
+    const { notifications } = await session.listNotifications();
     expect(notifications.map((notification) => notification.kind)).toContain("wallet.withdrawal");
 
     // Another person's session cannot act for the agent, even naming it.
     const stranger = await sessionClient(apiUrl, OWNER_ACCOUNT + 1);
     stranger.actAs(agentId);
     expect(await refusal(stranger.getMe())).toBe(403);
-    expect(await refusal(stranger.agentKeys(agentId))).toBe(403);
+    expect(await refusal(stranger.listAgentKeys({ id: agentId }))).toBe(403);
     // An agent's key is not an owner's credential.
-    expect(await refusal(client(issued.api_key).ownedAgents())).toBe(403);
+    expect(await refusal(client(issued.api_key).listOwnedAgents())).toBe(403);
   });
 });
 
@@ -120,22 +120,22 @@ describe("the arbiter decides a dispute from the desk alone", () => {
       description: "For the last ten merged pull requests.",
       price_wei: price.toString(),
     });
-    const bought = await buyer.client.buyListing(listing.id);
+    const bought = await buyer.client.buyListing({ id: listing.id });
     const id = bought.transaction_id;
-    await seller.client.deliver(id, { deliverable: "Notes for five pull requests." });
+    await seller.client.deliverWork({ id, deliverable: "Notes for five pull requests." });
     await buyer.client.sendMessage({ to_agent_id: seller.id, content: "Where are the other five?" });
     await seller.client.sendMessage({ to_agent_id: buyer.id, content: "They had no description." });
     const reason = "Only half of the pull requests are covered.";
-    expect((await buyer.client.dispute(id, { reason })).state).toBe("DISPUTED");
-    await buyer.client.addEvidence(id, { content: "Five of ten pull requests are missing." });
-    await seller.client.addEvidence(id, { content: "Those five had empty descriptions." });
+    expect((await buyer.client.openDispute({ id, reason })).state).toBe("DISPUTED");
+    await buyer.client.addEvidence({ id, content: "Five of ten pull requests are missing." });
+    await seller.client.addEvidence({ id, content: "Those five had empty descriptions." });
 
     // The desk by the arbiter's session (its on-chain address signs in) and by its key.
     const desk = await sessionClient(apiUrl, ARBITER_ACCOUNT);
     const queue = await desk.listDisputes();
     const queued = queue.disputes.find((item) => item.transaction_id === id);
     expect(queued).toMatchObject({ raised_by: "buyer", reason, evidence_count: 2 });
-    const dispute = await desk.getDispute(id);
+    const dispute = await desk.getDispute({ transaction_id: id });
     expect(dispute.reason).toBe(reason);
     expect(dispute.deliverable).toMatchObject({ content: "Notes for five pull requests.", matches_chain: true });
     expect(dispute.evidence).toHaveLength(2);
@@ -147,7 +147,7 @@ describe("the arbiter decides a dispute from the desk alone", () => {
 
     const before = { buyer: await usdcOf(buyer.wallet), seller: await usdcOf(seller.wallet) };
     const note = "Half the notes were written; the rest could have been asked for.";
-    const ruled = await client(arbiterKey).resolve(id, { seller_bps: 6_000, note });
+    const ruled = await client(arbiterKey).resolveDispute({ id, seller_bps: 6_000, note });
     expect(ruled.state).toBe("RELEASED");
     const sellerShare = (price * 6_000n) / 10_000n;
     const fee = BigInt(ruled.resolution.fee_wei);
@@ -155,13 +155,13 @@ describe("the arbiter decides a dispute from the desk alone", () => {
     expect(await usdcOf(buyer.wallet)).toBe(before.buyer + price - sellerShare);
 
     for (const party of [buyer, seller]) {
-      expect((await party.client.getTransaction(id)).resolution?.note).toBe(note);
+      expect((await party.client.getTransaction({ id })).resolution?.note).toBe(note);
       await eventually(async () => {
-        const { notifications } = await party.client.notifications();
+        const { notifications } = await party.client.listNotifications();
         expect(notifications.map((notification) => notification.kind)).toContain("transaction.resolved");
       });
     }
-    expect((await client().getTransaction(id)).resolution?.note).toBeNull();
+    expect((await client().getTransaction({ id })).resolution?.note).toBeNull();
     const open = await desk.listDisputes({ status: "open" });
     expect(open.disputes.map((item) => item.transaction_id)).not.toContain(id);
     const resolved = await desk.listDisputes({ status: "resolved" });

@@ -64,7 +64,7 @@ try {
   for (let i = 0; i < AGENTS; i++) {
     const client = createMarketplaceClient({ baseUrl: stack.apiUrl });
     const { agent } = await client.registerAgent({ name: `soak-${i}`, hosted: true });
-    await client.faucet({ address: agent.wallet_address, usdc_wei: GRANT.toString() });
+    await client.requestTestUsdc({ address: agent.wallet_address, usdc_wei: GRANT.toString() });
     agents.push({
       id: agent.id,
       wallet: agent.wallet_address as Address,
@@ -99,7 +99,7 @@ try {
         const listingId = seller && pick(seller.listings);
         if (!seller || !listingId) return;
         action = "buy";
-        const bought = (await agent.client.buyListing(listingId)) as { transaction_id: string };
+        const bought = (await agent.client.buyListing({ id: listingId })) as { transaction_id: string };
         agent.purchases.add(bought.transaction_id);
         seller.sales.add(bought.transaction_id);
         count("buy");
@@ -110,27 +110,27 @@ try {
         agent.sales.delete(id);
         if (Math.random() < 0.1) {
           action = "refund (seller)";
-          await agent.client.refund(id);
+          await agent.client.refundEscrow({ id });
           count("refund (seller)");
         } else {
           action = "deliver";
-          await agent.client.deliver(id, { deliverable: "soak work" });
+          await agent.client.deliverWork({ id, deliverable: "soak work" });
           count("deliver");
         }
       } else if (roll < 0.9) {
         const id = pick([...agent.purchases]);
         if (!id) return;
         action = "read transaction";
-        const { state } = await agent.client.getTransaction(id);
+        const { state } = await agent.client.getTransaction({ id });
         if (state !== "DELIVERED") return;
         agent.purchases.delete(id);
         if (Math.random() < 0.05) {
           action = "dispute";
-          await agent.client.dispute(id, { reason: "soak dispute" });
+          await agent.client.openDispute({ id, reason: "soak dispute" });
           count("dispute");
         } else {
           action = "release";
-          await agent.client.release(id);
+          await agent.client.releaseEscrow({ id });
           count("release");
         }
       } else {

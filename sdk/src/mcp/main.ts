@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   // The arbiter's key gets the dispute desk's tools; the API says whose key it is.
   const arbiter = await isArbiterClient(client);
   // On the local development chain the faucet is a tool too.
-  const info = await client.info().catch(() => undefined);
+  const info = await client.getInfo().catch(() => undefined);
   const localChain = info?.for_agents.chain.chain_id === LOCAL_CHAIN_ID;
   const server = createMarketplaceMcpServer(client, signer, { arbiter, localChain });
   await server.connect(new StdioServerTransport());

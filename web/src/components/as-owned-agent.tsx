@@ -22,7 +22,7 @@ export function AsOwnedAgent({
   action: string;
   children: (agentId: string, asListingAgent: boolean) => ReactNode;
 }) {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.listOwnedAgents() });
   return (
     <Loaded query={owned} label="Loading your agents…">
       {({ agents }) => {

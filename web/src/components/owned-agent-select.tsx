@@ -1,6 +1,6 @@
-import type { client } from "../lib/client.ts";
+import type { ListOwnedAgentsReturnType } from "@agent-marketplace/sdk";
 
-export type OwnedAgent = Awaited<ReturnType<typeof client.ownedAgents>>["agents"][number];
+export type OwnedAgent = ListOwnedAgentsReturnType["agents"][number];
 
 /** A select of the signed-in owner's agents. */
 export function OwnedAgentSelect({

@@ -1,8 +1,8 @@
-import type { Answer } from "@agent-marketplace/sdk";
+import type { GetReputationReturnType } from "@agent-marketplace/sdk";
 import { TierBadge } from "./tier-badge.tsx";
 import { Usdc } from "./usdc.tsx";
 
-type Reputation = Answer<"/api/agents/{id}/reputation", "get">;
+type Reputation = GetReputationReturnType;
 
 /** An agent's reputation as the indexer counts it: tier, outcomes, success rate and volume. */
 export function ReputationFigures({ figures }: { figures: Reputation }) {

@@ -1,9 +1,9 @@
-import type { Answer } from "@agent-marketplace/sdk";
+import type { GetTimelineReturnType } from "@agent-marketplace/sdk";
 import { Hex } from "./address.tsx";
 import { Empty } from "./states.tsx";
 import { Time } from "./time.tsx";
 
-type TimelineEvent = Answer<"/api/transactions/{id}/timeline", "get">["events"][number];
+type TimelineEvent = GetTimelineReturnType["events"][number];
 
 /** A transaction's events, on chain and off, in order. */
 export function TxTimeline({ events }: { events: TimelineEvent[] }) {

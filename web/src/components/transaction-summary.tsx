@@ -1,11 +1,11 @@
+import type { GetTransactionReturnType } from "@agent-marketplace/sdk";
 import { Link } from "wouter";
-import type { client } from "../lib/client.ts";
 import { formatBps } from "../lib/payout.ts";
 import { Hex } from "./address.tsx";
 import { Time } from "./time.tsx";
 import { Usdc } from "./usdc.tsx";
 
-type Transaction = Awaited<ReturnType<typeof client.getTransaction>>;
+type Transaction = GetTransactionReturnType;
 
 /** A transaction's facts, its dispute and its ruling. */
 export function TransactionSummary({

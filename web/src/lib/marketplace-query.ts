@@ -1,3 +1,10 @@
+import {
+  LISTING_CATEGORIES,
+  LISTING_SORTS,
+  type ListingCategory,
+  type ListingSort,
+  type ListingType,
+} from "@agent-marketplace/sdk";
 import { parseUsdc } from "./amounts.ts";
 import { backward, type CursorPosition, forward, positionOf, writePosition } from "./cursor-stack.ts";
 
@@ -6,21 +13,15 @@ import { backward, type CursorPosition, forward, positionOf, writePosition } fro
  * are typed in USDC (in the URL too, readable) and sent to the API in wei.
  */
 
-export const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
-export type Category = (typeof CATEGORIES)[number];
-export const SORTS = ["newest", "cheapest", "popular"] as const;
-export type Sort = (typeof SORTS)[number];
-export type ListingType = "FIXED" | "BOUNTY";
-
 export interface MarketplaceFilters extends CursorPosition {
   type: ListingType;
   keyword: string;
-  category: Category | "";
+  category: ListingCategory | "";
   /** USDC, as typed. */
   min: string;
   max: string;
   starter: boolean;
-  sort: Sort;
+  sort: ListingSort;
 }
 
 const oneOf = <T extends string>(values: readonly T[], value: string | null, fallback: T): T =>
@@ -31,11 +32,11 @@ export function filtersFromSearch(search: string): MarketplaceFilters {
   return {
     type: query.get("type") === "BOUNTY" ? "BOUNTY" : "FIXED",
     keyword: query.get("q") ?? "",
-    category: oneOf<Category | "">(CATEGORIES, query.get("category"), ""),
+    category: oneOf<ListingCategory | "">(LISTING_CATEGORIES, query.get("category"), ""),
     min: query.get("min") ?? "",
     max: query.get("max") ?? "",
     starter: query.get("starter") === "true",
-    sort: oneOf(SORTS, query.get("sort"), "newest"),
+    sort: oneOf(LISTING_SORTS, query.get("sort"), "newest"),
     ...positionOf(query),
   };
 }
@@ -57,11 +58,11 @@ export function searchOfFilters(filters: MarketplaceFilters): string {
 export interface BrowseQuery {
   listing_type: ListingType;
   keyword?: string;
-  category?: Category;
+  category?: ListingCategory;
   min_price?: string;
   max_price?: string;
   starter?: "true";
-  sort: Sort;
+  sort: ListingSort;
   limit: number;
   cursor?: string;
 }

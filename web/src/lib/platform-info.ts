@@ -7,5 +7,9 @@ export const LOCAL_CHAIN_ID = 31337;
 
 /** GET /api/info, read once per page load: the marketplace's chain and contracts do not change. */
 export function usePlatformInfo() {
-  return useQuery({ queryKey: platformKeys.info, queryFn: () => client.info(), staleTime: Number.POSITIVE_INFINITY });
+  return useQuery({
+    queryKey: platformKeys.info,
+    queryFn: () => client.getInfo(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
 }

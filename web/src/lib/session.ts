@@ -5,7 +5,7 @@ import { isStatus } from "./errors.ts";
 /*
  * Who is signed in. The session itself lives only in the HttpOnly cookie (JS never sees it); this
  * page keeps what the API answers about it (address, agents) and the CSRF token, in memory only.
- * On load `client.session()` tells whether a cookie session exists (asked only when the API's
+ * On load `client.getSession()` tells whether a cookie session exists (asked only when the API's
  * readable am_signed_in cookie says there may be one).
  */
 
@@ -71,7 +71,7 @@ export async function loadSession(): Promise<void> {
     return;
   }
   try {
-    signedIn(await client.session());
+    signedIn(await client.getSession());
   } catch (error) {
     if (isStatus(error, 401)) dropHint();
     else console.warn("GET /api/auth/session failed", error);

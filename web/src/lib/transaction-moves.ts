@@ -1,3 +1,5 @@
+import type { TransactionRole, TransactionState } from "@agent-marketplace/sdk";
+
 /*
  * Which moves a party may make on a transaction, as the API's rules say (deliver: seller, FUNDED;
  * release: buyer DELIVERED or DISPUTED, the seller once the dispute window closed; refund: buyer
@@ -5,9 +7,8 @@
  * DISPUTED; review: either, RELEASED). The page offers these; the API still decides.
  */
 
-export type Role = "buyer" | "seller";
+export type Role = TransactionRole;
 export type Move = "deliver" | "release" | "refund" | "dispute" | "evidence" | "review";
-export type TransactionState = "PENDING" | "FUNDED" | "DELIVERED" | "RELEASED" | "REFUNDED" | "DISPUTED";
 
 export interface MoveContext {
   state: TransactionState;

@@ -56,7 +56,7 @@ function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }
     setSigning(true);
     setFailure(undefined);
     try {
-      const { nonce } = await client.siweNonce();
+      const { nonce } = await client.getSiweNonce();
       const message = buildSiweMessage({
         address: address as `0x${string}`,
         chainId,

@@ -337,13 +337,13 @@ describe("the SDK in a browser", () => {
     const refused = await reloaded.createOwnedAgent({ name: "too early" }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(MarketplaceError);
     expect((refused as MarketplaceError).code).toBe("csrf_failed");
-    expect((await reloaded.session()).csrf_token).toBe(answer.csrf_token);
+    expect((await reloaded.getSession()).csrf_token).toBe(answer.csrf_token);
     expect(reloaded.csrfToken).toBe(answer.csrf_token);
     await reloaded.createOwnedAgent({ name: "after the reload" });
     expect(await ownedAgentCount(wallet.address)).toBe(2);
 
     await reloaded.logout();
-    const after = await reloaded.ownedAgents().catch((error: unknown) => error);
+    const after = await reloaded.listOwnedAgents().catch((error: unknown) => error);
     expect((after as MarketplaceError).status).toBe(401);
   });
 

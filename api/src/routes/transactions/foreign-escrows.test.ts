@@ -242,7 +242,7 @@ describe("a squatter who sends the buyer's fund call first", () => {
       fetch: async (input, init) => t.app.request(String(input), init),
       retries: 0,
     });
-    const pending = await client.buyListing(listing.id, {});
+    const pending = await client.buyListing({ id: listing.id });
     // The squatter copies the pending purchase's fund call and sends it first, as itself.
     const calls = (pending as { instructions: { calls: { to: string; data: string }[] } }).instructions.calls;
     await squatter.sendCall(calls[0] as { to: string; data: string });

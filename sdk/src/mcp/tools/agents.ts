@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { registerIdentityWithWallet } from "../../byob.ts";
+import { AGENT_SORTS } from "../../enums.ts";
 import type { Session } from "../session.ts";
 import { ToolRefusal, toolResult } from "../tool-result.ts";
 import { address, cursor, id, limit, readOnly, txHash, writes } from "./fields.ts";
@@ -116,7 +117,7 @@ export function registerAgentTools(server: McpServer, session: Session): void {
       inputSchema: { agent_id: id("agent") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getAgent(input.agent_id)),
+    (input) => toolResult(() => client.getAgent({ id: input.agent_id })),
   );
 
   server.registerTool(
@@ -128,10 +129,7 @@ export function registerAgentTools(server: McpServer, session: Session): void {
       inputSchema: {
         keyword: z.string().optional().describe("Words to find in agents' names and bios"),
         skill: z.string().optional().describe("Only agents with this skill"),
-        sort: z
-          .enum(["newest", "reputation", "volume"])
-          .optional()
-          .describe("Order: newest (default), reputation or volume traded"),
+        sort: z.enum(AGENT_SORTS).optional().describe("Order: newest (default), reputation or volume traded"),
         limit,
         cursor,
       },

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { DISPUTE_STATUSES } from "../../enums.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
 import { cursor, id, limit, movesMoney, readOnly } from "./fields.ts";
@@ -19,7 +20,7 @@ export function registerDisputeTools(server: McpServer, session: Session): void 
       description:
         "The arbiter's queue, oldest first: each dispute's transaction_id, amount, buyer and seller (id, name, reputation tier), who raised it, the reason, when, and how many evidence items. status: open (default) or resolved. Then read one with get_dispute.",
       inputSchema: {
-        status: z.enum(["open", "resolved"]).optional().describe("open (waiting for a ruling, default) or resolved"),
+        status: z.enum(DISPUTE_STATUSES).optional().describe("open (waiting for a ruling, default) or resolved"),
         limit,
         cursor,
       },
@@ -37,7 +38,7 @@ export function registerDisputeTools(server: McpServer, session: Session): void 
       inputSchema: { transaction_id: id("transaction") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getDispute(input.transaction_id)),
+    (input) => toolResult(() => client.getDispute({ transaction_id: input.transaction_id })),
   );
 
   server.registerTool(
@@ -54,7 +55,9 @@ export function registerDisputeTools(server: McpServer, session: Session): void 
       annotations: movesMoney,
     },
     (input) =>
-      toolResult(() => client.resolve(input.transaction_id, { seller_bps: input.seller_bps, note: input.note })),
+      toolResult(() =>
+        client.resolveDispute({ id: input.transaction_id, seller_bps: input.seller_bps, note: input.note }),
+      ),
   );
 }
 

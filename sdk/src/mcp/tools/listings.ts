@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { buyWithWallet, fundWithWallet } from "../../byob.ts";
+import { LISTING_CATEGORIES, LISTING_SORTS, LISTING_TYPES } from "../../enums.ts";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
@@ -20,8 +21,7 @@ import {
 
 /* Tools of the listings: browse and read them, offer work or post a bounty, buy, claim. */
 
-const CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
-const category = z.enum(CATEGORIES);
+const category = z.enum(LISTING_CATEGORIES);
 
 export function registerListingTools(server: McpServer, session: Session): void {
   const { client } = session;
@@ -35,19 +35,13 @@ export function registerListingTools(server: McpServer, session: Session): void 
       inputSchema: {
         keyword: z.string().optional().describe("Words that must all start a word of the title or description"),
         category: category.optional().describe("Only listings of this category"),
-        listing_type: z
-          .enum(["FIXED", "BOUNTY"])
-          .optional()
-          .describe("FIXED: services to buy; BOUNTY: rewards for a task"),
+        listing_type: z.enum(LISTING_TYPES).optional().describe("FIXED: services to buy; BOUNTY: rewards for a task"),
         min_price_usdc: usdcAmount("Lowest price").optional(),
         min_price_wei: weiAmount("Lowest price").optional(),
         max_price_usdc: usdcAmount("Highest price").optional(),
         max_price_wei: weiAmount("Highest price").optional(),
         starter: z.boolean().optional().describe("true: only listings priced at most 1 USDC"),
-        sort: z
-          .enum(["newest", "cheapest", "popular"])
-          .optional()
-          .describe("Order: newest (default), cheapest or popular"),
+        sort: z.enum(LISTING_SORTS).optional().describe("Order: newest (default), cheapest or popular"),
         exclude_agent: z.uuid().optional().describe("Leave out this agent's listings (its id)"),
         limit,
         cursor,
@@ -77,7 +71,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
       inputSchema: { listing_id: id("listing") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getListing(input.listing_id)),
+    (input) => toolResult(() => client.getListing({ id: input.listing_id })),
   );
 
   server.registerTool(
@@ -95,7 +89,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
         description: z.string().min(1).max(10_000).describe("What is offered, or what the bounty asks for, in full"),
         price_usdc: usdcAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
         price_wei: weiAmount("The price (FIXED) or the reward (BOUNTY)").optional(),
-        listing_type: z.enum(["FIXED", "BOUNTY"]).optional().describe("FIXED (default) or BOUNTY"),
+        listing_type: z.enum(LISTING_TYPES).optional().describe("FIXED (default) or BOUNTY"),
         category: category.optional().describe("Default: other"),
         is_negotiable: z.boolean().optional().describe("Default true"),
         accepts_proposals: z
@@ -125,7 +119,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
         });
         if (!session.signer || listing.funding?.state !== "PENDING") return listing;
         const funding = await fundWithWallet(client, session.signer, listing.funding, { gasless: useGasless });
-        return { ...(await client.getListing(listing.id)), funding };
+        return { ...(await client.getListing({ id: listing.id })), funding };
       }),
   );
 
@@ -151,7 +145,8 @@ export function registerListingTools(server: McpServer, session: Session): void 
       toolResult(() => {
         const { listing_id, price_usdc, price_wei, ...fields } = input;
         const price = amountFromInput(input, "price");
-        return client.updateListing(listing_id, {
+        return client.updateListing({
+          id: listing_id,
           ...fields,
           ...(price !== undefined && { price_wei: price.toString() }),
         });
@@ -195,7 +190,8 @@ export function registerListingTools(server: McpServer, session: Session): void 
             ...(offer_id !== undefined && { offerId: offer_id }),
           });
         }
-        return client.buyListing(listing_id, {
+        return client.buyListing({
+          id: listing_id,
           ...(expectedPriceWei !== undefined && { expected_price_wei: expectedPriceWei }),
           ...(deadline_hours !== undefined && { deadline_hours }),
           ...(tx_hash !== undefined && { tx_hash }),
@@ -213,6 +209,6 @@ export function registerListingTools(server: McpServer, session: Session): void 
       inputSchema: { listing_id: id("bounty") },
       annotations: writes,
     },
-    (input) => toolResult(() => client.claimListing(input.listing_id)),
+    (input) => toolResult(() => client.claimListing({ id: input.listing_id })),
   );
 }

@@ -31,7 +31,7 @@ export function registerMessageTools(server: McpServer, session: Session): void 
         "Your direct-message conversations, most recent first: each peer, the last message and the number of messages. Read one with read_thread.",
       annotations: readOnly,
     },
-    () => toolResult(() => client.conversations()),
+    () => toolResult(() => client.listConversations()),
   );
 
   server.registerTool(
@@ -43,7 +43,10 @@ export function registerMessageTools(server: McpServer, session: Session): void 
       inputSchema: { peer_agent_id: id("other agent"), limit, cursor },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.thread(input.peer_agent_id, { limit: input.limit, cursor: input.cursor })),
+    (input) =>
+      toolResult(() =>
+        client.getConversation({ peer_agent_id: input.peer_agent_id, limit: input.limit, cursor: input.cursor }),
+      ),
   );
 
   server.registerTool(
@@ -67,6 +70,6 @@ export function registerMessageTools(server: McpServer, session: Session): void 
       inputSchema: { limit, cursor },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.feed(input)),
+    (input) => toolResult(() => client.listFeed(input)),
   );
 }

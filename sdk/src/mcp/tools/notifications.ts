@@ -24,7 +24,7 @@ export function registerNotificationTools(server: McpServer, session: Session): 
     },
     (input) =>
       toolResult(() =>
-        client.notifications({
+        client.listNotifications({
           ...(input.unread_only !== undefined && { unread: input.unread_only ? "true" : "false" }),
           ...(input.limit !== undefined && { limit: input.limit }),
           ...(input.cursor !== undefined && { cursor: input.cursor }),

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { OFFER_STATUSES, TRANSACTION_ROLES } from "../../enums.ts";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
@@ -49,7 +50,8 @@ export function registerOfferTools(server: McpServer, session: Session): void {
     },
     (input) =>
       toolResult(() =>
-        client.makeOffer(input.listing_id, {
+        client.makeOffer({
+          id: input.listing_id,
           ...priceBody(input),
           ...(input.deadline_hours !== undefined && { deadline_hours: input.deadline_hours }),
         }),
@@ -71,7 +73,7 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       },
       annotations: writes,
     },
-    (input) => toolResult(() => client.counterOffer(input.offer_id, priceBody(input))),
+    (input) => toolResult(() => client.counterOffer({ id: input.offer_id, ...priceBody(input) })),
   );
 
   const answerTool = (name: "accept_offer" | "decline_offer" | "withdraw_offer", title: string, what: string) =>
@@ -90,9 +92,9 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       (input) =>
         toolResult(() => {
           const body = input.message !== undefined ? { message: input.message } : {};
-          if (name === "accept_offer") return client.acceptOffer(input.offer_id, body);
-          if (name === "decline_offer") return client.declineOffer(input.offer_id, body);
-          return client.withdrawOffer(input.offer_id, body);
+          if (name === "accept_offer") return client.acceptOffer({ id: input.offer_id, ...body });
+          if (name === "decline_offer") return client.declineOffer({ id: input.offer_id, ...body });
+          return client.withdrawOffer({ id: input.offer_id, ...body });
         }),
     );
   answerTool(
@@ -115,11 +117,8 @@ export function registerOfferTools(server: McpServer, session: Session): void {
         "Your offers, newest first: made as buyer and received as seller (role narrows to one), optionally of one status. With listing_id: that listing's offers (all of them if it is yours, else your own). Answers offers (each with its turn and moves) and next_cursor.",
       inputSchema: {
         listing_id: id("listing").optional(),
-        role: z.enum(["buyer", "seller"]).optional().describe("Only offers you made (buyer) or received (seller)"),
-        status: z
-          .enum(["OPEN", "COUNTERED", "ACCEPTED", "PURCHASED", "DECLINED", "WITHDRAWN", "EXPIRED"])
-          .optional()
-          .describe("Only offers in this state"),
+        role: z.enum(TRANSACTION_ROLES).optional().describe("Only offers you made (buyer) or received (seller)"),
+        status: z.enum(OFFER_STATUSES).optional().describe("Only offers in this state"),
         limit,
         cursor,
       },
@@ -128,7 +127,7 @@ export function registerOfferTools(server: McpServer, session: Session): void {
     (input) =>
       toolResult(() => {
         const { listing_id, role, status, ...page } = input;
-        if (listing_id) return client.listingOffers(listing_id, page);
+        if (listing_id) return client.listListingOffers({ id: listing_id, ...page });
         return client.listOffers({ ...page, ...(role && { role }), ...(status && { status }) });
       }),
   );
@@ -141,6 +140,6 @@ export function registerOfferTools(server: McpServer, session: Session): void {
       inputSchema: { offer_id: id("offer") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getOffer(input.offer_id)),
+    (input) => toolResult(() => client.getOffer({ id: input.offer_id })),
   );
 }

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { PROPOSAL_ROLES, PROPOSAL_STATUSES } from "../../enums.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
 import { cursor, id, limit, readOnly, writes } from "./fields.ts";
@@ -38,7 +39,8 @@ export function registerProposalTools(server: McpServer, session: Session): void
     },
     (input) =>
       toolResult(() =>
-        client.makeProposal(input.listing_id, {
+        client.makeProposal({
+          id: input.listing_id,
           pitch: input.pitch,
           ...(input.eta_hours !== undefined && { eta_hours: input.eta_hours }),
         }),
@@ -56,7 +58,7 @@ export function registerProposalTools(server: McpServer, session: Session): void
       inputSchema: { proposal_id: id("proposal") },
       annotations: writes,
     },
-    (input) => toolResult(() => client.acceptProposal(input.proposal_id)),
+    (input) => toolResult(() => client.acceptProposal({ id: input.proposal_id })),
   );
 
   const closeTool = (name: "decline_proposal" | "withdraw_proposal", title: string, what: string) =>
@@ -71,8 +73,8 @@ export function registerProposalTools(server: McpServer, session: Session): void
       (input) =>
         toolResult(() =>
           name === "decline_proposal"
-            ? client.declineProposal(input.proposal_id)
-            : client.withdrawProposal(input.proposal_id),
+            ? client.declineProposal({ id: input.proposal_id })
+            : client.withdrawProposal({ id: input.proposal_id }),
         ),
     );
   closeTool(
@@ -95,13 +97,10 @@ export function registerProposalTools(server: McpServer, session: Session): void
       inputSchema: {
         listing_id: id("bounty").optional(),
         role: z
-          .enum(["proposer", "poster"])
+          .enum(PROPOSAL_ROLES)
           .optional()
           .describe("Only proposals you sent (proposer) or received on your bounties (poster)"),
-        status: z
-          .enum(["PENDING", "ACCEPTED", "DECLINED", "WITHDRAWN"])
-          .optional()
-          .describe("Only proposals in this state"),
+        status: z.enum(PROPOSAL_STATUSES).optional().describe("Only proposals in this state"),
         limit,
         cursor,
       },
@@ -110,7 +109,7 @@ export function registerProposalTools(server: McpServer, session: Session): void
     (input) =>
       toolResult(() => {
         const { listing_id, role, status, ...page } = input;
-        if (listing_id) return client.listingProposals(listing_id, page);
+        if (listing_id) return client.listListingProposals({ id: listing_id, ...page });
         return client.listProposals({ ...page, ...(role && { role }), ...(status && { status }) });
       }),
   );
@@ -123,6 +122,6 @@ export function registerProposalTools(server: McpServer, session: Session): void
       inputSchema: { proposal_id: id("proposal") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getProposal(input.proposal_id)),
+    (input) => toolResult(() => client.getProposal({ id: input.proposal_id })),
   );
 }

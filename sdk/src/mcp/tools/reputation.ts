@@ -24,7 +24,8 @@ export function registerReputationTools(server: McpServer, session: Session): vo
     },
     (input) =>
       toolResult(() =>
-        client.review(input.transaction_id, {
+        client.reviewTransaction({
+          id: input.transaction_id,
           rating: input.rating,
           ...(input.comment !== undefined && { comment: input.comment }),
         }),
@@ -43,7 +44,7 @@ export function registerReputationTools(server: McpServer, session: Session): vo
     (input) =>
       toolResult(async () => {
         const { agent_id, ...query } = input;
-        return client.agentReviews(agent_id ?? (await session.ownAgentId()), query);
+        return client.listAgentReviews({ id: agent_id ?? (await session.ownAgentId()), ...query });
       }),
   );
 
@@ -62,7 +63,7 @@ export function registerReputationTools(server: McpServer, session: Session): vo
     (input) =>
       toolResult(async () => {
         const agentId = input.agent_id ?? (await session.ownAgentId());
-        return input.verify ? client.verifyReputation(agentId) : client.reputation(agentId);
+        return input.verify ? client.verifyReputation({ id: agentId }) : client.getReputation({ id: agentId });
       }),
   );
 }

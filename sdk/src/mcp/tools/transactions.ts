@@ -1,31 +1,26 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { moveWithWallet } from "../../byob.ts";
-import type { MarketplaceClient } from "../../client.ts";
+import { moveWithWallet, WALLET_MOVES, type WalletMove, type WalletMoveParameters } from "../../byob.ts";
+import { TRANSACTION_STATES } from "../../enums.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
 import { cursor, gasless, id, limit, movesMoney, readOnly, transactionHash, txHash, writes } from "./fields.ts";
 
 /* Tools of the transactions (escrows): read them, and the moves of buyer and seller. */
 
-const STATES = ["PENDING", "FUNDED", "DELIVERED", "RELEASED", "REFUNDED", "DISPUTED"] as const;
-
 /** How an escrow move is made for this session: with its wallet (external), else by the API alone. */
-type Move = "deliver" | "release" | "refund" | "dispute";
-type MoveBody<M extends Move> = NonNullable<Parameters<MarketplaceClient[M]>[1]>;
-
-function makeMove<M extends Move>(
+function makeMove<M extends WalletMove>(
   session: Session,
   move: M,
   transactionId: string,
-  body: MoveBody<M>,
+  body: WalletMoveParameters<M>,
   options: { txHash?: string; gasless?: boolean },
 ) {
   if (session.signer && !options.txHash) {
     return moveWithWallet(session.client, session.signer, transactionId, move, body, { gasless: options.gasless });
   }
-  const call = session.client[move] as (id: string, body: unknown) => Promise<unknown>;
-  return call(transactionId, { ...body, ...(options.txHash && { tx_hash: options.txHash }) });
+  const action = WALLET_MOVES[move] as (client: Session["client"], params: object) => Promise<unknown>;
+  return action(session.client, { ...body, id: transactionId, ...(options.txHash && { tx_hash: options.txHash }) });
 }
 
 const EXTERNAL_STEP =
@@ -42,7 +37,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
         "Transactions (escrows) where an agent is buyer or seller, newest first: yours unless agent_id is given; filter by state. Each has id, state, amount (amount_wei, amount_usdc), buyer, seller, deadline, delivered_at, dispute_window_hours. Use it to find what waits for you: FUNDED where you are the seller (deliver), DELIVERED where you are the buyer (release or dispute). Answers transactions and next_cursor.",
       inputSchema: {
         agent_id: id("agent").optional().describe("Whose transactions (default: yours)"),
-        state: z.enum(STATES).optional().describe("Only transactions in this state"),
+        state: z.enum(TRANSACTION_STATES).optional().describe("Only transactions in this state"),
         limit,
         cursor,
       },
@@ -63,7 +58,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
       inputSchema: { transaction_id: id("transaction") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.getTransaction(input.transaction_id)),
+    (input) => toolResult(() => client.getTransaction({ id: input.transaction_id })),
   );
 
   server.registerTool(
@@ -75,7 +70,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
       inputSchema: { transaction_id: id("transaction") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.deliverable(input.transaction_id)),
+    (input) => toolResult(() => client.getDeliverable({ id: input.transaction_id })),
   );
 
   server.registerTool(
@@ -87,7 +82,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
       inputSchema: { transaction_id: id("transaction") },
       annotations: readOnly,
     },
-    (input) => toolResult(() => client.timeline(input.transaction_id)),
+    (input) => toolResult(() => client.getTimeline({ id: input.transaction_id })),
   );
 
   server.registerTool(
@@ -102,7 +97,7 @@ export function registerTransactionTools(server: McpServer, session: Session): v
       },
       annotations: movesMoney,
     },
-    (input) => toolResult(() => client.confirmFunding(input.transaction_id, { tx_hash: input.tx_hash })),
+    (input) => toolResult(() => client.confirmFunding({ id: input.transaction_id, tx_hash: input.tx_hash })),
   );
 
   server.registerTool(
@@ -229,7 +224,8 @@ export function registerTransactionTools(server: McpServer, session: Session): v
     },
     (input) =>
       toolResult(() =>
-        client.addEvidence(input.transaction_id, {
+        client.addEvidence({
+          id: input.transaction_id,
           content: input.content,
           ...(input.url !== undefined && { url: input.url }),
         }),

@@ -22,7 +22,7 @@ export function registerWalletTools(server: McpServer, session: Session): void {
       annotations: readOnly,
     },
     (input) =>
-      toolResult(async () => client.walletBalance({ agent_id: input.agent_id ?? (await session.ownAgentId()) })),
+      toolResult(async () => client.getWalletBalance({ agent_id: input.agent_id ?? (await session.ownAgentId()) })),
   );
 
   server.registerTool(
@@ -40,7 +40,7 @@ export function registerWalletTools(server: McpServer, session: Session): void {
     },
     (input) =>
       toolResult(() =>
-        client.withdraw({
+        client.withdrawUsdc({
           destination_address: input.destination_address,
           amount_wei: amountFromInput(input, "amount", true).toString(),
         }),
@@ -64,7 +64,7 @@ export function registerWalletTools(server: McpServer, session: Session): void {
         toolResult(async () => {
           const usdcWei = amountFromInput(input, "amount") ?? TEST_USDC_WEI;
           const { wallet_address } = await client.getMe();
-          return client.faucet({ address: wallet_address, usdc_wei: usdcWei.toString() });
+          return client.requestTestUsdc({ address: wallet_address, usdc_wei: usdcWei.toString() });
         }),
     );
   }
@@ -76,6 +76,6 @@ export function registerWalletTools(server: McpServer, session: Session): void {
       description: "Your withdrawals, newest first: withdrawal_id, destination, amount, tx_hash and state.",
       annotations: readOnly,
     },
-    () => toolResult(() => client.withdrawals()),
+    () => toolResult(() => client.listWithdrawals()),
   );
 }

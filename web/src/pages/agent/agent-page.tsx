@@ -15,7 +15,7 @@ import { ReputationSection } from "./reputation-section.tsx";
 
 /** An agent's public profile: tier, reputation (verifiable on chain), reviews, work, identity. */
 export function AgentPage({ params }: { params: { id: string } }) {
-  const agent = useQuery({ queryKey: agentKeys.detail(params.id), queryFn: () => client.getAgent(params.id) });
+  const agent = useQuery({ queryKey: agentKeys.detail(params.id), queryFn: () => client.getAgent({ id: params.id }) });
   usePageTitle(agent.data?.name ?? "Agent");
   if (!agent.data) {
     return (
@@ -114,7 +114,10 @@ export function AgentPage({ params }: { params: { id: string } }) {
 }
 
 function ReviewsSection({ agentId }: { agentId: string }) {
-  const reviews = useQuery({ queryKey: agentKeys.reviews(agentId), queryFn: () => client.agentReviews(agentId) });
+  const reviews = useQuery({
+    queryKey: agentKeys.reviews(agentId),
+    queryFn: () => client.listAgentReviews({ id: agentId }),
+  });
   return (
     <section aria-labelledby="reviews-heading">
       <h2 id="reviews-heading">Reviews</h2>

@@ -6,7 +6,10 @@ import { agentKeys } from "../../lib/query-keys.ts";
 
 /** The agent's ERC-8004 identity in the IdentityRegistry, if registered. */
 export function Erc8004Section({ agentId }: { agentId: string }) {
-  const identity = useQuery({ queryKey: agentKeys.erc8004(agentId), queryFn: () => client.erc8004Identity(agentId) });
+  const identity = useQuery({
+    queryKey: agentKeys.erc8004(agentId),
+    queryFn: () => client.getErc8004Identity({ id: agentId }),
+  });
   return (
     <section aria-labelledby="identity-heading">
       <h2 id="identity-heading">ERC-8004 identity</h2>

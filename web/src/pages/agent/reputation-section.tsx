@@ -6,10 +6,13 @@ import { agentKeys } from "../../lib/query-keys.ts";
 
 /** The indexed reputation, and a check of it against the chain's logs on demand. */
 export function ReputationSection({ agentId }: { agentId: string }) {
-  const reputation = useQuery({ queryKey: agentKeys.reputation(agentId), queryFn: () => client.reputation(agentId) });
+  const reputation = useQuery({
+    queryKey: agentKeys.reputation(agentId),
+    queryFn: () => client.getReputation({ id: agentId }),
+  });
   const verify = useQuery({
     queryKey: agentKeys.verify(agentId),
-    queryFn: () => client.verifyReputation(agentId),
+    queryFn: () => client.verifyReputation({ id: agentId }),
     enabled: false,
     staleTime: 0,
   });

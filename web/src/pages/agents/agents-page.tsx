@@ -1,3 +1,4 @@
+import { AGENT_SORTS, type AgentSort } from "@agent-marketplace/sdk";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
@@ -11,12 +12,9 @@ import { client } from "../../lib/client.ts";
 import { backward, type CursorPosition, forward, positionOf, writePosition } from "../../lib/cursor-stack.ts";
 import { agentKeys } from "../../lib/query-keys.ts";
 
-const SORTS = [
-  { value: "newest", label: "Newest" },
-  { value: "reputation", label: "Reputation" },
-  { value: "volume", label: "Volume" },
-] as const;
-type Sort = (typeof SORTS)[number]["value"];
+const SORT_LABELS: Record<AgentSort, string> = { newest: "Newest", reputation: "Reputation", volume: "Volume" };
+const SORTS = AGENT_SORTS.map((value) => ({ value, label: SORT_LABELS[value] }));
+type Sort = AgentSort;
 
 interface DirectoryFilters extends CursorPosition {
   keyword: string;

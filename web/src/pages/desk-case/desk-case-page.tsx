@@ -1,3 +1,4 @@
+import type { GetDisputeReturnType } from "@agent-marketplace/sdk";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { usePageTitle } from "../../components/page-title.ts";
@@ -13,7 +14,7 @@ import { isStatus } from "../../lib/errors.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
 import { ResolveForm } from "./resolve-form.tsx";
 
-type DisputeCase = Awaited<ReturnType<typeof client.getDispute>>;
+type DisputeCase = GetDisputeReturnType;
 
 /** One dispute: both sides, the work and its hash check, their messages, and the ruling. */
 export default function DeskCasePage({ params }: { params: { transactionId: string } }) {
@@ -32,7 +33,10 @@ export default function DeskCasePage({ params }: { params: { transactionId: stri
 }
 
 function CaseView({ transactionId }: { transactionId: string }) {
-  const dispute = useQuery({ queryKey: deskKeys.case(transactionId), queryFn: () => client.getDispute(transactionId) });
+  const dispute = useQuery({
+    queryKey: deskKeys.case(transactionId),
+    queryFn: () => client.getDispute({ transaction_id: transactionId }),
+  });
   if (dispute.isPending) return <Loading label="Loading the case…" />;
   if (isStatus(dispute.error, 403)) {
     return (

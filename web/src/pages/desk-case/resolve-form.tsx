@@ -22,7 +22,7 @@ export function ResolveForm({
   const [note, setNote] = useState("");
   const preview = payoutPreview(amountWei, sellerBps, feeBps);
   const resolve = useMutation({
-    mutationFn: () => client.resolve(transactionId, { seller_bps: sellerBps, note }),
+    mutationFn: () => client.resolveDispute({ id: transactionId, seller_bps: sellerBps, note }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: deskKeys.all }),
   });
   return (

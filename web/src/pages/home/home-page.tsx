@@ -10,8 +10,8 @@ import { LiveFeed } from "./live-feed.tsx";
 /** The front page: the platform's figures, 30 days of volume, and what is happening now. */
 export function HomePage() {
   usePageTitle("");
-  const stats = useQuery({ queryKey: platformKeys.stats, queryFn: () => client.stats() });
-  const daily = useQuery({ queryKey: platformKeys.daily(30), queryFn: () => client.dailyStats({ days: 30 }) });
+  const stats = useQuery({ queryKey: platformKeys.stats, queryFn: () => client.getStats() });
+  const daily = useQuery({ queryKey: platformKeys.daily(30), queryFn: () => client.getDailyStats({ days: 30 }) });
   return (
     <>
       <hgroup>

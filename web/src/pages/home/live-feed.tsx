@@ -1,3 +1,4 @@
+import type { ListFeedReturnType } from "@agent-marketplace/sdk";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { Empty, Loaded } from "../../components/states.tsx";
@@ -6,7 +7,7 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { platformKeys } from "../../lib/query-keys.ts";
 
-type FeedItem = Awaited<ReturnType<typeof client.feed>>["items"][number];
+type FeedItem = ListFeedReturnType["items"][number];
 type Named = { id: string; name: string } | undefined;
 
 const EVENT_VERBS: Record<string, string> = {
@@ -19,7 +20,7 @@ const EVENT_VERBS: Record<string, string> = {
 export function LiveFeed() {
   const feed = useQuery({
     queryKey: platformKeys.feed,
-    queryFn: () => client.feed({ limit: 20 }),
+    queryFn: () => client.listFeed({ limit: 20 }),
     refetchInterval: 5_000,
   });
   return (

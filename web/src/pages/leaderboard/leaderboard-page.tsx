@@ -1,3 +1,9 @@
+import {
+  LEADERBOARD_PERIODS,
+  LEADERBOARD_SORTS,
+  type LeaderboardPeriod,
+  type LeaderboardSort,
+} from "@agent-marketplace/sdk";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useLocation, useSearch } from "wouter";
 import { ChoiceBar } from "../../components/choice-bar.tsx";
@@ -9,18 +15,16 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { platformKeys } from "../../lib/query-keys.ts";
 
-const PERIODS = [
-  { value: "week", label: "This week" },
-  { value: "month", label: "This month" },
-  { value: "all", label: "All time" },
-] as const;
-const SORTS = [
-  { value: "earned", label: "Earned" },
-  { value: "completed", label: "Completed" },
-  { value: "success_rate", label: "Success rate" },
-] as const;
-type Period = (typeof PERIODS)[number]["value"];
-type Sort = (typeof SORTS)[number]["value"];
+const PERIOD_LABELS: Record<LeaderboardPeriod, string> = { week: "This week", month: "This month", all: "All time" };
+const SORT_LABELS: Record<LeaderboardSort, string> = {
+  earned: "Earned",
+  completed: "Completed",
+  success_rate: "Success rate",
+};
+const PERIODS = LEADERBOARD_PERIODS.map((value) => ({ value, label: PERIOD_LABELS[value] }));
+const SORTS = LEADERBOARD_SORTS.map((value) => ({ value, label: SORT_LABELS[value] }));
+type Period = LeaderboardPeriod;
+type Sort = LeaderboardSort;
 
 /** The agents who earned, completed or succeeded most, this week, this month or ever. */
 export function LeaderboardPage() {
@@ -31,7 +35,7 @@ export function LeaderboardPage() {
   const sort: Sort = SORTS.find((option) => option.value === query.get("sort"))?.value ?? "earned";
   const board = useQuery({
     queryKey: platformKeys.leaderboard(period, sort),
-    queryFn: () => client.leaderboard({ period, sort }),
+    queryFn: () => client.getLeaderboard({ period, sort }),
     placeholderData: keepPreviousData,
   });
   const go = (next: { period: Period; sort: Sort }) => navigate(`/leaderboard?period=${next.period}&sort=${next.sort}`);

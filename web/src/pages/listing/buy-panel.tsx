@@ -1,3 +1,9 @@
+import type {
+  BuyListingReturnType,
+  ClaimListingReturnType,
+  GetListingReturnType,
+  ListOwnedAgentsReturnType,
+} from "@agent-marketplace/sdk";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { Link } from "wouter";
@@ -13,8 +19,8 @@ import { useSession } from "../../lib/session.ts";
 
 const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
 
-type Listing = Awaited<ReturnType<typeof client.getListing>>;
-type Bought = Awaited<ReturnType<typeof client.buyListing>>;
+type Listing = GetListingReturnType;
+type Bought = BuyListingReturnType;
 
 /** Buy (FIXED) or Claim (BOUNTY) with one of the signed-in owner's agents. */
 export function BuyPanel({ listing }: { listing: Listing }) {
@@ -38,7 +44,7 @@ export function BuyPanel({ listing }: { listing: Listing }) {
 }
 
 function BuyForm({ listing, verb }: { listing: Listing; verb: "Buy" | "Claim" }) {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.listOwnedAgents() });
   return (
     <Loaded query={owned} label="Loading your agents…">
       {({ agents }) => {
@@ -63,18 +69,18 @@ function BuyWith({
 }: {
   listing: Listing;
   verb: "Buy" | "Claim";
-  agents: Awaited<ReturnType<typeof client.ownedAgents>>["agents"];
+  agents: ListOwnedAgentsReturnType["agents"];
 }) {
   const queryClient = useQueryClient();
   const marketChanged = useMarketChanged();
   const [agentId, setAgentId] = useState(agents[0]?.id ?? "");
   const agent = agents.find((candidate) => candidate.id === agentId);
   const buy = useMutation({
-    mutationFn: async (): Promise<Bought | Awaited<ReturnType<typeof client.claimListing>>> =>
+    mutationFn: async (): Promise<Bought | ClaimListingReturnType> =>
       verb === "Buy"
         ? // The price this page shows: if the seller changed it since, nothing is bought (409 price_changed).
-          agentClient(agentId).buyListing(listing.id, { expected_price_wei: listing.price_wei })
-        : client.claimListing(listing.id, { agent_id: agentId }),
+          agentClient(agentId).buyListing({ id: listing.id, expected_price_wei: listing.price_wei })
+        : client.claimListing({ id: listing.id, agent_id: agentId }),
     onSuccess: marketChanged,
     // A changed price: the page reads the listing again, so the person sees the new one before buying.
     onError: (error) => {
@@ -83,7 +89,7 @@ function BuyWith({
   });
   const confirm = useMutation({
     mutationFn: ({ transactionId, txHash }: { transactionId: string; txHash: string }) =>
-      agentClient(agentId).confirmFunding(transactionId, { tx_hash: txHash }),
+      agentClient(agentId).confirmFunding({ id: transactionId, tx_hash: txHash }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.all }),
   });
 

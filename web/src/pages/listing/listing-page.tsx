@@ -14,7 +14,10 @@ import { ProposalsPanel } from "./proposals-panel.tsx";
 
 /** One listing: what it is, who sells it, what others say, Buy or Claim (or a bounty's proposals), and its offers. */
 export function ListingPage({ params }: { params: { id: string } }) {
-  const listing = useQuery({ queryKey: listingKeys.detail(params.id), queryFn: () => client.getListing(params.id) });
+  const listing = useQuery({
+    queryKey: listingKeys.detail(params.id),
+    queryFn: () => client.getListing({ id: params.id }),
+  });
   usePageTitle(listing.data?.title ?? "Listing");
   if (!listing.data) {
     return (
@@ -72,8 +75,14 @@ function SellerSection({
   sellerName: string;
   role: "Seller" | "Poster";
 }) {
-  const reputation = useQuery({ queryKey: agentKeys.reputation(sellerId), queryFn: () => client.reputation(sellerId) });
-  const reviews = useQuery({ queryKey: agentKeys.reviews(sellerId), queryFn: () => client.agentReviews(sellerId) });
+  const reputation = useQuery({
+    queryKey: agentKeys.reputation(sellerId),
+    queryFn: () => client.getReputation({ id: sellerId }),
+  });
+  const reviews = useQuery({
+    queryKey: agentKeys.reviews(sellerId),
+    queryFn: () => client.listAgentReviews({ id: sellerId }),
+  });
   return (
     <section aria-labelledby="seller-heading">
       <h2 id="seller-heading">

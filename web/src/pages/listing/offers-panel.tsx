@@ -1,3 +1,4 @@
+import type { GetListingReturnType, GetOfferReturnType, OfferStatus } from "@agent-marketplace/sdk";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
@@ -7,7 +8,7 @@ import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { parseUsdc } from "../../lib/amounts.ts";
-import { agentClient, type client } from "../../lib/client.ts";
+import { agentClient } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { useMarketChanged } from "../../lib/market-changed.ts";
 import { listingKeys } from "../../lib/query-keys.ts";
@@ -19,8 +20,8 @@ import { useSession } from "../../lib/session.ts";
  * of its turn, Withdraw, and Buy at the agreed price once ACCEPTED; or a new offer.
  */
 
-type Listing = Awaited<ReturnType<typeof client.getListing>>;
-type Offer = Awaited<ReturnType<typeof client.getOffer>>["offer"];
+type Listing = GetListingReturnType;
+type Offer = GetOfferReturnType["offer"];
 
 export function OffersPanel({ listing }: { listing: Listing }) {
   const session = useSession();
@@ -35,12 +36,13 @@ export function OffersPanel({ listing }: { listing: Listing }) {
   );
 }
 
-const LIVE = ["OPEN", "COUNTERED", "ACCEPTED"];
+/** The statuses of an offer still in play (the others are final). */
+const LIVE: readonly OfferStatus[] = ["OPEN", "COUNTERED", "ACCEPTED"];
 
 function OfferList({ listing, agentId, asSeller }: { listing: Listing; agentId: string; asSeller: boolean }) {
   const offers = useQuery({
     queryKey: listingKeys.offers(listing.id, agentId),
-    queryFn: () => agentClient(agentId).listingOffers(listing.id, { limit: 20 }),
+    queryFn: () => agentClient(agentId).listListingOffers({ id: listing.id, limit: 20 }),
   });
   return (
     <Loaded query={offers} label="Loading the offers…">
@@ -72,7 +74,8 @@ function MakeOffer({ listing, agentId }: { listing: Listing; agentId: string }) 
   const priceWei = parseUsdc(price);
   const make = useMutation({
     mutationFn: () =>
-      agentClient(agentId).makeOffer(listing.id, {
+      agentClient(agentId).makeOffer({
+        id: listing.id,
         price_wei: priceWei ?? "0",
         ...(message.trim() && { message: message.trim() }),
       }),
@@ -111,16 +114,20 @@ function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string
   const act = useMutation({
     mutationFn: (move: "accept" | "decline" | "withdraw" | "counter") => {
       const agent = agentClient(agentId);
-      if (move === "accept") return agent.acceptOffer(offer.id);
-      if (move === "decline") return agent.declineOffer(offer.id);
-      if (move === "withdraw") return agent.withdrawOffer(offer.id);
-      return agent.counterOffer(offer.id, { price_wei: counterWei ?? "0" });
+      if (move === "accept") return agent.acceptOffer({ id: offer.id });
+      if (move === "decline") return agent.declineOffer({ id: offer.id });
+      if (move === "withdraw") return agent.withdrawOffer({ id: offer.id });
+      return agent.counterOffer({ id: offer.id, price_wei: counterWei ?? "0" });
     },
     onSuccess: refresh,
   });
   const buy = useMutation({
     mutationFn: () =>
-      agentClient(agentId).buyListing(offer.listing_id, { offer_id: offer.id, expected_price_wei: offer.price_wei }),
+      agentClient(agentId).buyListing({
+        id: offer.listing_id,
+        offer_id: offer.id,
+        expected_price_wei: offer.price_wei,
+      }),
     onSuccess: refresh,
   });
   const last = offer.moves.at(-1);

@@ -1,3 +1,4 @@
+import type { GetListingReturnType, GetProposalReturnType } from "@agent-marketplace/sdk";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
@@ -5,7 +6,7 @@ import { AsOwnedAgent } from "../../components/as-owned-agent.tsx";
 import { SignInButton } from "../../components/session-controls.tsx";
 import { Empty, ErrorNote, Loaded, Loading } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
-import { agentClient, type client } from "../../lib/client.ts";
+import { agentClient } from "../../lib/client.ts";
 import { useMarketChanged } from "../../lib/market-changed.ts";
 import { listingKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
@@ -16,8 +17,8 @@ import { useSession } from "../../lib/session.ts";
  * hunter, its agent's proposals with Withdraw, or a new proposal.
  */
 
-type Listing = Awaited<ReturnType<typeof client.getListing>>;
-type Proposal = Awaited<ReturnType<typeof client.getProposal>>["proposal"];
+type Listing = GetListingReturnType;
+type Proposal = GetProposalReturnType["proposal"];
 
 export function ProposalsPanel({ listing }: { listing: Listing }) {
   const session = useSession();
@@ -44,7 +45,7 @@ export function ProposalsPanel({ listing }: { listing: Listing }) {
 function ProposalList({ listing, agentId, asPoster }: { listing: Listing; agentId: string; asPoster: boolean }) {
   const proposals = useQuery({
     queryKey: listingKeys.proposals(listing.id, agentId),
-    queryFn: () => agentClient(agentId).listingProposals(listing.id, { limit: 50 }),
+    queryFn: () => agentClient(agentId).listListingProposals({ id: listing.id, limit: 50 }),
   });
   return (
     <Loaded query={proposals} label="Loading the proposals…">
@@ -79,7 +80,8 @@ function MakeProposal({ listing, agentId }: { listing: Listing; agentId: string 
   const etaHours = /^\d+$/.test(eta.trim()) ? Number(eta.trim()) : undefined;
   const make = useMutation({
     mutationFn: () =>
-      agentClient(agentId).makeProposal(listing.id, {
+      agentClient(agentId).makeProposal({
+        id: listing.id,
         pitch: pitch.trim(),
         ...(etaHours !== undefined && { eta_hours: etaHours }),
       }),
@@ -114,9 +116,9 @@ function ProposalItem({ proposal, agentId, asPoster }: { proposal: Proposal; age
   const act = useMutation({
     mutationFn: (move: "accept" | "decline" | "withdraw") => {
       const agent = agentClient(agentId);
-      if (move === "accept") return agent.acceptProposal(proposal.id);
-      if (move === "decline") return agent.declineProposal(proposal.id);
-      return agent.withdrawProposal(proposal.id);
+      if (move === "accept") return agent.acceptProposal({ id: proposal.id });
+      if (move === "decline") return agent.declineProposal({ id: proposal.id });
+      return agent.withdrawProposal({ id: proposal.id });
     },
     onSuccess: refresh,
   });

@@ -1,8 +1,9 @@
+import { LISTING_CATEGORIES, LISTING_SORTS, type ListingCategory, type ListingSort } from "@agent-marketplace/sdk";
 import { type FormEvent, useEffect, useState } from "react";
 import { parseUsdc } from "../../lib/amounts.ts";
-import { CATEGORIES, type Category, type MarketplaceFilters, SORTS, type Sort } from "../../lib/marketplace-query.ts";
+import type { MarketplaceFilters } from "../../lib/marketplace-query.ts";
 
-const SORT_LABELS: Record<Sort, string> = { newest: "Newest", cheapest: "Cheapest", popular: "Most popular" };
+const SORT_LABELS: Record<ListingSort, string> = { newest: "Newest", cheapest: "Cheapest", popular: "Most popular" };
 
 /**
  * Keyword and prices apply with the Search button; category, sort and the starter toggle at once.
@@ -46,10 +47,10 @@ export function FilterForm({
             <select
               name="category"
               value={filters.category}
-              onChange={(event) => onApply({ category: event.target.value as Category | "" })}
+              onChange={(event) => onApply({ category: event.target.value as ListingCategory | "" })}
             >
               <option value="">Any category</option>
-              {CATEGORIES.map((category) => (
+              {LISTING_CATEGORIES.map((category) => (
                 <option key={category} value={category}>
                   {category}
                 </option>
@@ -61,9 +62,9 @@ export function FilterForm({
             <select
               name="sort"
               value={filters.sort}
-              onChange={(event) => onApply({ sort: event.target.value as Sort })}
+              onChange={(event) => onApply({ sort: event.target.value as ListingSort })}
             >
-              {SORTS.map((sort) => (
+              {LISTING_SORTS.map((sort) => (
                 <option key={sort} value={sort}>
                   {SORT_LABELS[sort]}
                 </option>

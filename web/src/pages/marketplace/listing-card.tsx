@@ -1,9 +1,9 @@
+import type { BrowseListingsReturnType } from "@agent-marketplace/sdk";
 import { Link } from "wouter";
 import { TierBadge } from "../../components/tier-badge.tsx";
 import { Usdc } from "../../components/usdc.tsx";
-import type { client } from "../../lib/client.ts";
 
-type BrowseListing = Awaited<ReturnType<typeof client.browseListings>>["listings"][number];
+type BrowseListing = BrowseListingsReturnType["listings"][number];
 
 /** One listing in the marketplace: title, type, category, price, seller. */
 export function ListingCard({ listing }: { listing: BrowseListing }) {

@@ -1,3 +1,4 @@
+import { LISTING_TYPES, type ListingType } from "@agent-marketplace/sdk";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useLocation, useSearch } from "wouter";
 import { ChoiceBar } from "../../components/choice-bar.tsx";
@@ -8,7 +9,6 @@ import { client } from "../../lib/client.ts";
 import {
   browseQueryOf,
   filtersFromSearch,
-  type ListingType,
   type MarketplaceFilters,
   nextPage,
   previousPage,
@@ -21,10 +21,8 @@ import { ListingCard } from "./listing-card.tsx";
 
 export const PAGE_SIZE = 20;
 
-const TYPES = [
-  { value: "FIXED", label: "Services (FIXED)" },
-  { value: "BOUNTY", label: "Bounties (BOUNTY)" },
-] as const satisfies readonly { value: ListingType; label: string }[];
+const TYPE_LABELS: Record<ListingType, string> = { FIXED: "Services (FIXED)", BOUNTY: "Bounties (BOUNTY)" };
+const TYPES = LISTING_TYPES.map((value) => ({ value, label: TYPE_LABELS[value] }));
 
 /** Browse listings: every filter and sort of GET /api/listings, all of it in the URL. */
 export function MarketplacePage() {

@@ -13,7 +13,7 @@ export function MessagesPanel({ agentId }: { agentId: string }) {
   const [peerId, setPeerId] = useState("");
   const conversations = useQuery({
     queryKey: ownerKeys.conversations(agentId),
-    queryFn: () => client.conversations(),
+    queryFn: () => client.listConversations(),
   });
   return (
     <section aria-labelledby={`${id}-heading`}>
@@ -60,7 +60,7 @@ export function MessagesPanel({ agentId }: { agentId: string }) {
 function Thread({ agentId, peerId }: { agentId: string; peerId: string }) {
   const thread = useQuery({
     queryKey: ownerKeys.thread(agentId, peerId),
-    queryFn: () => agentClient(agentId).thread(peerId),
+    queryFn: () => agentClient(agentId).getConversation({ peer_agent_id: peerId }),
     refetchInterval: 10_000,
   });
   return (

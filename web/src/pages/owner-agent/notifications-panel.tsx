@@ -1,4 +1,4 @@
-import { MarketplaceError } from "@agent-marketplace/sdk";
+import { type ListNotificationsReturnType, MarketplaceError } from "@agent-marketplace/sdk";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
@@ -8,7 +8,7 @@ import { agentClient } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 import { sessionExpired } from "../../lib/session.ts";
 
-type Notification = Awaited<ReturnType<ReturnType<typeof agentClient>["notifications"]>>["notifications"][number];
+type Notification = ListNotificationsReturnType["notifications"][number];
 
 /** Every kind's words: a kind the API adds fails the type check until it is named here. */
 const KIND_TEXT: Record<Notification["kind"], string> = {
@@ -42,7 +42,7 @@ export function NotificationsPanel({ agentId }: { agentId: string }) {
   const client = agentClient(agentId);
   const listed = useQuery({
     queryKey: ownerKeys.notifications(agentId),
-    queryFn: () => client.notifications({ limit: 30 }),
+    queryFn: () => client.listNotifications({ limit: 30 }),
   });
   const [arrived, setArrived] = useState<Notification[]>([]);
   const [live, setLive] = useState<"connecting" | "live" | "stopped">("connecting");
@@ -53,13 +53,13 @@ export function NotificationsPanel({ agentId }: { agentId: string }) {
       for (let attempt = 0; !stop.signal.aborted; attempt++) {
         try {
           setLive("connecting");
-          for await (const event of client.notificationStream({ signal: stop.signal })) {
+          for await (const event of client.streamNotifications({ signal: stop.signal })) {
             if (event.event === "ready") {
               setLive("live");
               attempt = 0;
               continue;
             }
-            const notification = event.data as Notification;
+            const notification = event.data;
             setArrived((earlier) => [notification, ...earlier.filter((item) => item.id !== notification.id)]);
             // What the notification is about changed: the lists showing it are stale.
             void queryClient.invalidateQueries({ queryKey: ownerKeys.all });

@@ -24,7 +24,7 @@ export default function OwnerAgentPage({ params }: { params: { id: string } }) {
 }
 
 function OwnedAgentView({ agentId }: { agentId: string }) {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.listOwnedAgents() });
   const agent = owned.data?.agents.find((candidate) => candidate.id === agentId);
   usePageTitle(agent?.name ?? "Agent");
   if (!agent) {

@@ -1,3 +1,4 @@
+import { LISTING_CATEGORIES, type ListingCategory, type ListingType } from "@agent-marketplace/sdk";
 import { useMutation } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { Link } from "wouter";
@@ -8,7 +9,6 @@ import { parseUsdc } from "../../lib/amounts.ts";
 import { agentClient } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { useMarketChanged } from "../../lib/market-changed.ts";
-import { CATEGORIES, type Category, type ListingType } from "../../lib/marketplace-query.ts";
 
 const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
 
@@ -20,7 +20,7 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
   const [type, setType] = useState<ListingType>("FIXED");
   const [title, setTitle] = useState("");
   const [description, setDescription] = useState("");
-  const [category, setCategory] = useState<Category>("other");
+  const [category, setCategory] = useState<ListingCategory>("other");
   const [price, setPrice] = useState("");
   const [negotiable, setNegotiable] = useState(true);
   const [proposals, setProposals] = useState(false);
@@ -47,7 +47,7 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
   });
   const confirm = useMutation({
     mutationFn: ({ transactionId, txHash }: { transactionId: string; txHash: string }) =>
-      agentClient(agentId).confirmFunding(transactionId, { tx_hash: txHash }),
+      agentClient(agentId).confirmFunding({ id: transactionId, tx_hash: txHash }),
     onSuccess: changed,
   });
   const created = post.data;
@@ -83,8 +83,8 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
         <div className="grid">
           <label>
             Category
-            <select value={category} onChange={(event) => setCategory(event.target.value as Category)}>
-              {CATEGORIES.map((option) => (
+            <select value={category} onChange={(event) => setCategory(event.target.value as ListingCategory)}>
+              {LISTING_CATEGORIES.map((option) => (
                 <option key={option} value={option}>
                   {option}
                 </option>

@@ -35,13 +35,13 @@ function TransactionView({ id, agentId }: { id: string; agentId: string }) {
   const client = agentClient(agentId);
   const transaction = useQuery({
     queryKey: ownerKeys.transaction(agentId, id),
-    queryFn: () => client.getTransaction(id),
+    queryFn: () => client.getTransaction({ id }),
   });
-  const timeline = useQuery({ queryKey: ownerKeys.timeline(agentId, id), queryFn: () => client.timeline(id) });
+  const timeline = useQuery({ queryKey: ownerKeys.timeline(agentId, id), queryFn: () => client.getTimeline({ id }) });
   const delivered = Boolean(transaction.data?.delivered_at);
   const deliverable = useQuery({
     queryKey: ownerKeys.deliverable(agentId, id),
-    queryFn: () => client.deliverable(id),
+    queryFn: () => client.getDeliverable({ id }),
     enabled: delivered,
   });
   return (

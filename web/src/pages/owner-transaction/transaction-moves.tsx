@@ -1,3 +1,4 @@
+import type { GetTransactionReturnType } from "@agent-marketplace/sdk";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { ErrorNote, Loading } from "../../components/states.tsx";
@@ -9,7 +10,7 @@ import { DeliverForm, DisputeForm, EvidenceForm, ReviewForm } from "./move-forms
 
 const WalletCalls = lazy(() => import("../../wallet/wallet-calls.tsx"));
 
-type Transaction = Awaited<ReturnType<typeof sessionClient.getTransaction>>;
+type Transaction = GetTransactionReturnType;
 type Instructions = { calls: { to: string; data: string; function: string }[]; chain_id: number };
 /** A move's call; called again with the tx hash when an external agent made the on-chain step. */
 export type MoveCall = (proof?: { tx_hash: string }) => Promise<unknown>;
@@ -32,7 +33,7 @@ export function TransactionMoves({
   const client = agentClient(agentId);
   const [onChain, setOnChain] = useState<{ instructions: Instructions; complete: MoveCall }>();
   // An external agent's on-chain step must come from its own wallet.
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => sessionClient.ownedAgents() });
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => sessionClient.listOwnedAgents() });
   const wallet = owned.data?.agents.find((agent) => agent.id === agentId)?.wallet_address;
   const [done, setDone] = useState<string>();
   const move = useMutation({
@@ -70,7 +71,7 @@ export function TransactionMoves({
       {has("deliver") && (
         <DeliverForm
           busy={move.isPending}
-          onDeliver={(body) => run("Delivered", (proof) => client.deliver(id, { ...body, ...proof }))}
+          onDeliver={(body) => run("Delivered", (proof) => client.deliverWork({ id, ...body, ...proof }))}
         />
       )}
       {(has("release") || has("refund")) && (
@@ -79,7 +80,7 @@ export function TransactionMoves({
             <button
               type="button"
               disabled={move.isPending}
-              onClick={() => run("Released", (proof) => client.release(id, { ...proof }))}
+              onClick={() => run("Released", (proof) => client.releaseEscrow({ id, ...proof }))}
             >
               Release payment
             </button>
@@ -89,7 +90,7 @@ export function TransactionMoves({
               type="button"
               className="secondary"
               disabled={move.isPending}
-              onClick={() => run("Refunded", (proof) => client.refund(id, { ...proof }))}
+              onClick={() => run("Refunded", (proof) => client.refundEscrow({ id, ...proof }))}
             >
               Refund the buyer
             </button>
@@ -101,8 +102,8 @@ export function TransactionMoves({
           busy={move.isPending}
           onDispute={({ reason, evidence }) =>
             run("Disputed", async (proof) => {
-              const answer = await client.dispute(id, { reason, ...proof });
-              if (!hasInstructions(answer) && evidence) await client.addEvidence(id, evidence);
+              const answer = await client.openDispute({ id, reason, ...proof });
+              if (!hasInstructions(answer) && evidence) await client.addEvidence({ id, ...evidence });
               return answer;
             })
           }
@@ -111,11 +112,14 @@ export function TransactionMoves({
       {has("evidence") && (
         <EvidenceForm
           busy={move.isPending}
-          onEvidence={(body) => run("Evidence added", () => client.addEvidence(id, body))}
+          onEvidence={(body) => run("Evidence added", () => client.addEvidence({ id, ...body }))}
         />
       )}
       {has("review") && (
-        <ReviewForm busy={move.isPending} onReview={(body) => run("Review posted", () => client.review(id, body))} />
+        <ReviewForm
+          busy={move.isPending}
+          onReview={(body) => run("Review posted", () => client.reviewTransaction({ id, ...body }))}
+        />
       )}
       {move.isPending && <Loading label="Waiting for the chain…" />}
       {move.isError && <ErrorNote error={move.error} />}

@@ -9,18 +9,18 @@ import { ownerKeys } from "../../lib/query-keys.ts";
 /** An owned agent's keys (prefix and dates, never the key), a new one shown once, revoke. */
 export function AgentKeys({ agentId, agentName }: { agentId: string; agentName: string }) {
   const queryClient = useQueryClient();
-  const keys = useQuery({ queryKey: ownerKeys.keys(agentId), queryFn: () => client.agentKeys(agentId) });
+  const keys = useQuery({ queryKey: ownerKeys.keys(agentId), queryFn: () => client.listAgentKeys({ id: agentId }) });
   const [revokeOthers, setRevokeOthers] = useState(false);
   const changed = () => {
     void queryClient.invalidateQueries({ queryKey: ownerKeys.keys(agentId) });
     void queryClient.invalidateQueries({ queryKey: ownerKeys.agents });
   };
   const issue = useMutation({
-    mutationFn: () => client.issueAgentKey(agentId, { revoke_others: revokeOthers }),
+    mutationFn: () => client.issueAgentKey({ id: agentId, revoke_others: revokeOthers }),
     onSuccess: changed,
   });
   const revoke = useMutation({
-    mutationFn: (keyId: string) => client.revokeAgentKey(agentId, keyId),
+    mutationFn: (keyId: string) => client.revokeAgentKey({ id: agentId, key_id: keyId }),
     onSuccess: changed,
   });
   return (

@@ -22,7 +22,7 @@ export default function OwnerPage() {
 }
 
 function OwnedAgents() {
-  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.ownedAgents() });
+  const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.listOwnedAgents() });
   return (
     <section aria-labelledby="agents-heading">
       <h2 id="agents-heading">Your agents</h2>

@@ -16,7 +16,7 @@ export function TestUsdcButton({ address }: { address: string }) {
   const info = usePlatformInfo();
   const queryClient = useQueryClient();
   const mint = useMutation({
-    mutationFn: () => client.faucet({ address, usdc_wei: GRANT_WEI }),
+    mutationFn: () => client.requestTestUsdc({ address, usdc_wei: GRANT_WEI }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.agents }),
   });
   if (info.data?.for_agents.chain.chain_id !== LOCAL_CHAIN_ID) return null;

@@ -19,7 +19,7 @@ export function WithdrawForm({ agentId }: { agentId: string }) {
   const addressValid = /^0x[0-9a-fA-F]{40}$/.test(destination.trim());
   const withdraw = useMutation({
     mutationFn: () =>
-      agentClient(agentId).withdraw({ destination_address: destination.trim(), amount_wei: amountWei ?? "0" }),
+      agentClient(agentId).withdrawUsdc({ destination_address: destination.trim(), amount_wei: amountWei ?? "0" }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.agents }),
   });
   return (
