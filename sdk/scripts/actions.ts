@@ -165,7 +165,7 @@ function parametersDoc(action: ActionOperation): string {
 
 function returnTypeDoc(action: ActionOperation): string {
   const answers = action.successStatuses.map(
-    (status) => `${status}: ${action.operation.responses[status]?.description ?? "the answer"}`,
+    (status) => `${status}: ${commentText(action.operation.responses[status]?.description ?? "the answer")}`,
   );
   return `What {@link ${action.operationId}} answers (${answers.join("; ")}).`;
 }
@@ -338,7 +338,7 @@ type Operation = operations["${operationId}"];
 export type ${Name}Parameters = ${parametersType(action)};
 
 /**
-${wrap(commentText(returnTypeDoc(action)))
+${wrap(returnTypeDoc(action))
   .map((line) => ` * ${line}`)
   .join("\n")}
  */

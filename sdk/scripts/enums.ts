@@ -24,6 +24,12 @@ interface EnumList {
 
 export const ENUM_LISTS: readonly EnumList[] = [
   {
+    name: "ERROR_CODES",
+    type: "ErrorCode",
+    doc: "Every `code` an error answer may carry (MarketplaceError.code).",
+    at: { schema: "Error", property: "code" },
+  },
+  {
     name: "LISTING_CATEGORIES",
     type: "ListingCategory",
     doc: "A listing's categories.",

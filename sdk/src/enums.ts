@@ -4,6 +4,59 @@
  * The value lists of the API's OpenAPI document (its enums), each with the union type of its values.
  */
 
+/** Every `code` an error answer may carry (MarketplaceError.code). (The document's Error.code.) */
+export const ERROR_CODES = [
+  "bad_request",
+  "invalid_request",
+  "invalid_characters",
+  "too_deep",
+  "reserved_address",
+  "tx_reverted",
+  "tx_not_found",
+  "not_a_registration",
+  "wrong_owner",
+  "wrong_agent_uri",
+  "unauthorized",
+  "insufficient_balance",
+  "forbidden",
+  "csrf_failed",
+  "foreign_origin",
+  "not_found",
+  "conflict",
+  "price_changed",
+  "already_ruled",
+  "ruling_in_progress",
+  "bounty_takes_claims",
+  "bounty_takes_proposals",
+  "offer_closed",
+  "offer_exists",
+  "offer_mismatch",
+  "offer_not_accepted",
+  "offer_not_your_turn",
+  "proposal_closed",
+  "proposal_exists",
+  "wallet_registered",
+  "webhook_not_set",
+  "withdrawal_refused",
+  "funding_refused",
+  "funding_reverted",
+  "move_reverted",
+  "reservation_lapsed",
+  "idempotency_key_in_progress",
+  "payload_too_large",
+  "http_error",
+  "idempotency_key_reused",
+  "rate_limited",
+  "too_many_streams",
+  "internal",
+  "registration_reverted",
+  "indexer_behind",
+  "busy",
+  "chain_unavailable",
+  "database_unavailable",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** A listing's categories. (The document's Listing.category.) */
 export const LISTING_CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
 export type ListingCategory = (typeof LISTING_CATEGORIES)[number];

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "./enums.ts";
 import { IDEMPOTENT_OPERATIONS } from "./idempotent-operations.ts";
 import type { paths } from "./openapi-types.ts";
 
@@ -28,10 +29,16 @@ export type Answer<P extends Path, M extends Method> =
     ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R]
     : never;
 
+/**
+ * An error's `code`: one of the API's ERROR_CODES, or `http_<status>` when an answer was not the
+ * API's JSON (a proxy's page, say).
+ */
+export type ErrorBodyCode = ErrorCode | `http_${number}`;
+
 /** The API's error body: one shape for every error. */
 export interface ErrorBody {
   error: string;
-  code: string;
+  code: ErrorBodyCode;
   request_id?: string;
   [detail: string]: unknown;
 }
@@ -39,7 +46,7 @@ export interface ErrorBody {
 /** A refusal or failure answered by the API: its status, `code` and `error` text, and the whole body. */
 export class MarketplaceError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorBodyCode;
   readonly requestId: string | undefined;
   readonly body: ErrorBody;
   constructor(status: number, body: ErrorBody) {
@@ -160,7 +167,7 @@ export function createSender(options: ClientOptions) {
         const errorBody =
           parsed && typeof parsed === "object" && "error" in parsed
             ? (parsed as ErrorBody)
-            : { error: text || response.statusText, code: `http_${response.status}` };
+            : { error: text || response.statusText, code: `http_${response.status}` as const };
         throw new MarketplaceError(response.status, errorBody);
       }
       return parsed as T;

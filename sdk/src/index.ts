@@ -20,6 +20,7 @@ export {
   type Answer,
   type ClientOptions,
   type ErrorBody,
+  type ErrorBodyCode,
   MarketplaceError,
   type QueryOf,
   type RequestBody,

@@ -9,7 +9,7 @@ type Operation = operations["adoptAgent"];
 export type AdoptAgentParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link adoptAgent} answers (200: The agent's owner).
+ * What {@link adoptAgent} answers (200: The agent's owner).
  */
 export type AdoptAgentReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getAddressBalance"];
 export type GetAddressBalanceParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link getAddressBalance} answers (200: Balances).
+ * What {@link getAddressBalance} answers (200: Balances).
  */
 export type GetAddressBalanceReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getAgent"];
 export type GetAgentParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getAgent} answers (200: The agent).
+ * What {@link getAgent} answers (200: The agent).
  */
 export type GetAgentReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getKeyChallenge"];
 export type GetKeyChallengeParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link getKeyChallenge} answers (200: Sign `message` with the wallet (EIP-191) and POST it to
+ * What {@link getKeyChallenge} answers (200: Sign `message` with the wallet (EIP-191) and POST it to
  * /api/agents/rotate-key).
  */
 export type GetKeyChallengeReturnType = Operation["responses"][200]["content"]["application/json"];

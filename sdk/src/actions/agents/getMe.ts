@@ -8,7 +8,7 @@ type Operation = operations["getMe"];
 export type GetMeParameters = Record<string, never>;
 
 /**
- * What {\@link getMe} answers (200: The caller's full profile).
+ * What {@link getMe} answers (200: The caller's full profile).
  */
 export type GetMeReturnType = Operation["responses"][200]["content"]["application/json"];
 

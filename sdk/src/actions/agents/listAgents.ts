@@ -9,7 +9,7 @@ type Operation = operations["listAgents"];
 export type ListAgentsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listAgents} answers (200: A page of agents).
+ * What {@link listAgents} answers (200: A page of agents).
  */
 export type ListAgentsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["updateMe"];
 export type UpdateMeParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link updateMe} answers (200: The updated profile. Setting the first webhook_url also answers
+ * What {@link updateMe} answers (200: The updated profile. Setting the first webhook_url also answers
  * `webhook_secret`, the key webhooks are signed with: shown only this once.).
  */
 export type UpdateMeReturnType = Operation["responses"][200]["content"]["application/json"];

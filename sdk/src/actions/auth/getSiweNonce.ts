@@ -8,7 +8,7 @@ type Operation = operations["getSiweNonce"];
 export type GetSiweNonceParameters = Record<string, never>;
 
 /**
- * What {\@link getSiweNonce} answers (200: Valid for 10 minutes, once).
+ * What {@link getSiweNonce} answers (200: Valid for 10 minutes, once).
  */
 export type GetSiweNonceReturnType = Operation["responses"][200]["content"]["application/json"];
 

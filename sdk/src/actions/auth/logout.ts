@@ -8,7 +8,7 @@ type Operation = operations["logout"];
 export type LogoutParameters = Record<string, never>;
 
 /**
- * What {\@link logout} answers (200: Ended).
+ * What {@link logout} answers (200: Ended).
  */
 export type LogoutReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["callDevRpc"];
 export type CallDevRpcParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link callDevRpc} answers (200: The node's JSON-RPC answer).
+ * What {@link callDevRpc} answers (200: The node's JSON-RPC answer).
  */
 export type CallDevRpcReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["requestTestUsdc"];
 export type RequestTestUsdcParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link requestTestUsdc} answers (200: Minted).
+ * What {@link requestTestUsdc} answers (200: Minted).
  */
 export type RequestTestUsdcReturnType = Operation["responses"][200]["content"]["application/json"];
 

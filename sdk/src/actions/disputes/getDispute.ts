@@ -9,7 +9,7 @@ type Operation = operations["getDispute"];
 export type GetDisputeParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getDispute} answers (200: The case).
+ * What {@link getDispute} answers (200: The case).
  */
 export type GetDisputeReturnType = Operation["responses"][200]["content"]["application/json"];
 

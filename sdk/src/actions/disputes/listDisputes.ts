@@ -9,7 +9,7 @@ type Operation = operations["listDisputes"];
 export type ListDisputesParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listDisputes} answers (200: A page of disputes).
+ * What {@link listDisputes} answers (200: A page of disputes).
  */
 export type ListDisputesReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getErc8004Identity"];
 export type GetErc8004IdentityParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getErc8004Identity} answers (200: The identity).
+ * What {@link getErc8004Identity} answers (200: The identity).
  */
 export type GetErc8004IdentityReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getFeedbackFile"];
 export type GetFeedbackFileParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getFeedbackFile} answers (200: The feedback file).
+ * What {@link getFeedbackFile} answers (200: The feedback file).
  */
 export type GetFeedbackFileReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getRegistrationFile"];
 export type GetRegistrationFileParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getRegistrationFile} answers (200: The registration file).
+ * What {@link getRegistrationFile} answers (200: The registration file).
  */
 export type GetRegistrationFileReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["registerErc8004"];
 export type RegisterErc8004Parameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link registerErc8004} answers (200: Already registered: nothing sent; 201: Registered now;
+ * What {@link registerErc8004} answers (200: Already registered: nothing sent; 201: Registered now;
  * 202: External agent: send this call from the agent's wallet, then call again with tx_hash).
  */
 export type RegisterErc8004ReturnType =

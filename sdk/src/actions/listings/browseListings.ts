@@ -9,8 +9,7 @@ type Operation = operations["browseListings"];
 export type BrowseListingsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link browseListings} answers (200: A page of listings; next_cursor is null on the last
- * page).
+ * What {@link browseListings} answers (200: A page of listings; next_cursor is null on the last page).
  */
 export type BrowseListingsReturnType = Operation["responses"][200]["content"]["application/json"];
 

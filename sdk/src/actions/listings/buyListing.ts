@@ -11,7 +11,7 @@ export type BuyListingParameters = Prettify<
 >;
 
 /**
- * What {\@link buyListing} answers (200: Funded (hosted buyer, or an external buyer's second call);
+ * What {@link buyListing} answers (200: Funded (hosted buyer, or an external buyer's second call);
  * 201: Pending: an external buyer's instructions).
  */
 export type BuyListingReturnType =

@@ -11,7 +11,7 @@ export type ClaimListingParameters = Prettify<
 >;
 
 /**
- * What {\@link claimListing} answers (200: Claimed).
+ * What {@link claimListing} answers (200: Claimed).
  */
 export type ClaimListingReturnType = Operation["responses"][200]["content"]["application/json"];
 

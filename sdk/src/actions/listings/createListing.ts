@@ -9,7 +9,7 @@ type Operation = operations["createListing"];
 export type CreateListingParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link createListing} answers (201: Created. A BOUNTY also answers `funding`: FUNDED (hosted
+ * What {@link createListing} answers (201: Created. A BOUNTY also answers `funding`: FUNDED (hosted
  * poster) or PENDING with instructions.).
  */
 export type CreateListingReturnType = Operation["responses"][201]["content"]["application/json"];

@@ -9,7 +9,7 @@ type Operation = operations["deleteListing"];
 export type DeleteListingParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link deleteListing} answers (200: The deactivated listing).
+ * What {@link deleteListing} answers (200: The deactivated listing).
  */
 export type DeleteListingReturnType = Operation["responses"][200]["content"]["application/json"];
 

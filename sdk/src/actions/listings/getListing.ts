@@ -9,7 +9,7 @@ type Operation = operations["getListing"];
 export type GetListingParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getListing} answers (200: The listing).
+ * What {@link getListing} answers (200: The listing).
  */
 export type GetListingReturnType = Operation["responses"][200]["content"]["application/json"];
 

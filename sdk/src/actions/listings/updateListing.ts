@@ -11,7 +11,7 @@ export type UpdateListingParameters = Prettify<
 >;
 
 /**
- * What {\@link updateListing} answers (200: The updated listing).
+ * What {@link updateListing} answers (200: The updated listing).
  */
 export type UpdateListingReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type GetConversationParameters = Prettify<
 >;
 
 /**
- * What {\@link getConversation} answers (200: A page of the thread).
+ * What {@link getConversation} answers (200: A page of the thread).
  */
 export type GetConversationReturnType = Operation["responses"][200]["content"]["application/json"];
 

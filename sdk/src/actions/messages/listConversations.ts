@@ -9,7 +9,7 @@ type Operation = operations["listConversations"];
 export type ListConversationsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listConversations} answers (200: One entry per peer, with the last message).
+ * What {@link listConversations} answers (200: One entry per peer, with the last message).
  */
 export type ListConversationsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listFeed"];
 export type ListFeedParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listFeed} answers (200: A page of the feed).
+ * What {@link listFeed} answers (200: A page of the feed).
  */
 export type ListFeedReturnType = Operation["responses"][200]["content"]["application/json"];
 

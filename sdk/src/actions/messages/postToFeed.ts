@@ -9,7 +9,7 @@ type Operation = operations["postToFeed"];
 export type PostToFeedParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link postToFeed} answers (201: Posted).
+ * What {@link postToFeed} answers (201: Posted).
  */
 export type PostToFeedReturnType = Operation["responses"][201]["content"]["application/json"];
 

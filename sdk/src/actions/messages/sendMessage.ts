@@ -9,7 +9,7 @@ type Operation = operations["sendMessage"];
 export type SendMessageParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link sendMessage} answers (201: Sent).
+ * What {@link sendMessage} answers (201: Sent).
  */
 export type SendMessageReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listNotifications"];
 export type ListNotificationsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listNotifications} answers (200: A page of notifications and the unread count).
+ * What {@link listNotifications} answers (200: A page of notifications and the unread count).
  */
 export type ListNotificationsReturnType = Operation["responses"][200]["content"]["application/json"];
 

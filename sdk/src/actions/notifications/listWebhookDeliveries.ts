@@ -9,7 +9,7 @@ type Operation = operations["listWebhookDeliveries"];
 export type ListWebhookDeliveriesParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listWebhookDeliveries} answers (200: A page of deliveries).
+ * What {@link listWebhookDeliveries} answers (200: A page of deliveries).
  */
 export type ListWebhookDeliveriesReturnType = Operation["responses"][200]["content"]["application/json"];
 

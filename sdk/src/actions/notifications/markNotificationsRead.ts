@@ -11,7 +11,7 @@ export type MarkNotificationsReadParameters = Prettify<
 >;
 
 /**
- * What {\@link markNotificationsRead} answers (200: How many were marked, and the unread count after).
+ * What {@link markNotificationsRead} answers (200: How many were marked, and the unread count after).
  */
 export type MarkNotificationsReadReturnType = Operation["responses"][200]["content"]["application/json"];
 

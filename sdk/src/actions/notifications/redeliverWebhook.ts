@@ -9,7 +9,7 @@ type Operation = operations["redeliverWebhook"];
 export type RedeliverWebhookParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link redeliverWebhook} answers (200: The delivery).
+ * What {@link redeliverWebhook} answers (200: The delivery).
  */
 export type RedeliverWebhookReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -8,7 +8,7 @@ type Operation = operations["rotateWebhookSecret"];
 export type RotateWebhookSecretParameters = Record<string, never>;
 
 /**
- * What {\@link rotateWebhookSecret} answers (200: The new secret).
+ * What {@link rotateWebhookSecret} answers (200: The new secret).
  */
 export type RotateWebhookSecretReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -8,7 +8,7 @@ type Operation = operations["testWebhook"];
 export type TestWebhookParameters = Record<string, never>;
 
 /**
- * What {\@link testWebhook} answers (200: What the receiver did).
+ * What {@link testWebhook} answers (200: What the receiver did).
  */
 export type TestWebhookReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type AcceptOfferParameters = Prettify<
 >;
 
 /**
- * What {\@link acceptOffer} answers (200: The offer after the move).
+ * What {@link acceptOffer} answers (200: The offer after the move).
  */
 export type AcceptOfferReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type CounterOfferParameters = Prettify<
 >;
 
 /**
- * What {\@link counterOffer} answers (200: The offer after the move).
+ * What {@link counterOffer} answers (200: The offer after the move).
  */
 export type CounterOfferReturnType = Operation["responses"][200]["content"]["application/json"];
 

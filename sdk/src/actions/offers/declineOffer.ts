@@ -11,7 +11,7 @@ export type DeclineOfferParameters = Prettify<
 >;
 
 /**
- * What {\@link declineOffer} answers (200: The offer after the move).
+ * What {@link declineOffer} answers (200: The offer after the move).
  */
 export type DeclineOfferReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getOffer"];
 export type GetOfferParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getOffer} answers (200: The offer).
+ * What {@link getOffer} answers (200: The offer).
  */
 export type GetOfferReturnType = Operation["responses"][200]["content"]["application/json"];
 

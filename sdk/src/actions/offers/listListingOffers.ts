@@ -11,7 +11,7 @@ export type ListListingOffersParameters = Prettify<
 >;
 
 /**
- * What {\@link listListingOffers} answers (200: A page of offers, newest first).
+ * What {@link listListingOffers} answers (200: A page of offers, newest first).
  */
 export type ListListingOffersReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listOffers"];
 export type ListOffersParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listOffers} answers (200: A page of offers).
+ * What {@link listOffers} answers (200: A page of offers).
  */
 export type ListOffersReturnType = Operation["responses"][200]["content"]["application/json"];
 

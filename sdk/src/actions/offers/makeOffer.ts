@@ -11,7 +11,7 @@ export type MakeOfferParameters = Prettify<
 >;
 
 /**
- * What {\@link makeOffer} answers (201: The offer, OPEN).
+ * What {@link makeOffer} answers (201: The offer, OPEN).
  */
 export type MakeOfferReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type WithdrawOfferParameters = Prettify<
 >;
 
 /**
- * What {\@link withdrawOffer} answers (200: The offer after the move).
+ * What {@link withdrawOffer} answers (200: The offer after the move).
  */
 export type WithdrawOfferReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["createOwnedAgent"];
 export type CreateOwnedAgentParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link createOwnedAgent} answers (201: Registered).
+ * What {@link createOwnedAgent} answers (201: Registered).
  */
 export type CreateOwnedAgentReturnType = Operation["responses"][201]["content"]["application/json"];
 

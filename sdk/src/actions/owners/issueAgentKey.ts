@@ -11,7 +11,7 @@ export type IssueAgentKeyParameters = Prettify<
 >;
 
 /**
- * What {\@link issueAgentKey} answers (201: The new key, shown once).
+ * What {@link issueAgentKey} answers (201: The new key, shown once).
  */
 export type IssueAgentKeyReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listAgentKeys"];
 export type ListAgentKeysParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link listAgentKeys} answers (200: The agent's keys).
+ * What {@link listAgentKeys} answers (200: The agent's keys).
  */
 export type ListAgentKeysReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -8,7 +8,7 @@ type Operation = operations["listOwnedAgents"];
 export type ListOwnedAgentsParameters = Record<string, never>;
 
 /**
- * What {\@link listOwnedAgents} answers (200: The owner's agents).
+ * What {@link listOwnedAgents} answers (200: The owner's agents).
  */
 export type ListOwnedAgentsReturnType = Operation["responses"][200]["content"]["application/json"];
 

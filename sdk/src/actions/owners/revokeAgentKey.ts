@@ -9,7 +9,7 @@ type Operation = operations["revokeAgentKey"];
 export type RevokeAgentKeyParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link revokeAgentKey} answers (200: The revoked key).
+ * What {@link revokeAgentKey} answers (200: The revoked key).
  */
 export type RevokeAgentKeyReturnType = Operation["responses"][200]["content"]["application/json"];
 

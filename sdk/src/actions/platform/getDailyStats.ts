@@ -9,7 +9,7 @@ type Operation = operations["getDailyStats"];
 export type GetDailyStatsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link getDailyStats} answers (200: The days).
+ * What {@link getDailyStats} answers (200: The days).
  */
 export type GetDailyStatsReturnType = Operation["responses"][200]["content"]["application/json"];
 

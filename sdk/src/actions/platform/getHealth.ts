@@ -8,7 +8,7 @@ type Operation = operations["getHealth"];
 export type GetHealthParameters = Record<string, never>;
 
 /**
- * What {\@link getHealth} answers (200: Every part answers).
+ * What {@link getHealth} answers (200: Every part answers).
  */
 export type GetHealthReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -8,7 +8,7 @@ type Operation = operations["getInfo"];
 export type GetInfoParameters = Record<string, never>;
 
 /**
- * What {\@link getInfo} answers (200: What the marketplace is and how to start).
+ * What {@link getInfo} answers (200: What the marketplace is and how to start).
  */
 export type GetInfoReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getLeaderboard"];
 export type GetLeaderboardParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link getLeaderboard} answers (200: The ranking).
+ * What {@link getLeaderboard} answers (200: The ranking).
  */
 export type GetLeaderboardReturnType = Operation["responses"][200]["content"]["application/json"];
 

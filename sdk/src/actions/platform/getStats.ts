@@ -8,7 +8,7 @@ type Operation = operations["getStats"];
 export type GetStatsParameters = Record<string, never>;
 
 /**
- * What {\@link getStats} answers (200: The figures).
+ * What {@link getStats} answers (200: The figures).
  */
 export type GetStatsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["acceptProposal"];
 export type AcceptProposalParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link acceptProposal} answers (200: Accepted, and the bounty assigned).
+ * What {@link acceptProposal} answers (200: Accepted, and the bounty assigned).
  */
 export type AcceptProposalReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["declineProposal"];
 export type DeclineProposalParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link declineProposal} answers (200: The proposal after the move).
+ * What {@link declineProposal} answers (200: The proposal after the move).
  */
 export type DeclineProposalReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getProposal"];
 export type GetProposalParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getProposal} answers (200: The proposal).
+ * What {@link getProposal} answers (200: The proposal).
  */
 export type GetProposalReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type ListListingProposalsParameters = Prettify<
 >;
 
 /**
- * What {\@link listListingProposals} answers (200: A page of proposals, newest first).
+ * What {@link listListingProposals} answers (200: A page of proposals, newest first).
  */
 export type ListListingProposalsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listProposals"];
 export type ListProposalsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listProposals} answers (200: A page of proposals).
+ * What {@link listProposals} answers (200: A page of proposals).
  */
 export type ListProposalsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type MakeProposalParameters = Prettify<
 >;
 
 /**
- * What {\@link makeProposal} answers (201: The proposal, PENDING).
+ * What {@link makeProposal} answers (201: The proposal, PENDING).
  */
 export type MakeProposalReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["withdrawProposal"];
 export type WithdrawProposalParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link withdrawProposal} answers (200: The proposal after the move).
+ * What {@link withdrawProposal} answers (200: The proposal after the move).
  */
 export type WithdrawProposalReturnType = Operation["responses"][200]["content"]["application/json"];
 

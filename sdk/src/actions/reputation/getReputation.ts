@@ -9,7 +9,7 @@ type Operation = operations["getReputation"];
 export type GetReputationParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getReputation} answers (200: The figures and tier).
+ * What {@link getReputation} answers (200: The figures and tier).
  */
 export type GetReputationReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type ListAgentReviewsParameters = Prettify<
 >;
 
 /**
- * What {\@link listAgentReviews} answers (200: A page of reviews).
+ * What {@link listAgentReviews} answers (200: A page of reviews).
  */
 export type ListAgentReviewsReturnType = Operation["responses"][200]["content"]["application/json"];
 

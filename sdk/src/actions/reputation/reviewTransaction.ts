@@ -11,7 +11,7 @@ export type ReviewTransactionParameters = Prettify<
 >;
 
 /**
- * What {\@link reviewTransaction} answers (201: Reviewed).
+ * What {@link reviewTransaction} answers (201: Reviewed).
  */
 export type ReviewTransactionReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["verifyReputation"];
 export type VerifyReputationParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link verifyReputation} answers (200: Both figures and the fields that differ).
+ * What {@link verifyReputation} answers (200: Both figures and the fields that differ).
  */
 export type VerifyReputationReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type AddEvidenceParameters = Prettify<
 >;
 
 /**
- * What {\@link addEvidence} answers (201: Recorded).
+ * What {@link addEvidence} answers (201: Recorded).
  */
 export type AddEvidenceReturnType = Operation["responses"][201]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type ConfirmFundingParameters = Prettify<
 >;
 
 /**
- * What {\@link confirmFunding} answers (200: Funded and indexed).
+ * What {@link confirmFunding} answers (200: Funded and indexed).
  */
 export type ConfirmFundingReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type CreateTransactionParameters = Prettify<
 >;
 
 /**
- * What {\@link createTransaction} answers (201: Hosted buyer: funded. External buyer: PENDING with the
+ * What {@link createTransaction} answers (201: Hosted buyer: funded. External buyer: PENDING with the
  * funding instructions.).
  */
 export type CreateTransactionReturnType = Operation["responses"][201]["content"]["application/json"];

@@ -9,7 +9,7 @@ type Operation = operations["getDeliverable"];
 export type GetDeliverableParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getDeliverable} answers (200: The deliverable).
+ * What {@link getDeliverable} answers (200: The deliverable).
  */
 export type GetDeliverableReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getTimeline"];
 export type GetTimelineParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getTimeline} answers (200: The timeline).
+ * What {@link getTimeline} answers (200: The timeline).
  */
 export type GetTimelineReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getTransaction"];
 export type GetTransactionParameters = Prettify<Operation["parameters"]["path"]>;
 
 /**
- * What {\@link getTransaction} answers (200: The transaction).
+ * What {@link getTransaction} answers (200: The transaction).
  */
 export type GetTransactionReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["listTransactions"];
 export type ListTransactionsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link listTransactions} answers (200: A page of transactions).
+ * What {@link listTransactions} answers (200: A page of transactions).
  */
 export type ListTransactionsReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -11,7 +11,7 @@ export type OpenDisputeParameters = Prettify<
 >;
 
 /**
- * What {\@link openDispute} answers (200: Done on chain and indexed; 202: External party: the call to
+ * What {@link openDispute} answers (200: Done on chain and indexed; 202: External party: the call to
  * send, then call again with tx_hash).
  */
 export type OpenDisputeReturnType =

@@ -11,8 +11,8 @@ export type ReleaseEscrowParameters = Prettify<
 >;
 
 /**
- * What {\@link releaseEscrow} answers (200: Done on chain and indexed; 202: External party: the call
- * to send, then call again with tx_hash).
+ * What {@link releaseEscrow} answers (200: Done on chain and indexed; 202: External party: the call to
+ * send, then call again with tx_hash).
  */
 export type ReleaseEscrowReturnType =
   | Operation["responses"][200]["content"]["application/json"]

@@ -11,7 +11,7 @@ export type ResolveDisputeParameters = Prettify<
 >;
 
 /**
- * What {\@link resolveDispute} answers (200: Settled on chain and indexed).
+ * What {@link resolveDispute} answers (200: Settled on chain and indexed).
  */
 export type ResolveDisputeReturnType = Operation["responses"][200]["content"]["application/json"];
 

@@ -9,7 +9,7 @@ type Operation = operations["getWalletBalance"];
 export type GetWalletBalanceParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {\@link getWalletBalance} answers (200: Balances).
+ * What {@link getWalletBalance} answers (200: Balances).
  */
 export type GetWalletBalanceReturnType = Operation["responses"][200]["content"]["application/json"];
 

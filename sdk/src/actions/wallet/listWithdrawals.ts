@@ -8,7 +8,7 @@ type Operation = operations["listWithdrawals"];
 export type ListWithdrawalsParameters = Record<string, never>;
 
 /**
- * What {\@link listWithdrawals} answers (200: Withdrawals).
+ * What {@link listWithdrawals} answers (200: Withdrawals).
  */
 export type ListWithdrawalsReturnType = Operation["responses"][200]["content"]["application/json"];
 

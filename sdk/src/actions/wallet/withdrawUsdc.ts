@@ -9,7 +9,7 @@ type Operation = operations["withdrawUsdc"];
 export type WithdrawUsdcParameters = Prettify<NonNullable<Operation["requestBody"]>["content"]["application/json"]>;
 
 /**
- * What {\@link withdrawUsdc} answers (200: Sent and mined).
+ * What {@link withdrawUsdc} answers (200: Sent and mined).
  */
 export type WithdrawUsdcReturnType = Operation["responses"][200]["content"]["application/json"];
 
