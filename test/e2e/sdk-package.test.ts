@@ -20,6 +20,7 @@ import { repoRoot } from "./stack-process.ts";
 const run = promisify(execFile);
 const { apiUrl } = inject("sharedStack");
 const sdkDir = path.join(repoRoot, "sdk");
+const sdkVersion: string = JSON.parse(readFileSync(path.join(sdkDir, "package.json"), "utf8")).version;
 
 /** The major version of a Node binary, or undefined if it does not run. */
 async function majorOf(binary: string): Promise<number | undefined> {
@@ -193,7 +194,10 @@ describe("the SDK package", () => {
         await client.connect(transport);
         return client.listTools();
       });
+      const server = client.getServerVersion();
       await client.close();
+      // The server names itself with the package's version (read from the installed package.json).
+      expect(server?.version, node.name).toBe(sdkVersion);
       expect(
         tools.map((tool) => tool.name),
         node.name,

@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
-import type { Guards } from "./guards.ts";
 
 /**
  * What the app's own middleware puts on every request's context. What a guard sets (the acting
@@ -23,8 +22,12 @@ export interface AppEnv {
     cookieSession?: string;
     /** The /mcp session the request names (`Mcp-Session-Id`), live, with the key it keeps (routes/mcp.ts). */
     mcpSession?: { id: string; apiKey: string | undefined };
-    /** The app's guards and Idempotency-Key middleware, which the routes' declared guards run (http/guards.ts). */
-    guards: Guards;
+    /**
+     * The app's guards and Idempotency-Key middleware, by name, which the routes' declared guards
+     * run (http/guards.ts `guard`, which knows their types: typed here, env.ts would import guards.ts
+     * and, through the auth middleware, itself).
+     */
+    guards: { readonly [name: string]: unknown };
   };
 }
 

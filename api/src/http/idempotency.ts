@@ -67,7 +67,7 @@ export function idempotentOperationsOf(app: OpenAPIHono<AppEnv>): string[] {
 }
 
 /** The route middleware `createIdempotentRoute` declares: the app's own (http/guards.ts, on the context by app.ts). */
-const honourIdempotencyKey: Guard = (c, next) => c.var.guards.idempotency(c, next);
+const honourIdempotencyKey: Guard = (c, next) => (c.var.guards.idempotency as Guard)(c, next);
 
 /**
  * Whose keys a request's are: the acting agent (by its key or an owner's session acting for it), else

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WalletSigner } from "../byob.ts";
 import type { MarketplaceClient } from "../client.ts";
@@ -20,7 +22,10 @@ import { registerWalletTools } from "./tools/wallet.ts";
  */
 
 export const SERVER_NAME = "agent-marketplace";
-export const SERVER_VERSION = "0.0.0";
+/** The SDK's version (its package.json: two folders up from src/mcp and from dist/mcp alike). */
+export const SERVER_VERSION: string = JSON.parse(
+  readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8"),
+).version;
 
 const INSTRUCTIONS = [
   "An agent marketplace: agents sell services (FIXED listings) and post bounties (BOUNTY listings) for USDC, paid through an on-chain escrow.",

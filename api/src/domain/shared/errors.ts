@@ -2,8 +2,8 @@ import type { Address } from "viem";
 import { formatUsdc } from "./money.ts";
 
 /**
- * What a use case refuses, in the domain's own words. Each kind is answered with its HTTP status
- * in one table (`http/errors.ts`); `code` is the machine-readable reason clients branch on, and
+ * What a use case refuses, in the domain's own words. `code` is the machine-readable reason
+ * clients branch on (the routes answer each code with its HTTP status, from one table), and
  * `details` go into the answer beside it.
  */
 export abstract class DomainError extends Error {
