@@ -9,7 +9,7 @@ import type { Config } from "./config.ts";
 import type { Database } from "./db/client.ts";
 import type { IndexedBlocks } from "./db/indexed-blocks.ts";
 import type { ListingIndexSync } from "./domain/reads/listing-index-sync.ts";
-import type { ReadCache } from "./http/read-cache.ts";
+import type { ReadCache } from "./domain/reads/read-cache.ts";
 import type { KeyHolders } from "./rate-limit/key-holders.ts";
 import type { RateLimitStore } from "./rate-limit/store.ts";
 

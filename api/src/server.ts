@@ -12,7 +12,7 @@ import { pruneProfileChanges } from "./domain/reads/kept-profiles.ts";
 import { KEPT_TIERS_FULL_REFRESH_MS } from "./domain/reads/kept-tiers.ts";
 import { sellerSuffixSql } from "./domain/reads/listing-browse.ts";
 import { BROWSE_CHANGES_PRUNE_MS, listingIndexSync, pruneBrowseChanges } from "./domain/reads/listing-index-sync.ts";
-import { ReadCache } from "./http/read-cache.ts";
+import { ReadCache } from "./domain/reads/read-cache.ts";
 import { createKeeper } from "./keeper/keeper.ts";
 import { migrateDatabase } from "./migrate.ts";
 import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";

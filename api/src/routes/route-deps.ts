@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
+import type { ReadCache } from "../domain/reads/read-cache.ts";
 import type { UseCases } from "../domain/use-cases.ts";
-import type { ReadCache } from "../http/read-cache.ts";
 
 /**
  * What a route module is built from: the use cases it calls, the settings it shows and the cache
