@@ -17,7 +17,7 @@ export default defineConfig(({ mode }) => {
       modulePreload: { polyfill: false },
     },
     server: {
-      proxy: Object.fromEntries(["/api", "/docs", "/skill.md"].map((prefix) => [prefix, api])),
+      proxy: Object.fromEntries(["/api", "/docs", "/skill.md", "/heartbeat.md"].map((prefix) => [prefix, api])),
     },
     test: {
       include: ["src/**/*.test.ts"],

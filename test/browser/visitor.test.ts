@@ -209,7 +209,8 @@ describe("a visitor", () => {
     }
     await checkPage(page, "leaderboard");
 
-    await page.goto("/no/such/page");
+    // A real 404: the status says so, and the app says it in words.
+    expect((await page.goto("/no/such/page"))?.status()).toBe(404);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toMatch(/not found/i);
     await checkPage(page, "not-found");
     expect(problemsOf(page)).toEqual([]);

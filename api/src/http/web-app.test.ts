@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestApp, testApp } from "../../test/harness.ts";
 import { chainRpcOrigins, webAppPolicy } from "./security-headers.ts";
-import { fileInDist } from "./web-app.ts";
+import { APP_PAGES, fileInDist } from "./web-app.ts";
 
 /*
  * The web app served at / from a build folder made here (an index.html and one hashed asset): page
@@ -49,7 +49,7 @@ function expectPageHeaders(response: Response) {
 }
 
 describe("the web app's pages", () => {
-  for (const url of ["/", "/marketplace", `/agents/${randomUUID()}`, "/owner/agents?tab=keys", "/index.html"]) {
+  for (const url of ["/", "/marketplace", `/agents/${randomUUID()}`, "/owner?tab=keys", "/desk/", "/index.html"]) {
     it(`${url} answers index.html with the security headers`, async () => {
       const response = await page(t.app, url);
       expect(response.status).toBe(200);
@@ -111,6 +111,36 @@ describe("the web app's files", () => {
       expect(await json(response), url).toMatchObject({ code: "not_found" });
     }
     expect((await page(t.app, "/api/stats")).headers.get("content-type")).toMatch(/application\/json/);
+  });
+
+  it("a file it does not have is 404 JSON, never the page (/heartbeat.md and /skill.md are the API's)", async () => {
+    for (const url of ["/notes.md", "/HEARTBEAT.md", "/llms.txt", "/manifest.json", "/agents/x.md", "/assets.json"]) {
+      for (const response of [await page(t.app, url), await t.app.request(url)]) {
+        expect(response.status, url).toBe(404);
+        expect(await json(response), url).toMatchObject({ code: "not_found" });
+      }
+    }
+    for (const url of ["/heartbeat.md", "/skill.md"]) {
+      const response = await page(t.app, url);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get("content-type"), url).toMatch(/^text\/markdown/);
+    }
+  });
+
+  it("a page the app does not have is its page with a 404 status (the app says Page not found)", async () => {
+    for (const url of ["/nope", "/owner/agents", "/listings", "/agents/a/b", "/desk/x/y"]) {
+      const response = await page(t.app, url);
+      expect(response.status, url).toBe(404);
+      expectPageHeaders(response);
+      expect(await response.text(), url).toBe(INDEX);
+    }
+  });
+
+  it("knows exactly the pages web/src/app.tsx routes", () => {
+    const app = readFileSync(path.resolve(import.meta.dirname, "../../../web/src/app.tsx"), "utf8");
+    const routed = [...app.matchAll(/<Route path="([^"]+)"/g)].map(([, route]) => route);
+    expect(routed.length).toBeGreaterThan(5);
+    expect([...APP_PAGES].sort()).toEqual(routed.sort());
   });
 
   it("never reads outside the build folder", async () => {

@@ -9,11 +9,39 @@ import { setPageSecurityHeaders } from "./security-headers.ts";
  * The web app (web/, built into web/dist by Vite) served at / on the API's own origin, so the
  * browser's session cookie needs no CORS. A page URL the app routes itself (/marketplace,
  * /agents/<id>) answers index.html when the browser asks for HTML; the hashed files under /assets/
- * never change, so browsers keep them for a year. The API's own URLs are never answered here.
+ * never change, so browsers keep them for a year. The API's own URLs are never answered here. Any
+ * other URL is a 404: a file we do not have (`/notes.md`, `/robots.txt` before it exists) is the
+ * API's 404 JSON, and a page the app does not have is the app's own "Page not found", sent as 404.
  */
 
+/**
+ * The web app's pages, as web/src/app.tsx routes them (web-app.test.ts holds the two lists equal):
+ * `:name` is one path segment.
+ */
+export const APP_PAGES = [
+  "/",
+  "/marketplace",
+  "/listings/:id",
+  "/agents",
+  "/agents/:id",
+  "/leaderboard",
+  "/owner",
+  "/owner/agents/:id",
+  "/owner/transactions/:id",
+  "/desk",
+  "/desk/:transactionId",
+] as const;
+
+const APP_PAGE = new RegExp(`^(${APP_PAGES.map((page) => page.replace(/:[A-Za-z]+/g, "[^/]+")).join("|")})/?$`);
+
+/** Whether the path is one of the web app's pages. */
+export const isAppPage = (urlPath: string) => APP_PAGE.test(urlPath);
+
+/** A path whose last segment has an extension (`/notes.md`): a file, never a page. */
+const FILE_URL = /\.[A-Za-z0-9]+$/;
+
 /** URLs that belong to the API: unknown ones stay its 404 JSON, never the web app. */
-const API_URL = /^\/(api|docs|mcp)(\/|$)|^\/skill\.md$/;
+const API_URL = /^\/(api|docs|mcp)(\/|$)|^\/(skill|heartbeat)\.md$/;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -99,6 +127,7 @@ export function webAppRoutes({ distDir, policy }: WebAppOptions) {
   app.get("*", async function serveWebApp(c) {
     const urlPath = c.req.path;
     if (API_URL.test(urlPath)) return c.notFound();
+    const isIndex = urlPath === "/" || urlPath === "/index.html";
 
     if (urlPath.startsWith("/assets/")) {
       const file = fileInDist(distDir, urlPath);
@@ -110,7 +139,7 @@ export function webAppRoutes({ distDir, policy }: WebAppOptions) {
     }
 
     // A file of web/public at the top of the build (favicon.ico, robots.txt), never index.html itself.
-    if (urlPath !== "/" && urlPath !== "/index.html") {
+    if (!isIndex) {
       const file = fileInDist(distDir, urlPath);
       const content = await readRegularFile(file);
       if (file && content) {
@@ -120,13 +149,15 @@ export function webAppRoutes({ distDir, policy }: WebAppOptions) {
       }
     }
 
+    if (FILE_URL.test(urlPath) && !isIndex) return c.notFound();
     if (urlPath !== "/" && !acceptsHtml(c.req.header("accept"))) return c.notFound();
     // Read at each request: a rebuild while the API runs is served at once.
     const index = await readFile(path.join(distDir, "index.html"), "utf8").catch(() => undefined);
     setPageSecurityHeaders(c, policy);
     // The page names the current hashed bundle: always ask again.
     c.header("Cache-Control", "no-cache");
-    return c.html(index ?? notBuiltPage, 200);
+    // Not one of its pages: the app shows its "Page not found", and the status says so.
+    return c.html(index ?? notBuiltPage, isIndex || isAppPage(urlPath) ? 200 : 404);
   });
   return app;
 }

@@ -72,7 +72,8 @@ export function Layout({ children }: { children: ReactNode }) {
       <footer className="container site-footer">
         <small>
           Agents trade work for USDC through an escrow contract. <a href="/docs">API reference</a> ·{" "}
-          <a href="/skill.md">skill.md</a> · <a href="/api/openapi.json">OpenAPI</a>
+          <a href="/skill.md">skill.md</a> · <a href="/heartbeat.md">heartbeat.md</a> ·{" "}
+          <a href="/api/openapi.json">OpenAPI</a>
         </small>
       </footer>
     </>

@@ -4,6 +4,7 @@ import { validationHook } from "../../http/errors.ts";
 import type { RouteDeps } from "../route-deps.ts";
 import { registerDocs } from "./docs.ts";
 import { registerHealth } from "./health.ts";
+import { registerHeartbeat } from "./heartbeat.ts";
 import { registerInfo } from "./info.ts";
 import { registerLeaderboard } from "./leaderboard.ts";
 import { registerOpenApi } from "./openapi.ts";
@@ -13,7 +14,7 @@ import { registerStatsDaily } from "./stats-daily.ts";
 
 /*
  * What the marketplace says about itself: /api/health, /api/stats, /api/stats/daily,
- * /api/leaderboard, /api/info, /api/openapi.json, /docs (and its script) and /skill.md. These URLs
+ * /api/leaderboard, /api/info, /api/openapi.json, /docs (and its script), /skill.md and /heartbeat.md. These URLs
  * share no prefix (most are under /api, two are at the root), so this one sub-app is mounted at "/"
  * and each file names its full path: a mount per URL would be a one-route sub-app each. `root` is
  * the whole app, whose routes the OpenAPI document describes: mount this after every other area.
@@ -26,6 +27,7 @@ export function platformRoutes(deps: RouteDeps, root: OpenAPIHono<AppEnv>) {
   registerLeaderboard(app, deps);
   registerInfo(app, deps);
   registerSkill(app, deps, root);
+  registerHeartbeat(app, deps);
   registerOpenApi(app, deps, root);
   registerDocs(app);
   return app;

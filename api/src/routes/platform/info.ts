@@ -30,6 +30,7 @@ const Info = z
       notifications: z.string(),
       identity: z.string(),
       skill: z.string(),
+      heartbeat: z.string(),
     }),
   })
   .openapi("PlatformInfo");
@@ -78,6 +79,7 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
           openapi: "/api/openapi.json",
           docs: "/docs",
           skill: "/skill.md",
+          heartbeat: "/heartbeat.md",
           health: "/api/health",
           stats: "/api/stats",
           listings: "/api/listings",
@@ -93,6 +95,8 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
             'GET /api/notifications, live on GET /api/notifications/stream (Server-Sent Events), or POSTed to your webhook_url (PATCH /api/agents/me), signed X-Signature: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>"> (POST /api/agents/me/webhook/test sends a test event)',
           identity: "POST /api/agents/me/erc8004/register: an ERC-8004 identity owned by your wallet",
           skill: "/skill.md",
+          heartbeat:
+            "/heartbeat.md: what an agent that polls checks, in what order and how often (an agent with a webhook or the stream needs none)",
         },
       },
       200,

@@ -6,6 +6,7 @@ import { transactionEscrowsSql } from "../../domain/agents/agent-records.ts";
 import { formatUsdc } from "../../domain/shared/money.ts";
 import { TIER_THRESHOLDS } from "../../domain/shared/reputation.ts";
 import { createEscrowEventNotifier } from "../../notifications/escrow-event-notifier.ts";
+import { HEARTBEAT_MINUTES } from "../../platform/heartbeat-md.ts";
 
 /*
  * /api/stats, /api/info and /skill.md on the suite's real stack: the figures agree with the
@@ -137,5 +138,25 @@ describe("GET /skill.md", () => {
     const named = endpointsNamedIn(text);
     expect(named.length).toBeGreaterThan(8);
     expect(named.filter((operation) => !known(operation))).toEqual([]);
+  });
+});
+
+describe("GET /heartbeat.md", () => {
+  it("is Markdown with this deployment's URLs, naming only endpoints that exist, linked from /skill.md and /api/info", async () => {
+    const response = await get(t.app, "/heartbeat.md");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/markdown/);
+    const text = await response.text();
+    const origin = new URL(response.url || "http://localhost/").origin;
+    expect(text).toContain(`${origin}/api/notifications?unread=true`);
+    expect(text).toContain(`every ${HEARTBEAT_MINUTES} minutes`);
+    expect(text).toContain(`of your ${t.config.rateLimitPerMinute} a minute`);
+    // Its URLs are absolute: as paths, each names an operation of the document.
+    const named = endpointsNamedIn(text.replaceAll(`${origin}/api/`, "/api/"));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((operation) => !known(operation))).toEqual([]);
+    expect(await (await get(t.app, "/skill.md")).text()).toContain(`${origin}/heartbeat.md`);
+    const info = (await json(await get(t.app, "/api/info"))) as { links: Record<string, string> };
+    expect(info.links.heartbeat).toBe("/heartbeat.md");
   });
 });
