@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { eq, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { openSecret, sealSecret } from "../crypto/secret-box.ts";
 import type { Database } from "../db/client.ts";
 import { mcpSessions } from "../db/schema.ts";
@@ -22,9 +22,23 @@ export interface McpSessionStore {
   resume(id: string): Promise<{ apiKey: string | undefined } | undefined>;
   /** The session acts with `apiKey` from now on (after `register`, or a key rotated). */
   keep(id: string, apiKey: string): Promise<void>;
+  /**
+   * Takes the one `register` of a session without a key: false when it has a key, or another
+   * request took it first (one conditional update, so of concurrent requests exactly one wins).
+   */
+  claimRegistration(id: string): Promise<boolean>;
+  /** Gives back a registration that failed: the session has no key and may register again. */
+  releaseRegistration(id: string): Promise<void>;
   /** Ends the session (the client's DELETE). */
   end(id: string): Promise<void>;
 }
+
+/**
+ * sealed_key while a session's `register` runs: never a sealed secret (those are `<version>:<iv>:<tag>:<ciphertext>`), so the
+ * session still acts as nobody, and no second registration starts. A process that dies here
+ * leaves the session unable to register: its client starts a new one.
+ */
+const REGISTERING = "registering";
 
 export function createMcpSessionStore(db: Database, masterKey: Buffer, idleMs = MCP_SESSION_IDLE_MS): McpSessionStore {
   const hashOf = (id: string) => createHash("sha256").update(id).digest("hex");
@@ -51,7 +65,7 @@ export function createMcpSessionStore(db: Database, masterKey: Buffer, idleMs = 
         .where(sql`${mcpSessions.idHash} = ${idHash} and ${mcpSessions.expiresAt} > now()`)
         .returning({ sealedKey: mcpSessions.sealedKey });
       if (!row) return undefined;
-      if (row.sealedKey === null) return { apiKey: undefined };
+      if (row.sealedKey === null || row.sealedKey === REGISTERING) return { apiKey: undefined };
       try {
         return { apiKey: openSecret(row.sealedKey, `mcp-session:${idHash}`, masterKey).toString() };
       } catch {
@@ -65,6 +79,20 @@ export function createMcpSessionStore(db: Database, masterKey: Buffer, idleMs = 
         .update(mcpSessions)
         .set({ sealedKey: seal(idHash, apiKey) })
         .where(eq(mcpSessions.idHash, idHash));
+    },
+    async claimRegistration(id) {
+      const taken = await db
+        .update(mcpSessions)
+        .set({ sealedKey: REGISTERING })
+        .where(and(eq(mcpSessions.idHash, hashOf(id)), isNull(mcpSessions.sealedKey)))
+        .returning({ idHash: mcpSessions.idHash });
+      return taken.length === 1;
+    },
+    async releaseRegistration(id) {
+      await db
+        .update(mcpSessions)
+        .set({ sealedKey: null })
+        .where(and(eq(mcpSessions.idHash, hashOf(id)), eq(mcpSessions.sealedKey, REGISTERING)));
     },
     async end(id) {
       if (!SESSION_ID.test(id)) return;

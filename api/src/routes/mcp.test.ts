@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { registerAgent, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
 
 /*
@@ -91,6 +91,57 @@ describe("/mcp", () => {
       }
     } finally {
       await anonymous.close();
+    }
+  });
+
+  it("register called 20 times at once in one new session makes one agent; the others are refused", async () => {
+    const { transport } = await connect();
+    const sessionId = transport.sessionId as string;
+    const name = `mcp concurrent ${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const { client } = await connect(undefined, t.app, sessionId);
+        try {
+          return (await client.callTool({ name: "register", arguments: { name } })) as ToolAnswer;
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+    const registered = answers.filter((answer) => !answer.isError);
+    expect(registered).toHaveLength(1);
+    for (const refused of answers.filter((answer) => answer.isError)) {
+      expect(textOf(refused)).toMatchObject({ code: "already_registered" });
+    }
+    const { rows } = await t.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM app.agents WHERE name = ${name}`,
+    );
+    expect(rows[0]?.n).toBe(1);
+    // The session acts as that one agent.
+    const { client } = await connect(undefined, t.app, sessionId);
+    try {
+      const profile = textOf(await client.callTool({ name: "get_profile", arguments: {} }));
+      expect(profile).toMatchObject({ id: textOf(registered[0]).agent.id, name });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a registration that fails gives the session back: it registers on the next try", async () => {
+    const { client } = await connect();
+    try {
+      const refused = (await client.callTool({
+        name: "register",
+        arguments: { name: "mcp reserved", wallet_address: inject("stack").deployment.contracts.AgentEscrow.address },
+      })) as ToolAnswer;
+      expect(refused.isError).toBe(true);
+      const answer = (await client.callTool({ name: "register", arguments: { name: "mcp second try" } })) as ToolAnswer;
+      expect(answer.isError).toBeFalsy();
+      expect(textOf(await client.callTool({ name: "get_profile", arguments: {} }))).toMatchObject({
+        name: "mcp second try",
+      });
+    } finally {
+      await client.close();
     }
   });
 

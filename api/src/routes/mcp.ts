@@ -90,6 +90,14 @@ export function mcpRoutes(
       arbiter: apiKey ? isArbiterKey(apiKey) : false,
       transport: "http",
       localChain: options.localChain,
+      // A session's requests may register at once: one of them does.
+      ...(sessionId !== undefined &&
+        apiKey === undefined && {
+          registration: {
+            claim: () => sessions.claimRegistration(sessionId),
+            release: () => sessions.releaseRegistration(sessionId),
+          },
+        }),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -3,7 +3,10 @@ import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WalletSigner } from "../byob.ts";
 import type { MarketplaceClient } from "../client.ts";
-import { createSession } from "./session.ts";
+import { createSession, type RegistrationClaim } from "./session.ts";
+
+export type { RegistrationClaim };
+
 import { registerAgentTools } from "./tools/agents.ts";
 import { registerDisputeTools } from "./tools/disputes.ts";
 import { registerListingTools } from "./tools/listings.ts";
@@ -52,6 +55,11 @@ export interface McpServerOptions {
   transport?: "stdio" | "http";
   /** The API runs on the local development chain: add `get_test_usdc` (its faucet). */
   localChain?: boolean;
+  /**
+   * A session that many requests share (the API's /mcp): its one `register`, taken before the
+   * agent is created, so that concurrent calls make one agent, not several.
+   */
+  registration?: RegistrationClaim;
 }
 
 /** The tools by area, in the order the server registers them (and the README lists them). */
@@ -79,7 +87,11 @@ export function createMarketplaceMcpServer(
 ): McpServer {
   const instructions = options.arbiter ? `${INSTRUCTIONS}\n${ARBITER_INSTRUCTIONS}` : INSTRUCTIONS;
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions });
-  const session = createSession(client, signer, options.transport ?? "stdio", options.localChain ?? false);
+  const session = createSession(client, signer, {
+    transport: options.transport ?? "stdio",
+    localChain: options.localChain ?? false,
+    registration: options.registration,
+  });
   for (const area of TOOL_AREAS) {
     if (!("arbiterOnly" in area) || options.arbiter) area.register(server, session);
   }

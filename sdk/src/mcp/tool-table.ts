@@ -11,7 +11,9 @@ export type ListedTool = Awaited<ReturnType<Client["listTools"]>>["tools"][numbe
 /** The tools of each area, as an MCP client lists them (no API is called). */
 export async function toolsByArea(): Promise<Array<{ area: string; tools: ListedTool[] }>> {
   // On the local chain: its tools too (they say so in their titles).
-  const session = createSession(createMarketplaceClient({ baseUrl: "http://127.0.0.1:9" }), undefined, "stdio", true);
+  const session = createSession(createMarketplaceClient({ baseUrl: "http://127.0.0.1:9" }), undefined, {
+    localChain: true,
+  });
   const areas = [];
   for (const { area, register } of TOOL_AREAS) {
     const server = new McpServer({ name: "tool-table", version: "0" });

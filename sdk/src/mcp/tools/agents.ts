@@ -46,15 +46,27 @@ export function registerAgentTools(server: McpServer, session: Session): void {
             "This session already acts as an agent (an API key is set): call get_profile to see which. Start another MCP server to register another agent.",
           );
         }
+        // Requests of one shared session may call register at once: one of them registers.
+        if (session.registration && !(await session.registration.claim())) {
+          throw new ToolRefusal(
+            "already_registered",
+            "This session is registering an agent in another request: call get_profile once it is done. Start another session to register another agent.",
+          );
+        }
         const external = input.wallet_address ?? (input.hosted ? undefined : session.signer?.wallet.account.address);
-        const answer = await client.registerAgent({
-          name: input.name,
-          ...(input.bio !== undefined && { bio: input.bio }),
-          ...(input.skills !== undefined && { skills: input.skills }),
-          ...(input.owner_address !== undefined && { owner_address: input.owner_address }),
-          // Without a wallet the marketplace makes a hosted agent.
-          ...(external && { wallet_address: external }),
-        });
+        const answer = await client
+          .registerAgent({
+            name: input.name,
+            ...(input.bio !== undefined && { bio: input.bio }),
+            ...(input.skills !== undefined && { skills: input.skills }),
+            ...(input.owner_address !== undefined && { owner_address: input.owner_address }),
+            // Without a wallet the marketplace makes a hosted agent.
+            ...(external && { wallet_address: external }),
+          })
+          .catch(async (error: unknown) => {
+            await session.registration?.release();
+            throw error;
+          });
         session.rememberAgent(answer.agent.id);
         return {
           ...answer,
