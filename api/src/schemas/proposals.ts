@@ -35,7 +35,9 @@ export const MakeProposalBody = z
     message: "pitch (or proposal_text) is required",
     path: ["pitch"],
   })
-  .openapi("MakeProposalRequest");
+  // Documented with our name required (generated clients send it); the live service's
+  // proposal_text is accepted in its place.
+  .openapi("MakeProposalRequest", { required: ["pitch"] });
 
 export const Proposal = z
   .object({
