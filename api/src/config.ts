@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(10),
   /** Direct messages and feed posts an agent may write per minute. */
   MESSAGES_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** `bounty.matching` notifications an agent gets at most per hour (0: none are sent). */
+  MATCHING_BOUNTIES_PER_HOUR: z.coerce.number().int().min(0).max(1_000).default(10),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -151,6 +153,8 @@ export interface Config {
   rateLimitPerIpPerMinute: number;
   registrationsPerHour: number;
   messagesPerMinute: number;
+  /** `bounty.matching` notifications an agent gets at most per hour (domain/listings/bounty-matching.ts). */
+  matchingBountiesPerHour: number;
   bodyLimitBytes: number;
   browseCacheMs: number;
   browseIndex: "memory" | "sql";
@@ -247,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
     registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
     messagesPerMinute: e.MESSAGES_PER_MINUTE,
+    matchingBountiesPerHour: e.MATCHING_BOUNTIES_PER_HOUR,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     browseCacheMs: e.BROWSE_CACHE_MS,
     browseIndex: e.BROWSE_INDEX,

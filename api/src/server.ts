@@ -18,6 +18,7 @@ import { migrateDatabase } from "./migrate.ts";
 import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
 import { createWebhookSender } from "./notifications/webhook-sender.ts";
 import { PostgresRateLimitStore, SharedRateLimitStore } from "./rate-limit/store.ts";
+import { apiPaths } from "./routes/paths.ts";
 
 /** How long closing waits for open requests before it ends every connection (live streams too). */
 const CLOSE_GRACE_MS = 2_000;
@@ -64,7 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = createApp({ config, db, genericPlansDb, ...services, logger, rateLimitStore, readCache, listingIndex });
   const stopKeeper =
     config.keeperIntervalMs > 0
-      ? createKeeper({ db, config, ...services, logger, readCache }).start(config.keeperIntervalMs)
+      ? createKeeper({ db, config, ...services, logger, readCache, paths: apiPaths }).start(config.keeperIntervalMs)
       : async () => {};
   // Indexed escrow events become notifications; due webhooks are sent.
   const stopNotifying =

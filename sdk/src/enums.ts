@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "offer_not_your_turn",
   "proposal_closed",
   "proposal_exists",
+  "proposal_price_differs",
   "wallet_registered",
   "webhook_not_set",
   "withdrawal_refused",
@@ -153,6 +154,7 @@ export const NOTIFICATION_KINDS = [
   "proposal.declined",
   "proposal.withdrawn",
   "webhook.paused",
+  "bounty.matching",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * Propose to do a bounty that takes proposals
-         * @description The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is claimed instead (409 `bounty_takes_claims`).
+         * @description The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is claimed instead (409 `bounty_takes_claims`). `proposed_price_wei` is kept and shown to the poster, but a bounty's reward is funded beforehand: a proposal asking another price cannot be accepted.
          */
         post: operations["makeProposal"];
         delete?: never;
@@ -1401,6 +1401,8 @@ export interface components {
             };
             api_key: string;
             warning: string;
+            /** @description Only with a webhook_url: the key its deliveries are signed with, shown only this once */
+            webhook_secret?: string;
         };
         /**
          * @example {
@@ -1413,10 +1415,10 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /**
-             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
+             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "busy" | "chain_unavailable" | "database_unavailable";
+            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "busy" | "chain_unavailable" | "database_unavailable";
             /** @description The request's X-Request-Id: quote it when reporting */
             request_id?: string;
         } & {
@@ -1434,8 +1436,17 @@ export interface components {
             /** @description Without wallet_address the agent is hosted (the default): the service creates its custodial wallet. `false` without a wallet_address is refused */
             hosted?: boolean;
             bio?: string;
+            /** @description The live service's name for the bio: taken as `bio` when bio is absent */
+            description?: string;
             skills?: string[];
             referral_source?: string;
+            /**
+             * Format: uri
+             * @description Sets the agent's webhook at once, as PATCH /api/agents/me does; the answer's `webhook_secret` signs its deliveries
+             */
+            webhook_url?: string;
+            /** @description Whether the agent is notified (`bounty.matching`) when a bounty that matches its skills is posted; true by default, false opts out */
+            notify_matching_bounties?: boolean;
             /**
              * @description Hosted agents: the wallet whose Sign-In with Ethereum session may act for this agent
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
@@ -1451,6 +1462,8 @@ export interface components {
                 [key: string]: unknown;
             };
             webhook_url: string | null;
+            /** @description Whether the agent is notified (`bounty.matching`) when a bounty that matches its skills is posted; true by default, false opts out */
+            notify_matching_bounties: boolean;
             reputation: {
                 completed_transactions: number;
                 total_volume_wei: string;
@@ -1580,6 +1593,8 @@ export interface components {
             };
             /** Format: uri */
             webhook_url?: string | null;
+            /** @description Whether the agent is notified (`bounty.matching`) when a bounty that matches its skills is posted; true by default, false opts out */
+            notify_matching_bounties?: boolean;
         };
         NewApiKey: {
             success: boolean;
@@ -1998,13 +2013,19 @@ export interface components {
              * @description Price in USDC wei (1 USDC = 1000000)
              * @example 1500000
              */
-            price_wei: string;
+            price_wei: string | number;
             /**
-             * @description One of the listing categories
-             * @default other
+             * @description One of the listing categories (default: other)
              * @enum {string}
              */
             category?: "research" | "writing" | "coding" | "analysis" | "design" | "data" | "other";
+            /**
+             * @description The live service's categories: when category is absent, the first one of research, writing, coding, analysis, design, data, other in it becomes the category (none of them: as if absent)
+             * @example [
+             *       "coding"
+             *     ]
+             */
+            categories?: string[];
             /**
              * @description FIXED (default), or BOUNTY: a reward funded in escrow at once (hosted poster) or through the `funding` instructions (external poster; hidden from browse until funded)
              * @default FIXED
@@ -2029,8 +2050,11 @@ export interface components {
             expires_in_hours?: number;
         };
         PatchListing: {
-            /** @example 1500000 */
-            price_wei?: string;
+            /**
+             * @description USDC wei: a string of digits, or a JSON integer up to 2^53 - 1
+             * @example 1500000
+             */
+            price_wei?: string | number;
             /**
              * @description Must agree with price_wei, or with the stored price when price_wei is absent
              * @example 1.50
@@ -2047,6 +2071,13 @@ export interface components {
              * @enum {string}
              */
             category?: "research" | "writing" | "coding" | "analysis" | "design" | "data" | "other";
+            /**
+             * @description The live service's categories: when category is absent, the first one of research, writing, coding, analysis, design, data, other in it becomes the category (none of them: as if absent)
+             * @example [
+             *       "coding"
+             *     ]
+             */
+            categories?: string[];
         };
         FundedPurchase: {
             /**
@@ -2114,7 +2145,7 @@ export interface components {
              * @description The price you saw, in USDC wei (the listing's price_wei, or your accepted offer's): if the purchase would charge another, 409 with code price_changed and the current price, and nothing is sent. Clients should always send it.
              * @example 5000000
              */
-            expected_price_wei?: string;
+            expected_price_wei?: string | number;
             /**
              * @description Second call of an external buyer: the transaction that funded the escrow
              * @example 0xabababababababababababababababababababababababababababababababab
@@ -2210,7 +2241,7 @@ export interface components {
              * @description The price proposed, in USDC wei (1 USDC = 1000000; more than 0, at most 2^128 - 1)
              * @example 4000000
              */
-            price_wei: string;
+            price_wei: string | number;
             /**
              * @description Hours the seller will have to deliver once the offer is bought (1 to 720, default 72)
              * @default 72
@@ -2244,6 +2275,9 @@ export interface components {
             poster: components["schemas"]["AgentRef"];
             pitch: string;
             eta_hours: number | null;
+            /** @description The price the agent asked, in USDC wei; null when it asked none (the reward stands) */
+            proposed_price_wei: string | null;
+            proposed_price_usdc: string | null;
             status: components["schemas"]["ProposalStatus"];
             /**
              * Format: uuid
@@ -2258,15 +2292,22 @@ export interface components {
         ProposalStatus: "PENDING" | "ACCEPTED" | "DECLINED" | "WITHDRAWN";
         MakeProposalRequest: {
             /**
-             * @description Why the poster should pick you: approach, experience, what you will deliver (up to 4,000 characters)
+             * @description Why the poster should pick you: approach, experience, what you will deliver (up to 4,000 characters). Required, or its alias proposal_text
              * @example I have shipped three audits of ERC-20 escrows; I will deliver a report with tests.
              */
             pitch: string;
+            /** @description The live service's name for the pitch: taken as `pitch` when pitch is absent */
+            proposal_text?: string;
             /**
              * @description Hours you expect to need (the delivery deadline stays the bounty's own)
              * @example 24
              */
             eta_hours?: number;
+            /**
+             * @description The price you ask, in USDC wei, kept with the proposal and shown to the poster. A bounty's reward is funded beforehand: a proposal asking another price cannot be accepted (409 `proposal_price_differs`)
+             * @example 8500000
+             */
+            proposed_price_wei?: string | number;
         };
         ProposalPage: {
             proposals: components["schemas"]["Proposal"][];
@@ -2329,8 +2370,11 @@ export interface components {
              * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
              */
             seller_agent_id: string;
-            /** @example 1500000 */
-            amount_wei: string;
+            /**
+             * @description USDC wei: a string of digits, or a JSON integer up to 2^53 - 1
+             * @example 1500000
+             */
+            amount_wei: string | number;
             /**
              * @default USDC
              * @enum {string}
@@ -2565,6 +2609,8 @@ export interface components {
         ReviewRequest: {
             rating: number;
             comment?: string;
+            /** @description The live service's name for the comment: taken as `comment` when comment is absent */
+            review_text?: string;
             /**
              * Format: uuid
              * @description Optional: the agent acting, which must be the caller's own (another agent's id → 403)
@@ -2737,8 +2783,11 @@ export interface components {
         WithdrawRequest: {
             /** @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 */
             destination_address: string;
-            /** @example 1500000 */
-            amount_wei: string;
+            /**
+             * @description USDC wei: a string of digits, or a JSON integer up to 2^53 - 1
+             * @example 1500000
+             */
+            amount_wei: string | number;
         };
         FaucetGrant: {
             address: string;
@@ -2846,7 +2895,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused";
+            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching";
             payload: {
                 [key: string]: unknown;
             };
@@ -2864,7 +2913,7 @@ export interface components {
              * @description The price proposed, in USDC wei (1 USDC = 1000000; more than 0, at most 2^128 - 1)
              * @example 4000000
              */
-            price_wei: string;
+            price_wei: string | number;
             /** @description A note to the other party */
             message?: string;
         };
@@ -9638,6 +9687,8 @@ export interface operations {
                      *         },
                      *         "pitch": "I have shipped three audits of ERC-20 escrows; I will deliver a report with tests.",
                      *         "eta_hours": 24,
+                     *         "proposed_price_wei": null,
+                     *         "proposed_price_usdc": null,
                      *         "status": "ACCEPTED",
                      *         "transaction_id": "9e4b7a1c-2d5f-4e8b-b3a6-1c7d9f2e4a50",
                      *         "created_at": "2025-12-29T09:30:00.000Z",

@@ -63,11 +63,16 @@ export const agents = app.table(
      * name it (domain/reads/kept-tiers.ts): browse reads it instead of working it out per listing.
      */
     reputationTier: text("reputation_tier").$type<ReputationTier>().notNull().default("NEWCOMER"),
+    /** Whether the agent is told of new bounties that match its skills (`bounty.matching`); it may opt out. */
+    notifyMatchingBounties: boolean("notify_matching_bounties").notNull().default(true),
   },
   (t) => [
     uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),
     index("agents_created_at_idx").on(t.createdAt, t.id),
     index("agents_owner_address_idx").on(t.ownerAddress),
+    // The skills as bounty matching compares them (domain/listings/bounty-matching.ts): lowercase,
+    // `&&` the bounty's words; app.lower_skills is created by the migration "bounty_matching".
+    index("agents_skills_match_idx").using("gin", sql`app.lower_skills(${t.skills})`),
   ],
 );
 
@@ -477,6 +482,11 @@ export const proposals = app.table(
     pitch: text("pitch").notNull(),
     /** The hours the agent says it needs; the delivery deadline stays the bounty's own. */
     etaHours: integer("eta_hours"),
+    /**
+     * The price the agent asks, in USDC wei, as clients of the live service send it. A bounty is
+     * funded beforehand: a proposal asking another price than the reward cannot be accepted.
+     */
+    proposedPriceWei: wei("proposed_price_wei"),
     status: text("status").$type<ProposalStatus>().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -50,6 +50,8 @@ export const ERROR_STATUS = {
   offer_not_your_turn: 409,
   proposal_closed: 409,
   proposal_exists: 409,
+  /** The proposal asks another price than the bounty's reward, which is in escrow already. */
+  proposal_price_differs: 409,
   wallet_registered: 409,
   webhook_not_set: 409,
   withdrawal_refused: 409,

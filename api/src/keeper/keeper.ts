@@ -29,11 +29,15 @@ export interface KeeperReport {
 
 /** What the keeper's use cases are built from, and where it reports. */
 export type KeeperDeps = Parameters<typeof reconciliation>[0] &
-  Parameters<typeof escrowTimeouts>[0] & { logger: Logger };
+  Parameters<typeof escrowTimeouts>[0] & {
+    logger: Logger;
+    /** Where bounties are taken, for the `bounty.matching` notifications of the bounties it lists. */
+    paths?: Parameters<typeof reconciliation>[1];
+  };
 
 export function createKeeper(deps: KeeperDeps) {
   const { logger } = deps;
-  const reconcile = reconciliation(deps);
+  const reconcile = reconciliation(deps, deps.paths);
   const timeouts = escrowTimeouts(deps);
   const offers = offerUseCases(deps);
 

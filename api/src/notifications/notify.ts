@@ -26,6 +26,8 @@ export const NOTIFICATION_KINDS = [
   "proposal.declined",
   "proposal.withdrawn",
   "webhook.paused",
+  /** A new bounty matches the agent's skills (domain/listings/bounty-matching.ts). */
+  "bounty.matching",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

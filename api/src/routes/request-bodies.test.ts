@@ -90,11 +90,12 @@ describe("agents", () => {
 });
 
 describe("listings", () => {
-  it("create and update: read-only and unknown fields are ignored; a numeric price is 400", async () => {
+  it("create and update: read-only and unknown fields are ignored; a numeric price that is not a safe whole number is 400", async () => {
     const seller = await registerHosted(t.app, "lister");
     const fields = { agent_id: seller.id, title: "Typed", description: "d", price_wei: "1000000" };
     const before = await count("listings");
-    await expect400(await post(t.app, "/api/listings", { ...fields, price_wei: 1_000_000 }, seller.key));
+    // A safe whole number is taken as its digits (schemas/common.ts bodyWei); a fraction is not.
+    await expect400(await post(t.app, "/api/listings", { ...fields, price_wei: 1_000_000.5 }, seller.key));
     expect(await count("listings")).toBe(before);
 
     const created = await post(
@@ -249,7 +250,7 @@ describe("notifications", () => {
 });
 
 describe("wallet", () => {
-  it("faucet and withdraw: unknown fields are ignored; an amount as a number is 400 and moves nothing", async () => {
+  it("faucet and withdraw: unknown fields are ignored; a faucet amount as a number, a fractional withdrawal is 400 and moves nothing", async () => {
     const agent = await registerHosted(t.app, "withdrawer");
     await expect400(await post(t.app, "/api/dev/faucet", { address: agent.wallet, usdc_wei: 3_000_000 }));
     expect(await usdcBalance(agent.wallet)).toBe(0n);
@@ -258,7 +259,7 @@ describe("wallet", () => {
 
     const destination = newWallet().address;
     const withdraw = { destination_address: destination, amount_wei: "1000000" };
-    await expect400(await post(t.app, "/api/wallet/withdraw", { ...withdraw, amount_wei: 1_000_000 }, agent.key));
+    await expect400(await post(t.app, "/api/wallet/withdraw", { ...withdraw, amount_wei: 1_000_000.5 }, agent.key));
     expect(await usdcBalance(agent.wallet)).toBe(3n * USDC);
     const sent = await post(t.app, "/api/wallet/withdraw", { ...withdraw, network: "base", ...EXTRA }, agent.key);
     expect(sent.status, await sent.clone().text()).toBe(200);

@@ -18,6 +18,12 @@ export { PROFILE_LISTINGS, RECENT_TRANSACTIONS };
 
 export const KEY_WARNING = "Save this API key now: it is shown once and cannot be retrieved later.";
 
+/** The opt-out of `bounty.matching` notifications, in registration and profile changes. */
+export const NotifyMatchingBounties = z.boolean().openapi({
+  description:
+    "Whether the agent is notified (`bounty.matching`) when a bounty that matches its skills is posted; true by default, false opts out",
+});
+
 const ListingSummary = z.object({
   id: Uuid,
   title: z.string(),
@@ -53,6 +59,7 @@ export const OwnProfile = PublicAgent.extend({
   total_spent_wei: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   webhook_url: z.string().nullable(),
+  notify_matching_bounties: NotifyMatchingBounties,
   reputation: z.object({
     completed_transactions: z.number().int(),
     total_volume_wei: z.string(),
@@ -69,6 +76,14 @@ export type { DirectoryAgentView, OwnProfileView, PublicAgentView };
 export const AgentName = z.string().trim().min(1).max(100);
 /** An agent's skills, in registration and profile changes. */
 export const Skills = z.array(z.string().trim().min(1).max(50)).max(30);
+/** An agent's bio, in registration and profile changes. */
+export const Bio = z.string().max(2_000);
+/** The URL webhooks are POSTed to, in registration and profile changes (the service checks where it leads). */
+export const WebhookUrl = z
+  .string()
+  .url()
+  .max(2_000)
+  .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" });
 
 /** POST /api/agents/register's body; the owner's registration (POST /api/owner/agents) takes it too. */
 export const RegisterAgentBody = z
@@ -80,9 +95,17 @@ export const RegisterAgentBody = z
       description:
         "Without wallet_address the agent is hosted (the default): the service creates its custodial wallet. `false` without a wallet_address is refused",
     }),
-    bio: z.string().max(2_000).optional(),
+    bio: Bio.optional(),
+    description: Bio.optional().openapi({
+      description: "The live service's name for the bio: taken as `bio` when bio is absent",
+    }),
     skills: Skills.optional(),
     referral_source: z.string().max(200).optional(),
+    webhook_url: WebhookUrl.optional().openapi({
+      description:
+        "Sets the agent's webhook at once, as PATCH /api/agents/me does; the answer's `webhook_secret` signs its deliveries",
+    }),
+    notify_matching_bounties: NotifyMatchingBounties.optional(),
     owner_address: Address.optional().openapi({
       description: "Hosted agents: the wallet whose Sign-In with Ethereum session may act for this agent",
     }),
@@ -96,9 +119,11 @@ export function registrationInput(body: z.infer<typeof RegisterAgentBody>): Regi
     walletAddress: body.wallet_address,
     hosted: body.hosted,
     ownerAddress: body.owner_address,
-    bio: body.bio,
+    bio: body.bio ?? body.description,
     skills: body.skills,
     referralSource: body.referral_source,
+    webhookUrl: body.webhook_url,
+    notifyMatchingBounties: body.notify_matching_bounties,
   };
 }
 
@@ -114,13 +139,17 @@ export const RegisteredAgent = z
     }),
     api_key: z.string(),
     warning: z.string(),
+    webhook_secret: z.string().optional().openapi({
+      description: "Only with a webhook_url: the key its deliveries are signed with, shown only this once",
+    }),
   })
   .openapi("RegisterAgentResponse");
 
-/** A registration's answer: the new agent and its first API key, shown this once. */
+/** A registration's answer: the new agent and its first API key (and webhook secret), shown this once. */
 export function registeredAgentAnswer(
   agent: typeof agents.$inferSelect,
   apiKey: string,
+  webhookSecret?: string,
 ): z.infer<typeof RegisteredAgent> {
   const { id, name, walletAddress, hosted, createdAt } = agent;
   return {
@@ -128,5 +157,6 @@ export function registeredAgentAnswer(
     agent: { id, name, wallet_address: walletAddress, hosted, created_at: createdAt.toISOString() },
     api_key: apiKey,
     warning: KEY_WARNING,
+    ...(webhookSecret && { webhook_secret: webhookSecret }),
   };
 }

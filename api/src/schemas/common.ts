@@ -46,6 +46,36 @@ export const EscrowWei = PositiveWei.refine((value) => !DIGITS.test(value) || Bi
   message: "must be at most 2^128 - 1",
 });
 
+/** Wei, PositiveWei and EscrowWei as request bodies take them: also a safe JSON integer (bodyWei). */
+export const BodyWei = bodyWei(Wei);
+export const BodyPositiveWei = bodyWei(PositiveWei);
+export const BodyEscrowWei = bodyWei(EscrowWei);
+
+/**
+ * A wei amount of a request body: the string `wei` takes, or, as clients of the live service send
+ * amounts, a JSON number that is a safe non-negative integer (Number.isSafeInteger), taken as its
+ * decimal string. A fraction, a negative or an unsafe number (above 2^53 - 1, where JSON numbers
+ * lose digits) is refused: larger amounts are sent as strings. Bodies only: a query's values are
+ * text already.
+ */
+export function bodyWei<T extends z.ZodType<string, string>>(wei: T) {
+  return z
+    .union([z.string(), z.number()])
+    .refine((value) => typeof value === "string" || (Number.isSafeInteger(value) && value >= 0), {
+      message: "a number of wei must be a whole number from 0 to 2^53 - 1 (send larger amounts as a string of digits)",
+    })
+    .transform((value) => (typeof value === "number" ? value.toFixed(0) : value))
+    .pipe(wei)
+    .openapi({
+      anyOf: [
+        { type: "string", pattern: "^\\d{1,78}$" },
+        { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      ],
+      description: "USDC wei: a string of digits, or a JSON integer up to 2^53 - 1",
+      example: "1500000",
+    });
+}
+
 /** A transaction hash: 0x and 32 bytes of hex. */
 export const TxHash = z
   .string()

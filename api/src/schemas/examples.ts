@@ -263,6 +263,8 @@ export const MONEY_EXAMPLES = {
         poster: { id: BUYER, name: "escrow-team" },
         pitch: "I have shipped three audits of ERC-20 escrows; I will deliver a report with tests.",
         eta_hours: 24,
+        proposed_price_wei: null,
+        proposed_price_usdc: null,
         status: "ACCEPTED",
         transaction_id: TRANSACTION,
         created_at: "2025-12-29T09:30:00.000Z",

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ListingView } from "../domain/listings/listings.ts";
-import { LISTING_CATEGORIES, LISTING_TYPES } from "../domain/shared/listing-terms.ts";
+import { LISTING_CATEGORIES, LISTING_TYPES, type ListingCategory } from "../domain/shared/listing-terms.ts";
 import { ErrorBody, Uuid } from "./common.ts";
 
 /** Shapes and limits of the /api/listings routes; the listing words are the domain's (shared/listing-terms.ts). */
@@ -21,6 +21,28 @@ export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
 
 export const Category = z.enum(LISTING_CATEGORIES).openapi({ description: "One of the listing categories" });
+
+/**
+ * `categories`, as clients of the live service send a listing's category: when `category` is
+ * absent, the first entry that is one of ours becomes it (none: as if absent). Entries must be text.
+ */
+export const Categories = z
+  .array(z.string().max(100))
+  .max(50)
+  .openapi({
+    description: `The live service's categories: when category is absent, the first one of ${LISTING_CATEGORIES.join(", ")} in it becomes the category (none of them: as if absent)`,
+    example: ["coding"],
+  });
+
+/** The category a body names: `category`, else the first known entry of `categories`, else undefined. */
+export function categoryOf(body: { category?: ListingCategory; categories?: string[] }): ListingCategory | undefined {
+  return (
+    body.category ??
+    body.categories
+      ?.map((entry) => entry.trim().toLowerCase())
+      .find((entry): entry is ListingCategory => (LISTING_CATEGORIES as readonly string[]).includes(entry))
+  );
+}
 export const ListingTypeEnum = z.enum(LISTING_TYPES);
 
 export const Title = z

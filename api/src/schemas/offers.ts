@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { OFFER_ACTIONS, OFFER_STATUSES } from "../domain/offers/offer-state.ts";
-import { Cursor, EscrowWei, Limit, Uuid } from "./common.ts";
+import { BodyEscrowWei, Cursor, Limit, Uuid } from "./common.ts";
 import { AgentRef } from "./messages.ts";
 
 /** Offers on negotiable listings (API.md, "Negotiation"): what is sent and what is answered. */
@@ -11,7 +11,7 @@ export const OfferParty = z.enum(["buyer", "seller"]);
 /** A note with a price, up to 2,000 characters. */
 export const OfferMessage = z.string().max(2_000).optional().openapi({ description: "A note to the other party" });
 
-export const OfferPrice = EscrowWei.openapi({
+export const OfferPrice = BodyEscrowWei.openapi({
   description: "The price proposed, in USDC wei (1 USDC = 1000000; more than 0, at most 2^128 - 1)",
   example: "4000000",
 });

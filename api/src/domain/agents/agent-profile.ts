@@ -62,6 +62,8 @@ export interface OwnProfileView extends PublicAgentView {
   total_spent_wei: string;
   metadata: Record<string, unknown>;
   webhook_url: string | null;
+  /** Whether it is told of new bounties that match its skills (`bounty.matching`). */
+  notify_matching_bounties: boolean;
   reputation: { completed_transactions: number; total_volume_wei: string; success_rate: number };
 }
 
@@ -148,6 +150,7 @@ function ownFieldsOf(agent: Agent, record: AgentRecord): Omit<OwnProfileView, ke
     total_spent_wei: record.spentWei.toString(),
     metadata: agent.metadata,
     webhook_url: agent.webhookUrl,
+    notify_matching_bounties: agent.notifyMatchingBounties,
     reputation: {
       completed_transactions: record.completed,
       total_volume_wei: record.volumeWei.toString(),

@@ -33,6 +33,10 @@ export interface RegisterAgentInput {
   bio?: string;
   skills?: string[];
   referralSource?: string;
+  /** The webhook, set at registration as a profile change sets it (its secret answered once). */
+  webhookUrl?: string;
+  /** Told of new bounties that match its skills (`bounty.matching`); true when absent. */
+  notifyMatchingBounties?: boolean;
 }
 
 export interface ProfileChanges {
@@ -42,6 +46,7 @@ export interface ProfileChanges {
   isPaused?: boolean;
   metadata?: Record<string, unknown>;
   webhookUrl?: string | null;
+  notifyMatchingBounties?: boolean;
 }
 
 /**
@@ -52,16 +57,24 @@ function walletRegistered(walletAddress: string, hosted: boolean): WalletRegiste
   return new WalletRegisteredError(walletAddress, !hosted);
 }
 
+/** 400 unless `url` is a webhook URL the service may call (webhook-url.ts). */
+async function checkWebhook(url: string, config: Pick<Deps["config"], "webhooks">): Promise<void> {
+  await checkWebhookUrl(url, config.webhooks.allowPrivateAddresses).catch((error: unknown) => {
+    throw error instanceof WebhookUrlError ? badRequest(error.message) : error;
+  });
+}
+
 /**
  * Registers an agent and its first API key (answered once). Without a wallet address the agent
  * is hosted: the service creates its custodial wallet. An external agent's wallet may not be the
  * platform's own (domain/agents/platform-wallets.ts). Its own use case, and the owner's registration of a
- * hosted agent (domain/owners/owners.ts).
+ * hosted agent (domain/owners/owners.ts). A webhook URL is checked as a profile change checks it,
+ * and its signing secret is answered with the key, this once.
  */
 export async function registerAgent(
   deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "arbiterRelayer">,
   input: RegisterAgentInput,
-): Promise<{ agent: Agent; apiKey: string }> {
+): Promise<{ agent: Agent; apiKey: string; webhookSecret?: string }> {
   const { db, config } = deps;
   const { name } = input;
   if (!name) throw badRequest("agent_name is required");
@@ -74,6 +87,9 @@ export async function registerAgent(
     throw badRequest("owner_address is for hosted agents; an external agent's owner is its wallet_address");
   }
   if (input.walletAddress) await refusePlatformWallet(deps, input.walletAddress);
+  if (input.webhookUrl !== undefined) await checkWebhook(input.webhookUrl, config);
+  const id = crypto.randomUUID();
+  const webhookSecret = input.webhookUrl !== undefined ? newWebhookSecret(id, config.masterKey) : undefined;
   const custodial = hosted ? createCustodialWallet(config.masterKey) : undefined;
   const walletAddress = input.walletAddress ?? (custodial?.address as string);
   const [existing] = await db
@@ -87,6 +103,7 @@ export async function registerAgent(
       const [created] = await tx
         .insert(agents)
         .values({
+          id,
           name,
           walletAddress,
           hosted,
@@ -95,6 +112,9 @@ export async function registerAgent(
           bio: input.bio ?? null,
           skills: input.skills ?? [],
           referralSource: input.referralSource ?? null,
+          webhookUrl: input.webhookUrl ?? null,
+          webhookSecretEncrypted: webhookSecret?.sealed ?? null,
+          notifyMatchingBounties: input.notifyMatchingBounties ?? true,
         })
         .returning();
       if (!created) throw new Error("insert returned no row");
@@ -110,7 +130,7 @@ export async function registerAgent(
       }
       throw error;
     });
-  return { agent, apiKey };
+  return { agent, apiKey, ...(webhookSecret && { webhookSecret: webhookSecret.secret }) };
 }
 
 export function agentUseCases(deps: Deps) {
@@ -148,9 +168,7 @@ export function agentUseCases(deps: Deps) {
   ): Promise<{ profile: string; webhookSecret?: string }> {
     let webhookSecret: ReturnType<typeof newWebhookSecret> | undefined;
     if (typeof changes.webhookUrl === "string") {
-      await checkWebhookUrl(changes.webhookUrl, config.webhooks.allowPrivateAddresses).catch((error: unknown) => {
-        throw error instanceof WebhookUrlError ? badRequest(error.message) : error;
-      });
+      await checkWebhook(changes.webhookUrl, config);
       if (!agent.webhookSecretEncrypted) webhookSecret = newWebhookSecret(agent.id, config.masterKey);
     }
     const set = {
@@ -160,6 +178,7 @@ export function agentUseCases(deps: Deps) {
       ...(changes.isPaused !== undefined && { isPaused: changes.isPaused }),
       ...(changes.metadata !== undefined && { metadata: changes.metadata }),
       ...(changes.webhookUrl !== undefined && { webhookUrl: changes.webhookUrl }),
+      ...(changes.notifyMatchingBounties !== undefined && { notifyMatchingBounties: changes.notifyMatchingBounties }),
       ...(webhookSecret && { webhookSecretEncrypted: webhookSecret.sealed }),
     };
     if (Object.keys(set).length > 0) {

@@ -13,6 +13,7 @@ import { isUuid } from "../shared/ids.ts";
 import type { ListingCategory, ListingType } from "../shared/listing-terms.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
+import { bountyMatching } from "./bounty-matching.ts";
 
 /*
  * Listings: the browse query, a listing's details, and an agent's own listings created (a BOUNTY
@@ -96,12 +97,22 @@ function checkPriceUsdc(priceUsdc: string | undefined, priceWei: string) {
 export function listingUseCases(
   deps: Pick<
     Deps,
-    "db" | "genericPlansDb" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache" | "listingIndex"
+    | "db"
+    | "genericPlansDb"
+    | "config"
+    | "chain"
+    | "escrow"
+    | "relayer"
+    | "indexed"
+    | "readCache"
+    | "listingIndex"
+    | "logger"
   >,
   paths: ApiPaths,
 ) {
   const { db, chain } = deps;
   const funding = escrowFunding(deps, paths);
+  const matching = bountyMatching(deps, paths);
   /** Forgets the cached browse answers after a write that may change one. */
   const browseChanged = () => deps.readCache?.invalidate();
 
@@ -202,6 +213,8 @@ export function listingUseCases(
         await tx.insert(listings).values(listingRow);
       });
       browseChanged();
+      // Open to hunters now: the agents whose skills match it are told.
+      await matching.bountyOpened(listingId);
       return {
         ...(await details(listingId)),
         funding: { transaction_id: transaction.id, state: "FUNDED" as const, tx_hash: txHash },
@@ -292,6 +305,10 @@ export function listingUseCases(
         .set({ ...changes, updatedAt: new Date() })
         .where(and(eq(listings.id, id), eq(listings.agentId, agentId)));
       browseChanged();
+      // A bounty listed again, or at another price, is news to the agents it matches (once per price).
+      if (listing.listingType === "BOUNTY" && (changes.isActive === true || changes.priceWei !== undefined)) {
+        await matching.bountyOpened(id);
+      }
     }
     return details(id);
   }

@@ -3,6 +3,8 @@ import { custodialAccount } from "../../chain/custodial-wallet.ts";
 import { agents } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { fundedBountiesAwaitingListing, listFundedBounty } from "../listings/bounties.ts";
+import { bountyMatching } from "../listings/bounty-matching.ts";
+import type { ApiPaths } from "../shared/api-paths.ts";
 
 /*
  * What a crash or an absent client left between the chain and the database, put right:
@@ -12,8 +14,17 @@ import { fundedBountiesAwaitingListing, listFundedBounty } from "../listings/bou
  * FUNDED already.)
  */
 
-export function reconciliation(deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "hostedSender" | "readCache">) {
+/**
+ * `paths`: where bounties are claimed and proposed for, named by the `bounty.matching`
+ * notifications of the bounties listed here; without them (a keeper built without the routes'
+ * paths) none are sent.
+ */
+export function reconciliation(
+  deps: Pick<Deps, "db" | "config" | "chain" | "relayer" | "hostedSender" | "readCache" | "logger">,
+  paths?: Pick<ApiPaths, "claimBounty" | "bountyProposals">,
+) {
   const { db, config, chain, relayer, hostedSender } = deps;
+  const matching = paths && bountyMatching(deps, paths);
 
   /**
    * Hosted wallets' own transactions (ERC-8004 registrations and feedback) that a crash or a failed
@@ -46,6 +57,7 @@ export function reconciliation(deps: Pick<Deps, "db" | "config" | "chain" | "rel
         if (await listFundedBounty(db, listingId)) listed.push(listingId);
       }
       if (listed.length > 0) deps.readCache?.invalidate();
+      for (const listingId of listed) await matching?.bountyOpened(listingId);
       return listed;
     },
   };

@@ -39,6 +39,9 @@ export interface ProposalView {
   poster: AgentRef;
   pitch: string;
   eta_hours: number | null;
+  /** The price the agent asked (USDC wei), or null: the reward stands. */
+  proposed_price_wei: string | null;
+  proposed_price_usdc: string | null;
   status: ProposalStatus;
   /** The bounty's escrow (its transaction). */
   transaction_id: string | null;
@@ -50,6 +53,8 @@ export interface MakeProposalInput {
   listingId: string;
   pitch: string;
   etaHours?: number;
+  /** The price the agent asks, in USDC wei (a bounty's reward is funded: another one is not accepted). */
+  proposedPriceWei?: string;
 }
 
 export interface ProposalListInput {
@@ -70,6 +75,20 @@ function closedError(proposal: Pick<ProposalRow, "id" | "status">) {
     `This proposal is ${proposal.status}`,
     { proposal_id: proposal.id, status: proposal.status },
     "proposal_closed",
+  );
+}
+
+/**
+ * 409 when `proposal` asks another price than the bounty's reward: the reward was funded in escrow
+ * when the bounty was posted, and the escrow pays exactly it.
+ */
+function refuseOtherPrice(proposal: Pick<ProposalRow, "id" | "proposedPriceWei">, rewardWei: string) {
+  const asked = proposal.proposedPriceWei;
+  if (asked === null || BigInt(asked) === BigInt(rewardWei)) return;
+  throw new ConflictError(
+    `This proposal asks ${formatUsdc(asked)} USDC but the bounty's reward is ${formatUsdc(rewardWei)} USDC. Bounties are pre-funded: the reward is in escrow since the bounty was posted and is paid as it is, so only a proposal at the reward can be accepted. Decline this one, or its agent withdraws it and proposes again without proposed_price_wei (or with the reward)`,
+    { proposal_id: proposal.id, proposed_price_wei: asked, reward_wei: rewardWei },
+    "proposal_price_differs",
   );
 }
 
@@ -94,6 +113,10 @@ function proposalNotice(
       reward_usdc: formatUsdc(listing.priceWei),
       status: proposal.status,
       ...(proposal.etaHours !== null && { eta_hours: proposal.etaHours }),
+      ...(proposal.proposedPriceWei !== null && {
+        proposed_price_wei: proposal.proposedPriceWei,
+        proposed_price_usdc: formatUsdc(proposal.proposedPriceWei),
+      }),
       ...(from && { from }),
       ...(reason && { reason }),
     },
@@ -185,6 +208,8 @@ export function proposalUseCases(
       poster: { id: proposal.posterAgentId, name: row.posterName },
       pitch: proposal.pitch,
       eta_hours: proposal.etaHours,
+      proposed_price_wei: proposal.proposedPriceWei,
+      proposed_price_usdc: proposal.proposedPriceWei === null ? null : formatUsdc(proposal.proposedPriceWei),
       status: proposal.status,
       transaction_id: row.transactionId,
       created_at: proposal.createdAt.toISOString(),
@@ -282,6 +307,7 @@ export function proposalUseCases(
             posterAgentId: listing.agentId,
             pitch: input.pitch,
             etaHours: input.etaHours ?? null,
+            proposedPriceWei: input.proposedPriceWei ?? null,
             status: "PENDING",
           })
           .onConflictDoNothing()
@@ -303,7 +329,8 @@ export function proposalUseCases(
     /**
      * The poster accepts the proposal `id`: its agent is assigned the bounty on chain (as a claim
      * would be), the proposal is ACCEPTED and every other pending one DECLINED, each agent told.
-     * 403 for anyone but the poster; 409 for a proposal no longer PENDING or a bounty not open.
+     * 403 for anyone but the poster; 409 for a proposal no longer PENDING, a bounty not open, or a
+     * proposal asking another price than the reward (`proposal_price_differs`, nothing changed).
      */
     async accept(poster: Agent, id: string): Promise<AcceptedProposal> {
       if (!isUuid(id)) throw notFound("Proposal");
@@ -323,6 +350,7 @@ export function proposalUseCases(
       }
       if (proposal.status !== "PENDING") throw closedError(proposal);
       const bounty = await bounties.openBounty(proposal.listingId, proposal.agentId, "proposals");
+      refuseOtherPrice(proposal, bounty.listing.priceWei);
       const listing = { id: bounty.listing.id, title: bounty.listing.title, priceWei: bounty.listing.priceWei };
       const claim = await bounties.assign(bounty, agent, async (tx) => {
         const [accepted] = await tx

@@ -3,6 +3,7 @@ import { getAddress, type Hex, zeroAddress } from "viem";
 import { agents, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { listFundedBounty } from "../listings/bounties.ts";
+import { bountyMatching } from "../listings/bounty-matching.ts";
 import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
@@ -49,11 +50,12 @@ export interface ConfirmFundingInput {
 }
 
 export function transactionFunding(
-  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache">,
+  deps: Pick<Deps, "db" | "config" | "chain" | "escrow" | "relayer" | "indexed" | "readCache" | "logger">,
   paths: ApiPaths,
 ) {
   const { db, chain } = deps;
   const funding = escrowFunding(deps, paths);
+  const matching = bountyMatching(deps, paths);
 
   /** A direct escrow: the hosted buyer's is funded at once (402 when short), an external one's awaits it. */
   async function create(input: CreateTransactionInput): Promise<FundedTransactionView | PendingTransactionView> {
@@ -124,8 +126,10 @@ export function transactionFunding(
     }
     // An external poster's bounty is listed once its reward is in escrow.
     if (row.listingId && !row.sellerAgentId) {
-      await listFundedBounty(db, row.listingId);
+      const listed = await listFundedBounty(db, row.listingId);
       deps.readCache?.invalidate();
+      // Open to hunters now: the agents whose skills match it are told.
+      if (listed) await matching.bountyOpened(row.listingId);
     }
     return { ...fundingEscrowView(row, caller.walletAddress), state: "FUNDED", tx_hash: txHash };
   }

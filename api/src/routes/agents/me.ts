@@ -2,7 +2,15 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { sendSerializedJson } from "../../http/serialized-json.ts";
-import { AgentName, OwnProfile, type OwnProfileView, Skills } from "../../schemas/agents.ts";
+import {
+  AgentName,
+  Bio,
+  NotifyMatchingBounties,
+  OwnProfile,
+  type OwnProfileView,
+  Skills,
+  WebhookUrl,
+} from "../../schemas/agents.ts";
 import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -13,17 +21,12 @@ const Metadata = z.record(z.string(), z.unknown()).refine((value) => JSON.string
 const PatchMeBody = z
   .object({
     name: AgentName.optional(),
-    bio: z.string().max(2_000).nullable().optional(),
+    bio: Bio.nullable().optional(),
     skills: Skills.optional(),
     is_paused: z.boolean().optional(),
     metadata: Metadata.optional(),
-    webhook_url: z
-      .string()
-      .url()
-      .max(2_000)
-      .refine((url) => /^https?:\/\//.test(url), { message: "must be an http(s) URL" })
-      .nullable()
-      .optional(),
+    webhook_url: WebhookUrl.nullable().optional(),
+    notify_matching_bounties: NotifyMatchingBounties.optional(),
   })
   .openapi("PatchOwnProfile");
 
@@ -86,6 +89,7 @@ export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
       isPaused: body.is_paused,
       metadata: body.metadata,
       webhookUrl: body.webhook_url,
+      notifyMatchingBounties: body.notify_matching_bounties,
     });
     return c.json(
       { ...(JSON.parse(profile) as OwnProfileView), ...(webhookSecret && { webhook_secret: webhookSecret }) },

@@ -26,8 +26,8 @@ export const registerRoute = createRoute({
 export function registerRegistration(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(registerRoute, async function registerAgent(c) {
     const body = c.req.valid("json");
-    const { agent, apiKey } = await useCases.agents.register(registrationInput(body));
+    const { agent, apiKey, webhookSecret } = await useCases.agents.register(registrationInput(body));
     c.get("logger").info({ agent_id: agent.id, hosted: agent.hosted }, "agent registered");
-    return c.json(registeredAgentAnswer(agent, apiKey), 201);
+    return c.json(registeredAgentAnswer(agent, apiKey, webhookSecret), 201);
   });
 }

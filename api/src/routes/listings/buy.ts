@@ -4,7 +4,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
-import { bearerSecurity, errorResponses, TxHash, Uuid, Wei } from "../../schemas/common.ts";
+import { BodyWei, bearerSecurity, errorResponses, TxHash, Uuid } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -19,7 +19,7 @@ const BuyBody = z
       description:
         "Your ACCEPTED offer on this listing: bought at its price, with its deadline_hours (409 if it is not ACCEPTED, another buyer's or another listing's)",
     }),
-    expected_price_wei: Wei.optional().openapi({
+    expected_price_wei: BodyWei.optional().openapi({
       description:
         "The price you saw, in USDC wei (the listing's price_wei, or your accepted offer's): if the purchase would charge another, 409 with code price_changed and the current price, and nothing is sent. Clients should always send it.",
       example: "5000000",

@@ -2,10 +2,12 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
-import { bearerSecurity, errorResponses, PositiveWei, Uuid } from "../../schemas/common.ts";
+import { BodyPositiveWei, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import {
+  Categories,
   Category,
+  categoryOf,
   Description,
   ListingDetails,
   ListingTypeEnum,
@@ -20,8 +22,9 @@ const CreateListingBody = z
     agent_id: Uuid.openapi({ description: "The caller's agent id" }),
     title: Title,
     description: Description,
-    price_wei: PositiveWei.openapi({ description: "Price in USDC wei (1 USDC = 1000000)", example: "1500000" }),
-    category: Category.default("other"),
+    price_wei: BodyPositiveWei.openapi({ description: "Price in USDC wei (1 USDC = 1000000)", example: "1500000" }),
+    category: Category.optional().openapi({ description: "One of the listing categories (default: other)" }),
+    categories: Categories.optional(),
     listing_type: ListingTypeEnum.default("FIXED").openapi({
       description:
         "FIXED (default), or BOUNTY: a reward funded in escrow at once (hosted poster) or through the `funding` instructions (external poster; hidden from browse until funded)",
@@ -83,7 +86,10 @@ export const createListingRoute = createIdempotentRoute({
 export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(createListingRoute, async function createListing(c) {
     const body = c.req.valid("json");
-    const created = await useCases.listings.create(c.get("agent").row, body);
+    const created = await useCases.listings.create(c.get("agent").row, {
+      ...body,
+      category: categoryOf(body) ?? "other",
+    });
     if (body.listing_type === "FIXED") c.get("logger").info({ listing_id: created.id }, "listing created");
     return c.json(created, 201);
   });

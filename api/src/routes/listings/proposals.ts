@@ -14,7 +14,7 @@ export const makeProposalRoute = createIdempotentRoute({
   tags: ["Proposals"],
   summary: "Propose to do a bounty that takes proposals",
   description:
-    "The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is claimed instead (409 `bounty_takes_claims`).",
+    "The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is claimed instead (409 `bounty_takes_claims`). `proposed_price_wei` is kept and shown to the poster, but a bounty's reward is funded beforehand: a proposal asking another price cannot be accepted.",
   security: bearerSecurity,
   middleware: guard.agent,
   request: {
@@ -52,8 +52,10 @@ export function registerProposals(app: OpenAPIHono<AppEnv>, { useCases }: RouteD
     const body = c.req.valid("json");
     const proposal = await useCases.proposals.make(c.get("agent").row, {
       listingId: id,
-      pitch: body.pitch,
+      // The schema requires one of them.
+      pitch: body.pitch ?? body.proposal_text ?? "",
       etaHours: body.eta_hours,
+      proposedPriceWei: body.proposed_price_wei,
     });
     return c.json({ proposal }, 201);
   });

@@ -2,9 +2,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
-import { bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import { BodyPositiveWei, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import {
+  Categories,
   Category,
+  categoryOf,
   Description,
   ListingDetails,
   PriceUsdc,
@@ -15,7 +17,7 @@ import type { RouteDeps } from "../route-deps.ts";
 
 const PatchListingBody = z
   .object({
-    price_wei: PositiveWei.optional(),
+    price_wei: BodyPositiveWei.optional(),
     price_usdc: PriceUsdc.optional().openapi({
       description: "Must agree with price_wei, or with the stored price when price_wei is absent",
     }),
@@ -24,6 +26,7 @@ const PatchListingBody = z
     title: Title.optional(),
     description: Description.optional(),
     category: Category.optional(),
+    categories: Categories.optional(),
   })
   .openapi("PatchListing");
 
@@ -50,7 +53,8 @@ export const updateListingRoute = createRoute({
 export function registerUpdate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(updateListingRoute, async function updateListing(c) {
     const { id } = c.req.valid("param");
-    const listing = await useCases.listings.update(c.get("agent").id, id, c.req.valid("json"));
+    const body = c.req.valid("json");
+    const listing = await useCases.listings.update(c.get("agent").id, id, { ...body, category: categoryOf(body) });
     return c.json(listing, 200);
   });
 }

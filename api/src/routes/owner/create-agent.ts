@@ -37,8 +37,11 @@ export const createOwnedAgentRoute = createIdempotentRoute({
 export function registerCreateAgent(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(createOwnedAgentRoute, async function createOwnedAgent(c) {
     const body = c.req.valid("json");
-    const { agent, apiKey } = await useCases.owners.registerHosted(c.get("session").address, registrationInput(body));
+    const { agent, apiKey, webhookSecret } = await useCases.owners.registerHosted(
+      c.get("session").address,
+      registrationInput(body),
+    );
     c.get("logger").info({ agent_id: agent.id }, "hosted agent registered by its owner");
-    return c.json(registeredAgentAnswer(agent, apiKey), 201);
+    return c.json(registeredAgentAnswer(agent, apiKey, webhookSecret), 201);
   });
 }

@@ -2,7 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
-import { bearerSecurity, EscrowWei, errorResponses, Uuid } from "../../schemas/common.ts";
+import { BodyEscrowWei, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
@@ -17,7 +17,7 @@ const CreateBody = z
   .object({
     buyer_agent_id: Uuid.openapi({ description: "The caller's agent: the buyer" }),
     seller_agent_id: Uuid,
-    amount_wei: EscrowWei,
+    amount_wei: BodyEscrowWei,
     currency: z.literal("USDC").default("USDC"),
     description: z.string().max(2_000).default(""),
     deadline_hours: z.number().int().min(1).max(720).default(72),

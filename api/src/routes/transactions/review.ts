@@ -17,6 +17,9 @@ const ReviewBody = z
   .object({
     rating: z.number().int().min(1).max(5),
     comment: z.string().max(MAX_REVIEW_COMMENT).optional(),
+    review_text: z.string().max(MAX_REVIEW_COMMENT).optional().openapi({
+      description: "The live service's name for the comment: taken as `comment` when comment is absent",
+    }),
     ...ActingAgentId,
   })
   .openapi("ReviewRequest");
@@ -47,7 +50,7 @@ export function registerReview(app: OpenAPIHono<AppEnv>, { useCases, config }: R
       transactionId: c.req.valid("param").id,
       reviewer: c.get("agent").row,
       rating: body.rating,
-      comment: body.comment,
+      comment: body.comment ?? body.review_text,
       base: publicBaseUrl(c, config.publicBaseUrl),
       logger: c.get("logger"),
     });

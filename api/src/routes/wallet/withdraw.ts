@@ -2,13 +2,13 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
-import { Address, bearerSecurity, errorResponses, PositiveWei } from "../../schemas/common.ts";
+import { Address, BodyPositiveWei, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 import { InsufficientBalance } from "../../schemas/funding.ts";
 import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const WithdrawBody = z.object({ destination_address: Address, amount_wei: PositiveWei }).openapi("WithdrawRequest");
+const WithdrawBody = z.object({ destination_address: Address, amount_wei: BodyPositiveWei }).openapi("WithdrawRequest");
 
 export const withdrawRoute = createIdempotentRoute({
   method: "post",

@@ -20,7 +20,8 @@ export type MakeProposalReturnType = Operation["responses"][201]["content"]["app
  *
  * The proposal is PENDING until the poster accepts it (you become the bounty's seller on chain) or
  * another one. One pending proposal per agent and bounty. A bounty without `accepts_proposals` is
- * claimed instead (409 `bounty_takes_claims`).
+ * claimed instead (409 `bounty_takes_claims`). `proposed_price_wei` is kept and shown to the poster,
+ * but a bounty's reward is funded beforehand: a proposal asking another price cannot be accepted.
  *
  * - API: `POST /api/listings/{id}/proposals`
  * - Credentials: the agent's API key
