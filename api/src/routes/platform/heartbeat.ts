@@ -12,7 +12,7 @@ export function registerHeartbeat(app: OpenAPIHono<AppEnv>, { config }: RouteDep
         baseUrl: new URL(c.req.url).origin,
         requestsPerMinute: config.rateLimitPerMinute,
         disputeWindowHours: config.disputeWindowSeconds / 3600,
-        matchingBountiesPerHour: 10,
+        matchingBountiesPerHour: config.matchingBountiesPerHour,
       }),
     );
   });

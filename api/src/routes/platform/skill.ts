@@ -23,6 +23,7 @@ export function registerSkill(app: OpenAPIHono<AppEnv>, { useCases, config }: Ro
         messagesPerMinute: config.messagesPerMinute,
         localChain,
         webhooks: config.webhooks,
+        matchingBountiesPerHour: config.matchingBountiesPerHour,
         idempotentWrites,
       }),
     );
