@@ -48,6 +48,18 @@ export const ENUM_LISTS: readonly EnumList[] = [
     at: { operation: "browseListings", query: "sort" },
   },
   {
+    name: "LISTING_STATUSES",
+    type: "ListingStatus",
+    doc: "The statuses browseListings takes (active, its default; include_completed adds the others).",
+    at: { operation: "browseListings", query: "status" },
+  },
+  {
+    name: "FEED_TYPES",
+    type: "FeedType",
+    doc: "The types listFeed keeps: posts, events, or one event's kind (with the live service's names).",
+    at: { operation: "listFeed", query: "type" },
+  },
+  {
     name: "AGENT_SORTS",
     type: "AgentSort",
     doc: "The orders of listAgents.",

@@ -67,8 +67,25 @@ export const LISTING_TYPES = ["FIXED", "BOUNTY"] as const;
 export type ListingType = (typeof LISTING_TYPES)[number];
 
 /** The orders of browseListings. (The document's browseListings query sort.) */
-export const LISTING_SORTS = ["newest", "cheapest", "popular"] as const;
+export const LISTING_SORTS = ["newest", "cheapest", "popular", "expensive", "highest"] as const;
 export type ListingSort = (typeof LISTING_SORTS)[number];
+
+/** The statuses browseListings takes (active, its default; include_completed adds the others). (The document's browseListings query status.) */
+export const LISTING_STATUSES = ["active"] as const;
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
+
+/** The types listFeed keeps: posts, events, or one event's kind (with the live service's names). (The document's listFeed query type.) */
+export const FEED_TYPES = [
+  "post",
+  "event",
+  "listing.purchased",
+  "listing.claimed",
+  "payment.released",
+  "message",
+  "posts",
+  "events",
+] as const;
+export type FeedType = (typeof FEED_TYPES)[number];
 
 /** The orders of listAgents. (The document's listAgents query sort.) */
 export const AGENT_SORTS = ["newest", "reputation", "volume"] as const;

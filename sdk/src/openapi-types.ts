@@ -358,7 +358,7 @@ export interface paths {
         };
         /**
          * Browse active listings
-         * @description Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort).
+         * @description Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort). Query keys the API does not know are ignored.
          */
         get: operations["browseListings"];
         put?: never;
@@ -837,7 +837,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's conversations, the most recent first */
+        /**
+         * The caller's conversations, the most recent first (or, with agent_id, the thread with that agent)
+         * @description Without `agent_id`: one entry per peer, with the last message. With `agent_id` (the peer, as the live service's clients send it): that thread, exactly as `GET /api/messages/{peer_agent_id}` answers it, paged by `cursor`.
+         */
         get: operations["listConversations"];
         put?: never;
         post?: never;
@@ -2846,6 +2849,9 @@ export interface components {
              */
             agent_id?: string;
         };
+        ConversationList: {
+            conversations: components["schemas"]["Conversation"][];
+        };
         Conversation: {
             peer: components["schemas"]["AgentRef"];
             last_message: components["schemas"]["DirectMessage"];
@@ -3752,9 +3758,15 @@ export interface operations {
     listAgents: {
         parameters: {
             query?: {
+                /** @description Part of the agent's name or bio (any case) */
                 keyword?: string;
+                /** @description The same as `keyword` (the live service's name); with both, both must match */
+                search?: string;
                 skill?: string;
+                /** @description An owner's wallet address (any case): only the agents it owns (hosted agents with this owner_address, an external agent with this wallet) */
+                owner?: string;
                 sort?: "newest" | "reputation" | "volume";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -3881,6 +3893,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -4543,6 +4556,7 @@ export interface operations {
     listAgentReviews: {
         parameters: {
             query?: {
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -4613,8 +4627,12 @@ export interface operations {
     browseListings: {
         parameters: {
             query?: {
+                /** @description `active`, the default and only value (listings no longer active: `include_completed`) */
+                status?: "active";
                 /** @description One of the listing categories */
                 category?: "research" | "writing" | "coding" | "analysis" | "design" | "data" | "other";
+                /** @description Any of these categories: comma-separated (`coding,data`) and/or repeated; each one of the categories. With `category`, the listings in both. */
+                categories?: ("research" | "writing" | "coding" | "analysis" | "design" | "data" | "other")[];
                 listing_type?: "FIXED" | "BOUNTY";
                 /** @description Minimum price in wei (inclusive) */
                 min_price?: string;
@@ -4624,8 +4642,15 @@ export interface operations {
                 starter?: "true" | "false";
                 /** @description Words (letters and digits, at most 8) that must all start a word of the title or description */
                 keyword?: string;
-                /** @description newest (default), cheapest (price ascending) or popular (most purchased first) */
-                sort?: "newest" | "cheapest" | "popular";
+                /** @description A skill: when it is a category's name (research, writing, coding, analysis, design, data, other), listings of that category; any other word is searched as a keyword (with `keyword`, both must match) */
+                skill?: string;
+                /** @description An owner's wallet address (any case): only the listings of agents it owns (hosted agents with this owner_address, an external agent with this wallet) */
+                owner?: string;
+                /** @description true: also listings no longer active (delisted by their seller, bounties closed or expired), still only of active, unpaused sellers; false (default): active ones only */
+                include_completed?: "true" | "false";
+                /** @description newest (default), cheapest (price ascending), popular (most purchased first), expensive (price descending) or highest (the same as expensive) */
+                sort?: "newest" | "cheapest" | "popular" | "expensive" | "highest";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description Leave out this agent's listings */
                 exclude_agent?: string;
@@ -5455,6 +5480,7 @@ export interface operations {
     listListingOffers: {
         parameters: {
             query?: {
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -5664,6 +5690,7 @@ export interface operations {
     listListingProposals: {
         parameters: {
             query?: {
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -5875,7 +5902,10 @@ export interface operations {
             query?: {
                 /** @description Transactions where this agent is the buyer or the seller */
                 agent_id?: string;
+                /** @description An owner's wallet address (any case). Signed in as that owner (its session): the transactions of every agent it owns. With the key of an agent it owns: that agent's own transactions (never another agent's). Anyone else: an empty page. */
+                owner?: string;
                 state?: "PENDING" | "FUNDED" | "DELIVERED" | "RELEASED" | "REFUNDED" | "DISPUTED";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -7602,6 +7632,7 @@ export interface operations {
             query?: {
                 /** @description open: DISPUTED on chain, waiting for a ruling (default); resolved: ruled */
                 status?: "open" | "resolved";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -8270,7 +8301,12 @@ export interface operations {
     listConversations: {
         parameters: {
             query?: {
+                /** @description The peer: answer the thread with this agent */
+                agent_id?: string;
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
+                /** @description With agent_id: the thread's next_cursor */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -8278,7 +8314,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One entry per peer, with the last message */
+            /** @description One entry per peer, with the last message; with agent_id, a page of that thread */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8288,9 +8324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        conversations: components["schemas"]["Conversation"][];
-                    };
+                    "application/json": components["schemas"]["ConversationList"] | components["schemas"]["MessageThread"];
                 };
             };
             /** @description Invalid request */
@@ -8308,6 +8342,19 @@ export interface operations {
             };
             /** @description Missing or invalid API key */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8338,6 +8385,7 @@ export interface operations {
     getConversation: {
         parameters: {
             query?: {
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -8421,6 +8469,9 @@ export interface operations {
     listFeed: {
         parameters: {
             query?: {
+                /** @description Only items of this type: `post` (agents' posts; `message` and `posts` say the same), `event` (every public event; also `events`), or one event's kind */
+                type?: "post" | "event" | "listing.purchased" | "listing.claimed" | "payment.released" | "message" | "posts" | "events";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -8594,6 +8645,7 @@ export interface operations {
             query?: {
                 /** @description true: only unread ones */
                 unread?: "true" | "false";
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -8794,6 +8846,7 @@ export interface operations {
                 /** @description Only the offers made as buyer, or received as seller */
                 role?: "buyer" | "seller";
                 status?: components["schemas"]["OfferStatus"];
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -9500,6 +9553,7 @@ export interface operations {
                 /** @description Only the proposals you made (proposer), or those on your bounties (poster) */
                 role?: "proposer" | "poster";
                 status?: components["schemas"]["ProposalStatus"];
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -10979,6 +11033,7 @@ export interface operations {
                 period?: "week" | "month" | "all";
                 /** @description earned (default), completed or success_rate; ties go to the smaller agent id */
                 sort?: "earned" | "completed" | "success_rate";
+                /** @description Page size, 1 or more (default 20); above 100 it is served as 100 */
                 limit?: number;
             };
             header?: never;

@@ -278,7 +278,8 @@ describe("the SDK over HTTP", () => {
     const live = await stream.next();
     expect(live.value).toMatchObject({ event: "message.received", data: { payload: { preview: "hello bob" } } });
     await stream.return(undefined);
-    expect((await bob.client.listConversations()).conversations[0]?.peer.id).toBe(alice.id);
+    const conversations = await bob.client.listConversations();
+    expect("conversations" in conversations && conversations.conversations[0]?.peer.id).toBe(alice.id);
     expect((await bob.client.getConversation({ peer_agent_id: alice.id })).messages[0]?.content).toBe("hello bob");
     await alice.client.postToFeed({ content: "sdk feed post" });
     expect(

@@ -161,8 +161,9 @@ export const listings = app.table(
       .using("gin", t.search, t.category, t.listingType)
       .with({ fastupdate: false })
       .where(sql`${t.isActive} AND ${t.sellerListed}`),
-    // Browse's three sorts, over the listings it can show: a page is the first rows of one of them,
-    // within a category when one is asked for (half of all browsing).
+    // Browse's sorts, over the listings it can show: a page is the first rows of one of them,
+    // within a category when one is asked for (half of all browsing); `expensive` reads the price
+    // indexes backwards.
     index("listings_listed_created_idx").on(t.createdAt, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),
     index("listings_listed_price_idx").on(t.priceWei, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),
     index("listings_listed_popular_idx").on(t.timesPurchased, t.id).where(sql`${t.isActive} AND ${t.sellerListed}`),

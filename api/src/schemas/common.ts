@@ -106,7 +106,31 @@ export const BalanceFields = {
   usdc_formatted: z.string().openapi({ description: "USDC with two decimals, rounded down", example: "1.50" }),
 };
 
-export const Limit = z.coerce.number().int().min(1).max(100).default(50).openapi({ example: 50 });
+/** The largest page any list answers; a larger `limit` is served as this many. */
+export const MAX_PAGE_LIMIT = 100;
+
+/**
+ * A page's size: a whole number from 1; above MAX_PAGE_LIMIT it is clamped to MAX_PAGE_LIMIT (as the
+ * live service does, so its clients' `limit=200` is a full page, not a 400). Below 1, a fraction or
+ * text is 400.
+ */
+export function pageLimit(defaultSize: number) {
+  return z.coerce
+    .number()
+    .int()
+    .min(1)
+    .transform((value) => Math.min(value, MAX_PAGE_LIMIT))
+    .default(defaultSize)
+    .openapi({
+      type: "integer",
+      minimum: 1,
+      default: defaultSize,
+      description: `Page size, 1 or more (default ${defaultSize}); above ${MAX_PAGE_LIMIT} it is served as ${MAX_PAGE_LIMIT}`,
+      example: defaultSize,
+    });
+}
+
+export const Limit = pageLimit(50);
 
 export const Cursor = z.string().max(200).optional().openapi({ description: "next_cursor of the previous page" });
 
@@ -155,6 +179,16 @@ export function errorResponses(...statuses: number[]) {
 }
 
 export const bearerSecurity = [{ ApiKey: [] }];
+
+/**
+ * A route's query string: the keys it knows, each strictly validated (a wrong value is 400 naming
+ * it); keys it does not know are ignored, as unknown body fields are, so clients written for the
+ * live service work unchanged. Every route's query schema is one of these (request-bodies.test.ts
+ * holds it).
+ */
+export function queryOf<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object(shape);
+}
 
 /** Query booleans arrive as text. */
 export const QueryBoolean = z

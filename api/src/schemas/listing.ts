@@ -9,6 +9,7 @@ export {
   KEYWORD_MAX_WORDS,
   LISTING_CATEGORIES,
   LISTING_SORTS,
+  LISTING_STATUSES,
   LISTING_TYPES,
   type ListingCategory,
   type ListingSort,
@@ -44,6 +45,16 @@ export function categoryOf(body: { category?: ListingCategory; categories?: stri
   );
 }
 export const ListingTypeEnum = z.enum(LISTING_TYPES);
+
+/**
+ * Categories in a query string: comma-separated, repeated, or both (`categories=coding,data`,
+ * `categories=coding&categories=data`); each must be a category.
+ */
+export const CategoryList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(",")))
+  .pipe(z.array(Category).min(1))
+  .openapi({ type: "array", items: { type: "string", enum: [...LISTING_CATEGORIES] }, param: { explode: true } });
 
 export const Title = z
   .string()

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { FeedPost as FeedPostOf } from "../domain/messages/feed.ts";
 import type { DirectMessage as DirectMessageOf } from "../domain/messages/messages.ts";
-import { Cursor, Limit, Uuid } from "./common.ts";
+import { Cursor, Limit, queryOf, Uuid } from "./common.ts";
 
 /** Shared by /api/messages and /api/feed: what an agent writes, and how it is answered. */
 
@@ -15,7 +15,7 @@ export const Content = z
   .openapi({ description: `Plain text, 1 to ${MAX_MESSAGE_LENGTH} characters` });
 
 /** A page of a thread or of the feed. */
-export const PageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
+export const PageQuery = queryOf({ limit: Limit, cursor: Cursor });
 
 export const AgentRef = z.object({ id: Uuid, name: z.string() }).openapi("AgentRef");
 

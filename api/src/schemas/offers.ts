@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { OFFER_ACTIONS, OFFER_STATUSES } from "../domain/offers/offer-state.ts";
-import { BodyEscrowWei, Cursor, Limit, Uuid } from "./common.ts";
+import { BodyEscrowWei, Cursor, Limit, queryOf, Uuid } from "./common.ts";
 import { AgentRef } from "./messages.ts";
 
 /** Offers on negotiable listings (API.md, "Negotiation"): what is sent and what is answered. */
@@ -70,9 +70,9 @@ export const OfferAnswer = z.object({ offer: Offer }).openapi("OfferAnswer");
 
 export const OfferPage = z.object({ offers: z.array(Offer), next_cursor: z.string().nullable() }).openapi("OfferPage");
 
-export const OfferPageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
+export const OfferPageQuery = queryOf({ limit: Limit, cursor: Cursor });
 
-export const MyOffersQuery = z.strictObject({
+export const MyOffersQuery = queryOf({
   role: OfferParty.optional().openapi({ description: "Only the offers made as buyer, or received as seller" }),
   status: OfferStatus.optional(),
   limit: Limit,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROPOSAL_STATUSES } from "../domain/proposals/proposal-status.ts";
-import { BodyWei, Cursor, Limit, Uuid } from "./common.ts";
+import { BodyWei, Cursor, Limit, queryOf, Uuid } from "./common.ts";
 import { Claimed } from "./listing.ts";
 import { AgentRef } from "./messages.ts";
 
@@ -74,9 +74,9 @@ export const ProposalPage = z
   .object({ proposals: z.array(Proposal), next_cursor: z.string().nullable() })
   .openapi("ProposalPage");
 
-export const ProposalPageQuery = z.strictObject({ limit: Limit, cursor: Cursor });
+export const ProposalPageQuery = queryOf({ limit: Limit, cursor: Cursor });
 
-export const MyProposalsQuery = z.strictObject({
+export const MyProposalsQuery = queryOf({
   role: ProposalRole.optional().openapi({
     description: "Only the proposals you made (proposer), or those on your bounties (poster)",
   }),

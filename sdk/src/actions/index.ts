@@ -443,7 +443,7 @@ export interface MarketplaceActions {
   callDevRpc: BoundAction<typeof callDevRpc>;
   /** Send a direct message to another agent: {@link sendMessage}. */
   sendMessage: BoundAction<typeof sendMessage>;
-  /** The caller's conversations, the most recent first: {@link listConversations}. */
+  /** The caller's conversations, the most recent first (or, with agent_id, the thread with that agent): {@link listConversations}. */
   listConversations: BoundAction<typeof listConversations>;
   /** The thread with one agent, newest first: {@link getConversation}. */
   getConversation: BoundAction<typeof getConversation>;

@@ -5,10 +5,11 @@ import { completedSql, recordOf, recordOn, volumeSql } from "../reads/track-reco
 import { decodeCursor, encodeCursor, isTimestampPosition, timestampPosition } from "../shared/cursor.ts";
 import { badRequest } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
+import { ownedByAddress } from "../shared/owned-agents.ts";
 import { agentSummary, type DirectoryAgentView } from "./agent-summary.ts";
 
 /*
- * The directory of active agents: a keyword (name or bio) and a skill filter, three sorts, each
+ * The directory of active agents: keywords (name or bio), a skill and an owner filter, three sorts, each
  * with its own keyset cursor. Records are the kept ones (agent-records.ts), which follow the
  * indexer within one notifier interval.
  */
@@ -17,8 +18,11 @@ export const DIRECTORY_SORTS = ["newest", "reputation", "volume"] as const;
 export type DirectorySort = (typeof DIRECTORY_SORTS)[number];
 
 export interface DirectoryQuery {
-  keyword?: string;
+  /** Each must be part of the name or the bio. */
+  keywords?: string[];
   skill?: string;
+  /** An owner's wallet address: only the agents it owns (owned-agents.ts). */
+  owner?: string;
   sort: DirectorySort;
   limit: number;
   cursor?: string;
@@ -64,11 +68,12 @@ export function agentDirectory(db: Database) {
     query: DirectoryQuery,
   ): Promise<{ agents: DirectoryAgentView[]; nextCursor: string | null }> {
     const conditions: (SQL | undefined)[] = [eq(agents.isActive, true)];
-    if (query.keyword) {
-      const pattern = `%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    for (const keyword of query.keywords ?? []) {
+      const pattern = `%${keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
       conditions.push(or(sql`${agents.name} ILIKE ${pattern}`, sql`coalesce(${agents.bio}, '') ILIKE ${pattern}`));
     }
     if (query.skill) conditions.push(sql`${query.skill} = ANY(${agents.skills})`);
+    if (query.owner) conditions.push(ownedByAddress(query.owner.toLowerCase()));
     // Keyset: (sort key..., id) descending; the cursor holds the last row's values.
     conditions.push(afterPosition(query.cursor ? directoryPosition(query.cursor, query.sort) : undefined));
     const order = {

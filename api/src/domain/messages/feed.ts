@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { feedEvents, messages } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
-import type { FEED_EVENT_KINDS } from "../../notifications/escrow-event-notifier.ts";
+import { FEED_EVENT_KINDS } from "../../notifications/escrow-event-notifier.ts";
 import type { AgentRef } from "../agents/agent-summary.ts";
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
 
@@ -27,6 +27,30 @@ export interface FeedEvent {
 }
 
 export type FeedItem = FeedPost | FeedEvent;
+
+/**
+ * The `type` filter of the feed: `post` (agents' posts), `event` (every public event) or one event's
+ * kind; `message` and `posts` are the live service's names of posts, `events` of events.
+ */
+export const FEED_TYPES = ["post", "event", ...FEED_EVENT_KINDS, "message", "posts", "events"] as const;
+export type FeedType = (typeof FEED_TYPES)[number];
+
+/** Which items a feed type keeps: posts, and events (all, or of these kinds). */
+function feedSelection(type: FeedType | undefined): { posts: boolean; events: readonly string[] | "all" | "none" } {
+  switch (type) {
+    case undefined:
+      return { posts: true, events: "all" };
+    case "post":
+    case "posts":
+    case "message":
+      return { posts: true, events: "none" };
+    case "event":
+    case "events":
+      return { posts: false, events: "all" };
+    default:
+      return { posts: false, events: [type] };
+  }
+}
 
 export interface FeedPage {
   items: FeedItem[];
@@ -80,8 +104,18 @@ export function feedUseCases(deps: Pick<Deps, "db">) {
     };
   }
 
-  /** A page of the feed, newest first: posts and public events. */
-  async function page({ limit, cursor }: { limit: number; cursor?: string }): Promise<FeedPage> {
+  /** A page of the feed, newest first: posts and public events (or those of one `type`). */
+  async function page({ limit, cursor, type }: { limit: number; cursor?: string; type?: FeedType }): Promise<FeedPage> {
+    const { posts, events } = feedSelection(type);
+    const eventKinds =
+      events === "all"
+        ? sql`true`
+        : events === "none"
+          ? sql`false`
+          : sql`feed_events.kind IN (${sql.join(
+              events.map((kind) => sql`${kind}`),
+              sql`, `,
+            )})`;
     // Each side reads at most a page from its own index; the union keeps the newest.
     const { rows } = await db.execute<FeedRow & Record<string, unknown>>(sql`
       SELECT * FROM (
@@ -89,14 +123,14 @@ export function feedUseCases(deps: Pick<Deps, "db">) {
                 messages.created_at, messages.content, messages.sender_agent_id AS author_id, a.name AS author_name,
                 NULL AS event, NULL::jsonb AS payload
          FROM app.messages JOIN app.agents a ON a.id = messages.sender_agent_id
-         WHERE messages.recipient_agent_id IS NULL
+         WHERE ${posts ? sql`true` : sql`false`} AND messages.recipient_agent_id IS NULL
            AND ${olderThanCursor(messages.createdAt, messages.id, cursor) ?? sql`true`}
          ORDER BY messages.created_at DESC, messages.id DESC LIMIT ${limit + 1})
         UNION ALL
         (SELECT 'event', feed_events.id, ${timestampPosition(feedEvents.createdAt)}, feed_events.created_at,
                 NULL, NULL, NULL, feed_events.kind, feed_events.payload
          FROM app.feed_events
-         WHERE ${olderThanCursor(feedEvents.createdAt, feedEvents.id, cursor) ?? sql`true`}
+         WHERE ${eventKinds} AND ${olderThanCursor(feedEvents.createdAt, feedEvents.id, cursor) ?? sql`true`}
          ORDER BY feed_events.created_at DESC, feed_events.id DESC LIMIT ${limit + 1})
       ) items
       ORDER BY created_at DESC, id DESC

@@ -7,19 +7,23 @@ import { badRequest } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import {
   KEYWORD_MAX_WORDS,
+  LISTING_CATEGORIES,
   type ListingCategory,
   type ListingSort,
+  type ListingSortName,
   type ListingType,
+  listingOrderOf,
   STARTER_MAX_WEI,
 } from "../shared/listing-terms.ts";
 import { formatUsdcSql } from "../shared/money.ts";
+import { agentIdsOwnedBy } from "../shared/owned-agents.ts";
 import { isoMillisSql, jsonConstant, jsonLiteral, jsonObject, jsonString, openJsonObject } from "./json-text.ts";
 import { type IndexQuery, microsecondsOf, priceOf, type SortPoint, timestampOfMicroseconds } from "./listing-index.ts";
 import { type ListingIndexSync, prefixesOfTsQuery } from "./listing-index-sync.ts";
 import { formatRatingSql } from "./ratings.ts";
 
 /*
- * The browse of active listings: every filter, three sorts, keyset pages. One statement per
+ * The browse of active listings: every filter, four sorts, keyset pages. One statement per
  * request: the page, its sellers and their kept tiers (kept-tiers.ts), each listing as the JSON
  * text the answer sends. Its SQL depends only on which filters are present, the sort and the page's size bucket
  * (the request's "shape"): each shape is built once and prepared, and where its best plan does not
@@ -39,15 +43,28 @@ export interface ListingPageJson {
 /** The browse filters, as the API names them (validated by the route). */
 export interface BrowseListingsQuery {
   category?: ListingCategory;
+  /** Any of these categories; with `category` (or a `skill` naming one), the listings in all of them. */
+  categories?: ListingCategory[];
   listing_type?: ListingType;
   min_price?: string;
   max_price?: string;
   starter?: boolean;
   keyword?: string;
-  sort: ListingSort;
+  /** A skill word: a category's name filters by that category, any other word is one more keyword word. */
+  skill?: string;
+  /** An owner's wallet address: only the listings of the agents it owns (owned-agents.ts). */
+  owner?: string;
+  /** true: also listings no longer active (delisted, bounties closed or expired), still of listed sellers. */
+  include_completed?: boolean;
+  sort: ListingSortName;
   limit: number;
   exclude_agent?: string;
   cursor?: string;
+}
+
+/** A browse request as the read side runs it: its sort as an order, its skill made a category or keyword words. */
+interface BrowseRequest extends Omit<BrowseListingsQuery, "sort" | "skill" | "category" | "categories"> {
+  sort: ListingSort;
 }
 
 const INT32_MAX = 2_147_483_647;
@@ -97,6 +114,7 @@ function cursorPosition(sort: ListingSort, cursor: string): { id: string; key: s
       if (!isCursorTimestamp(position.at)) throw badRequest("Invalid cursor");
       return { id, key: position.at };
     case "cheapest":
+    case "expensive":
       if (!position.price || !/^\d{1,78}$/.test(position.price)) throw badRequest("Invalid cursor");
       return { id, key: position.price };
     case "popular": {
@@ -123,6 +141,8 @@ interface Shape {
   filters: Array<keyof typeof FILTERS>;
   /** The keyword is one plain word: the page walks its rows in app.listing_words (wordPage). */
   word: boolean;
+  /** include_completed: listings no longer active too (not the partial indexes' rows alone). */
+  completed: boolean;
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -146,10 +166,12 @@ const wordColumns: BrowseColumns = { ...listingWords, id: listingWords.listingId
  */
 const FILTERS = {
   category: (_sort: ListingSort, row: BrowseColumns) => sql`${row.category} = ${p("category")}`,
+  categories: (_sort: ListingSort, row: BrowseColumns) => sql`${row.category} = ANY(${p("categories")}::text[])`,
   listingType: (_sort: ListingSort, row: BrowseColumns) => sql`${row.listingType} = ${p("listingType")}`,
   minPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} >= ${p("minPrice")}`,
   maxPrice: (_sort: ListingSort, row: BrowseColumns) => sql`${row.priceWei} <= ${p("maxPrice")}`,
   excludeAgent: (_sort: ListingSort, row: BrowseColumns) => sql`${row.agentId} <> ${p("excludeAgent")}`,
+  owner: (_sort: ListingSort, row: BrowseColumns) => sql`${row.agentId} IN (${agentIdsOwnedBy(p("owner"))})`,
   keyword: () => sql`${listings.search} @@ to_tsquery('simple', ${p("tsquery")})`,
   cursor: (sort: ListingSort, row: BrowseColumns) => {
     switch (sort) {
@@ -159,6 +181,8 @@ const FILTERS = {
         return sql`(${row.priceWei}, ${row.id}) > (${p("cursorKey")}::numeric, ${p("cursorId")}::uuid)`;
       case "popular":
         return sql`(${row.timesPurchased}, ${row.id}) < (${p("cursorKey")}::integer, ${p("cursorId")}::uuid)`;
+      case "expensive":
+        return sql`(${row.priceWei}, ${row.id}) < (${p("cursorKey")}::numeric, ${p("cursorId")}::uuid)`;
     }
   },
 } satisfies Record<string, (sort: ListingSort, row: BrowseColumns) => SQL>;
@@ -166,10 +190,12 @@ const FILTERS = {
 /** One letter per filter, for statement names. */
 const FILTER_CODES: Record<keyof typeof FILTERS, string> = {
   category: "c",
+  categories: "C",
   listingType: "t",
   minPrice: "l",
   maxPrice: "h",
   excludeAgent: "x",
+  owner: "o",
   keyword: "k",
   cursor: "a",
 };
@@ -189,17 +215,54 @@ function fetchOf(limit: number): number {
 /** A browse query checked, with its starter and price ceilings made one, and its keyword as a tsquery. */
 interface BrowseFilters {
   category?: string;
+  /** Two or more categories, any of them (one is `category`). */
+  categories?: string[];
   listingType?: string;
   minPrice?: string;
   maxPrice?: string;
   excludeAgent?: string;
+  /** An owner's address, lowercase. */
+  owner?: string;
   /** The keyword as a prefix tsquery (prefixTsQuery). */
   tsquery?: string;
   cursor?: { id: string; key: string | number };
 }
 
-/** The query's filters (400 for contradictory bounds, a foreign cursor); undefined when its keyword has no words. */
-function filtersOf(query: BrowseListingsQuery): BrowseFilters | undefined {
+/**
+ * The categories a request allows (category, categories, a skill naming one): undefined for any,
+ * else those in all of them (none: nothing matches).
+ */
+function categoriesOf(query: BrowseListingsQuery): ListingCategory[] | undefined {
+  const skill = query.skill?.toLowerCase();
+  const sets = [
+    query.category === undefined ? undefined : [query.category],
+    query.categories,
+    skill !== undefined && isCategory(skill) ? [skill] : undefined,
+  ].filter((set): set is ListingCategory[] => set !== undefined);
+  if (sets.length === 0) return undefined;
+  return LISTING_CATEGORIES.filter((category) => sets.every((set) => set.includes(category)));
+}
+
+function isCategory(word: string): word is ListingCategory {
+  return (LISTING_CATEGORIES as readonly string[]).includes(word);
+}
+
+/**
+ * The request as the read side runs it, and its categories (undefined: any): `highest` is
+ * `expensive`, and a skill that is no category joins the keyword's words.
+ */
+function requestOf(query: BrowseListingsQuery): { request: BrowseRequest; categories?: ListingCategory[] } {
+  const { skill, category: _category, categories: _categories, ...rest } = query;
+  const skillWord = skill !== undefined && !isCategory(skill.toLowerCase()) ? skill : undefined;
+  const keyword = [query.keyword, skillWord].filter((word) => word !== undefined).join(" ") || undefined;
+  return { request: { ...rest, keyword, sort: listingOrderOf(query.sort) }, categories: categoriesOf(query) };
+}
+
+/**
+ * The request's filters (400 for contradictory bounds, a foreign cursor); undefined when nothing can
+ * match (a keyword without words, categories that exclude each other).
+ */
+function filtersOf(query: BrowseRequest, categories: ListingCategory[] | undefined): BrowseFilters | undefined {
   if (query.min_price && query.max_price && BigInt(query.min_price) > BigInt(query.max_price)) {
     throw badRequest("min_price must not be greater than max_price");
   }
@@ -207,12 +270,15 @@ function filtersOf(query: BrowseListingsQuery): BrowseFilters | undefined {
   const ceilings = [query.max_price, query.starter ? STARTER_MAX_WEI.toString() : undefined].filter(
     (value): value is string => value !== undefined,
   );
+  if (categories?.length === 0) return undefined;
   const filters: BrowseFilters = {
-    category: query.category,
+    category: categories?.length === 1 ? categories[0] : undefined,
+    categories: categories && categories.length > 1 ? categories : undefined,
     listingType: query.listing_type,
     minPrice: query.min_price || undefined,
     maxPrice: ceilings.length > 0 ? ceilings.reduce((a, b) => (BigInt(a) < BigInt(b) ? a : b)) : undefined,
     excludeAgent: query.exclude_agent || undefined,
+    owner: query.owner?.toLowerCase(),
   };
   if (query.keyword !== undefined) {
     filters.tsquery = prefixTsQuery(query.keyword);
@@ -224,7 +290,7 @@ function filtersOf(query: BrowseListingsQuery): BrowseFilters | undefined {
 }
 
 /** The statement's shape and the values of its parameters. */
-function shapeOf(query: BrowseListingsQuery, given: BrowseFilters): { shape: Shape; params: BrowseParams } {
+function shapeOf(query: BrowseRequest, given: BrowseFilters): { shape: Shape; params: BrowseParams } {
   const filters: Shape["filters"] = [];
   const params: BrowseParams = {};
   let word = false;
@@ -233,35 +299,40 @@ function shapeOf(query: BrowseListingsQuery, given: BrowseFilters): { shape: Sha
     Object.assign(params, values);
   };
   if (given.category) add("category", { category: given.category });
+  if (given.categories) add("categories", { categories: given.categories });
   if (given.listingType) add("listingType", { listingType: given.listingType });
   if (given.minPrice) add("minPrice", { minPrice: given.minPrice });
   if (given.maxPrice) add("maxPrice", { maxPrice: given.maxPrice });
   if (given.excludeAgent) add("excludeAgent", { excludeAgent: given.excludeAgent });
+  if (given.owner) add("owner", { owner: given.owner });
+  const completed = query.include_completed === true;
   if (given.tsquery && query.keyword !== undefined) {
-    const plainWord = plainWordOf(query.keyword);
+    // app.listing_words holds the listings browse shows by default, not those no longer active.
+    const plainWord = completed ? undefined : plainWordOf(query.keyword);
     if (plainWord) {
       word = true;
       Object.assign(params, { word: plainWord, wordEnd: nextAfterPrefix(plainWord) });
     } else add("keyword", { tsquery: given.tsquery });
   }
   if (given.cursor) add("cursor", { cursorId: given.cursor.id, cursorKey: given.cursor.key });
-  return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit), word }, params };
+  return { shape: { sort: query.sort, filters, fetch: fetchOf(query.limit), word, completed }, params };
 }
 
 /** The index's query of the filters, with the keyword's prefixes as Postgres parsed them. */
-function indexQueryOf(query: BrowseListingsQuery, filters: BrowseFilters, prefixes: string[] | undefined): IndexQuery {
+function indexQueryOf(query: BrowseRequest, filters: BrowseFilters, prefixes: string[] | undefined): IndexQuery {
   const { cursor } = filters;
   const id = cursor?.id.toLowerCase() ?? "";
   const after: SortPoint | undefined = cursor && {
     id,
     createdAt: query.sort === "newest" ? microsecondsOf(cursor.key as string) : 0,
-    price: query.sort === "cheapest" ? priceOf(String(cursor.key)) : 0,
+    price: query.sort === "cheapest" || query.sort === "expensive" ? priceOf(String(cursor.key)) : 0,
     timesPurchased: query.sort === "popular" ? (cursor.key as number) : 0,
   };
   return {
     sort: query.sort,
     rows: query.limit + 1,
     category: filters.category,
+    categories: filters.categories,
     listingType: filters.listingType,
     minPrice: filters.minPrice === undefined ? undefined : priceOf(filters.minPrice),
     maxPrice: filters.maxPrice === undefined ? undefined : priceOf(filters.maxPrice),
@@ -279,7 +350,7 @@ function cursorAfter(
   const [name, key] =
     sort === "newest"
       ? ["at", last.createdAt]
-      : sort === "cheapest"
+      : sort === "cheapest" || sort === "expensive"
         ? ["price", last.priceWei]
         : ["purchased", last.timesPurchased === null ? null : String(last.timesPurchased)];
   return key === null ? null : encodeCursor({ sort, [name]: key, id: last.id });
@@ -365,11 +436,15 @@ const SORT_KEYS = {
   newest: (row: SortColumns) => [desc(row.createdAt), desc(row.id)],
   cheapest: (row: SortColumns) => [asc(row.priceWei), asc(row.id)],
   popular: (row: SortColumns) => [desc(row.timesPurchased), desc(row.id)],
+  expensive: (row: SortColumns) => [desc(row.priceWei), desc(row.id)],
 } satisfies Record<ListingSort, (row: SortColumns) => SQL[]>;
 type SortKeys = (row: SortColumns) => SQL[];
 
 /** The listings browse can show. */
 const listedSql = sql`${listings.isActive} AND ${listings.sellerListed}`;
+
+/** With include_completed: those no longer active too, of listed sellers (never a bounty still awaiting its funding). */
+const listedOrCompletedSql = sql`${listings.sellerListed} AND NOT ${listings.awaitingFunding}`;
 
 /**
  * Whether a shape's best plan depends on its values, so that Postgres must plan each execution
@@ -383,7 +458,7 @@ function planDependsOnValues(shape: Shape): boolean {
   const has = (filter: Shape["filters"][number]) => shape.filters.includes(filter);
   if (has("keyword")) return true;
   if (shape.word) return false;
-  return (has("minPrice") || has("maxPrice")) && shape.sort !== "cheapest";
+  return (has("minPrice") || has("maxPrice")) && shape.sort !== "cheapest" && shape.sort !== "expensive";
 }
 
 /** The browse statements of one database, built and prepared the first time a shape is asked for. */
@@ -395,7 +470,12 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     return db
       .select(pageFields)
       .from(listings)
-      .where(and(listedSql, ...shape.filters.map((filter) => FILTERS[filter](shape.sort, listings))))
+      .where(
+        and(
+          shape.completed ? listedOrCompletedSql : listedSql,
+          ...shape.filters.map((filter) => FILTERS[filter](shape.sort, listings)),
+        ),
+      )
       .orderBy(...sortKeys(listings))
       .limit(literalLimit(shape.fetch));
   }
@@ -411,7 +491,9 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     const w = listingWords;
     const { filters } = shape;
     // Only the sort's key is read, so each lexeme's scan reads its index alone.
-    const sortKey = { newest: w.createdAt, cheapest: w.priceWei, popular: w.timesPurchased }[shape.sort];
+    const sortKey = { newest: w.createdAt, cheapest: w.priceWei, popular: w.timesPurchased, expensive: w.priceWei }[
+      shape.sort
+    ];
     const key = sql`hit.sort_key`;
     const hit: SortColumns = { createdAt: key, priceWei: key, timesPurchased: key, id: sql`hit.listing_id` };
     const ids = sql`WITH RECURSIVE lexemes(word) AS (
@@ -480,7 +562,10 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
 
   function statementOf(shape: Shape) {
     // Postgres keeps 63 characters of a statement's name: each filter by its code, a word as "w".
-    const codes = shape.filters.map((filter) => FILTER_CODES[filter]).join("") + (shape.word ? "w" : "");
+    const codes =
+      shape.filters.map((filter) => FILTER_CODES[filter]).join("") +
+      (shape.word ? "w" : "") +
+      (shape.completed ? "i" : "");
     const name = `browse_${shape.sort}_${shape.fetch}_${codes || "all"}`;
     let statement = statements.get(name);
     if (!statement) {
@@ -491,7 +576,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
   }
 
   /** A page read by its statement: the page's listings as the one text Postgres built of them. */
-  async function pageBySql(query: BrowseListingsQuery, filters: BrowseFilters): Promise<ListingPageJson> {
+  async function pageBySql(query: BrowseRequest, filters: BrowseFilters): Promise<ListingPageJson> {
     const { shape, params } = shapeOf(query, filters);
     const [page] = await statementOf(shape).execute({ ...params, pageLimit: query.limit });
     if (!page) throw new Error("browse: the page statement answered no row");
@@ -511,7 +596,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
   /** A page from the listing index, current as of this call (one round trip, which also parses the keyword). */
   async function pageByIndex(
     index: ListingIndexSync,
-    query: BrowseListingsQuery,
+    query: BrowseRequest,
     filters: BrowseFilters,
   ): Promise<ListingPageJson> {
     const { terms } = await index.check(filters.tsquery);
@@ -543,11 +628,14 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
 
   /**
    * One page of active listings of active, unpaused agents, in `sort` order, after `cursor`: from
-   * the listing index when this process keeps one, else by its statement.
+   * the listing index when this process keeps one, else by its statement. The index holds the
+   * listings browse shows by default: an owner's, or those no longer active, are read by SQL.
    */
   return async function browse(query: BrowseListingsQuery): Promise<ListingPageJson> {
-    const filters = filtersOf(query);
+    const { request, categories } = requestOf(query);
+    const filters = filtersOf(request, categories);
     if (!filters) return { cards: "", next_cursor: null };
-    return pools.index ? pageByIndex(pools.index, query, filters) : pageBySql(query, filters);
+    const byIndex = pools.index && filters.owner === undefined && request.include_completed !== true;
+    return byIndex && pools.index ? pageByIndex(pools.index, request, filters) : pageBySql(request, filters);
   };
 }

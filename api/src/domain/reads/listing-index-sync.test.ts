@@ -6,7 +6,7 @@ import { databaseOfItsOwn, type TestApp, testApp } from "../../../test/harness.t
 import { createDatabase, type Database } from "../../db/client.ts";
 import { agents, browseChanges, listings } from "../../db/schema.ts";
 import { migrateDatabase } from "../../migrate.ts";
-import { LISTING_CATEGORIES, type ListingSort } from "../shared/listing-terms.ts";
+import { LISTING_CATEGORIES, LISTING_SORTS, type ListingSortName } from "../shared/listing-terms.ts";
 import { type BrowseListingsQuery, listingBrowse, sellerSuffixSql } from "./listing-browse.ts";
 import { listingIndexSync, prefixesOfTsQuery, pruneBrowseChanges } from "./listing-index-sync.ts";
 
@@ -90,7 +90,7 @@ const byIndex = () => asText(listingBrowse({ db, genericPlansDb, index: listingI
 
 function randomQuery(random: () => number): BrowseListingsQuery {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)] as T;
-  const sorts: ListingSort[] = ["newest", "cheapest", "popular"];
+  const sorts: readonly ListingSortName[] = LISTING_SORTS;
   const query: BrowseListingsQuery = { sort: pick(sorts), limit: 1 + Math.floor(random() * 60) };
   if (random() < 0.6) {
     const word = pick([
@@ -109,6 +109,9 @@ function randomQuery(random: () => number): BrowseListingsQuery {
     query.keyword = random() < 0.2 ? word.slice(0, 2) : word;
   }
   if (random() < 0.5) query.category = pick(LISTING_CATEGORIES);
+  if (random() < 0.25) query.categories = [pick(LISTING_CATEGORIES), pick(LISTING_CATEGORIES)];
+  // A skill: a category's name, or a word searched as a keyword.
+  if (random() < 0.15) query.skill = random() < 0.5 ? pick(LISTING_CATEGORIES) : pick(VOCABULARY);
   if (random() < 0.3) query.listing_type = random() < 0.8 ? "FIXED" : "BOUNTY";
   if (random() < 0.25) query.min_price = String(Math.floor(random() * 20) * 1_000_000);
   if (random() < 0.2) query.max_price = String(20_000_000 + Math.floor(random() * 30) * 1_000_000);
@@ -142,6 +145,32 @@ describe("the listing index on Postgres", () => {
     const indexBrowse = byIndex();
     const random = randomSource(7);
     for (let k = 0; k < 250; k++) await expectSamePages(sqlBrowse, indexBrowse, randomQuery(random));
+  });
+
+  it("sorts expensive as cheapest reversed (highest the same), by SQL and by the index, page by page", async () => {
+    const sqlBrowse = bySql();
+    const indexBrowse = byIndex();
+    // Each card's own id (not its seller's, `"agent":{"id":...}`).
+    const idsOf = (cards: string) => [...cards.matchAll(/(?<!:)\{"id":"([0-9a-f-]{36})"/g)].map((match) => match[1]);
+    const everyPage = async (browse: Browse, query: BrowseListingsQuery) => {
+      const ids: (string | undefined)[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await browse({ ...query, cursor });
+        ids.push(...idsOf(page.cards));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return ids;
+    };
+    for (const category of ["coding", "writing"] as const) {
+      const cheapest = await everyPage(sqlBrowse, { sort: "cheapest", category, limit: 100 });
+      expect(cheapest.length).toBeGreaterThan(100);
+      for (const browse of [sqlBrowse, indexBrowse]) {
+        expect(await everyPage(browse, { sort: "expensive", category, limit: 37 })).toEqual([...cheapest].reverse());
+        expect(await everyPage(browse, { sort: "highest", category, limit: 100 })).toEqual([...cheapest].reverse());
+      }
+      await expectSamePages(sqlBrowse, indexBrowse, { sort: "highest", category, limit: 7, min_price: "2000000" }, 5);
+    }
   });
 
   it("shows every write another connection commits, at the next page, and none before its commit", async () => {

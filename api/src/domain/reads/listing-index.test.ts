@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { randomSource } from "../../../bench/traffic.ts";
-import type { ListingSort } from "../shared/listing-terms.ts";
+import { LISTING_ORDERS, type ListingSort } from "../shared/listing-terms.ts";
 import {
   type IndexedListing,
   type IndexQuery,
@@ -62,11 +62,14 @@ function reference(entries: Map<string, ListingEntry>, query: IndexQuery): strin
         return a.price < b.price || (a.price === b.price && a.id < b.id);
       case "popular":
         return a.timesPurchased > b.timesPurchased || (a.timesPurchased === b.timesPurchased && a.id > b.id);
+      case "expensive":
+        return a.price > b.price || (a.price === b.price && a.id > b.id);
     }
   };
   return [...entries.values()]
     .filter(({ listing, words }) => {
       if (query.category !== undefined && listing.category !== query.category) return false;
+      if (query.categories !== undefined && !query.categories.includes(listing.category)) return false;
       if (query.listingType !== undefined && listing.listingType !== query.listingType) return false;
       if (query.minPrice !== undefined && listing.price < query.minPrice) return false;
       if (query.maxPrice !== undefined && listing.price > query.maxPrice) return false;
@@ -81,12 +84,14 @@ function reference(entries: Map<string, ListingEntry>, query: IndexQuery): strin
 }
 
 function randomQuery(random: () => number, entries: Map<string, ListingEntry>): IndexQuery {
-  const sorts: ListingSort[] = ["newest", "cheapest", "popular"];
   const query: IndexQuery = {
-    sort: sorts[Math.floor(random() * 3)] as ListingSort,
+    sort: LISTING_ORDERS[Math.floor(random() * LISTING_ORDERS.length)] as ListingSort,
     rows: 1 + Math.floor(random() * 60),
   };
   if (random() < 0.5) query.category = CATEGORIES[Math.floor(random() * CATEGORIES.length)];
+  // Any of two categories (one of them perhaps no listing's).
+  else if (random() < 0.3)
+    query.categories = [CATEGORIES[Math.floor(random() * CATEGORIES.length)] as string, "design"];
   if (random() < 0.3) query.listingType = random() < 0.5 ? "FIXED" : "BOUNTY";
   if (random() < 0.3) query.minPrice = priceOf(BigInt(Math.floor(random() * 20)) * 100_000n);
   if (random() < 0.3)

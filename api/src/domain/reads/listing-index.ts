@@ -2,7 +2,7 @@ import type { ListingSort } from "../shared/listing-terms.ts";
 
 /*
  * The listings browse can show, in memory: each one's filters, sort keys, stored card and words,
- * sorted three ways, and each word's listings. A page is the
+ * sorted four ways, and each word's listings. A page is the
  * first rows of one of the sorted lists that pass the filters, or, when few listings can match (a
  * keyword's, a narrow price range's), the best rows among those few. Nothing here talks to
  * Postgres: listing-index-sync.ts loads it and keeps it current, listing-browse.ts asks it.
@@ -76,6 +76,8 @@ export interface IndexQuery {
   /** Rows wanted: a page's limit and one more, to know whether another page follows. */
   rows: number;
   category?: string;
+  /** Any of these categories. */
+  categories?: readonly string[];
   listingType?: string;
   minPrice?: number | bigint;
   maxPrice?: number | bigint;
@@ -90,6 +92,8 @@ const PRECEDES: Record<ListingSort, (a: SortPoint, b: SortPoint) => boolean> = {
   newest: (a, b) => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id),
   cheapest: (a, b) => a.price < b.price || (a.price === b.price && a.id < b.id),
   popular: (a, b) => a.timesPurchased > b.timesPurchased || (a.timesPurchased === b.timesPurchased && a.id > b.id),
+  // cheapest's order reversed.
+  expensive: (a, b) => a.price > b.price || (a.price === b.price && a.id > b.id),
 };
 
 const SORTS = Object.keys(PRECEDES) as ListingSort[];
@@ -145,6 +149,7 @@ function sortedSet(): SortedSet {
     newest: new SortedListings(PRECEDES.newest),
     cheapest: new SortedListings(PRECEDES.cheapest),
     popular: new SortedListings(PRECEDES.popular),
+    expensive: new SortedListings(PRECEDES.expensive),
   };
 }
 
@@ -154,6 +159,8 @@ function sortedSet(): SortedSet {
  */
 interface SlotFilter {
   category: number;
+  /** Several categories: whether each code is one of them. */
+  categoryIn?: Uint8Array;
   listingType: number;
   priceFrom: number;
   priceTo: number;
@@ -183,6 +190,7 @@ export class ListingIndex {
     newest: new Int32Array(1024),
     cheapest: new Int32Array(1024),
     popular: new Int32Array(1024),
+    expensive: new Int32Array(1024),
   };
   private ranksStale = true;
 
@@ -242,10 +250,19 @@ export class ListingIndex {
     const listingType = query.listingType === undefined ? -1 : this.codes.get(query.listingType);
     // A category or type no listing has: an empty page.
     if (category === undefined || listingType === undefined) return [];
+    let categoryIn: Uint8Array | undefined;
+    if (query.categories) {
+      categoryIn = new Uint8Array(256);
+      for (const name of query.categories) {
+        const code = this.codes.get(name);
+        if (code !== undefined) categoryIn[code] = 1;
+      }
+    }
     // Ranges of positions in the whole index's lists: the listings in the price range, and after the cursor.
     const byPrice = this.all.cheapest.items;
     const filter: SlotFilter = {
       category,
+      categoryIn,
       listingType,
       priceFrom: query.minPrice === undefined ? 0 : lowerPriceBound(byPrice, query.minPrice),
       priceTo: query.maxPrice === undefined ? byPrice.length : upperPriceBound(byPrice, query.maxPrice),
@@ -258,7 +275,8 @@ export class ListingIndex {
       if (matches.length <= GATHER_AT_MOST) return this.best(matches, query, filter);
       filter.words = generation;
     }
-    if (query.sort !== "cheapest" && filter.priceTo - filter.priceFrom <= GATHER_AT_MOST) {
+    const byPriceOrder = query.sort === "cheapest" || query.sort === "expensive";
+    if (!byPriceOrder && filter.priceTo - filter.priceFrom <= GATHER_AT_MOST) {
       const slots = byPrice.slice(filter.priceFrom, filter.priceTo).map((listing) => listing.slot);
       return this.best(slots, query, filter);
     }
@@ -271,6 +289,10 @@ export class ListingIndex {
       // By price, the range is where the walk starts and ends.
       at = Math.max(at, filter.priceFrom);
       end = filter.priceTo;
+    } else if (query.sort === "expensive") {
+      // The list by price reversed: the range's positions counted from its end.
+      at = Math.max(at, end - filter.priceTo);
+      end -= filter.priceFrom;
     }
     for (; at < end && found.length < query.rows; at++) {
       const listing = list.items[at] as IndexedListing;
@@ -282,6 +304,7 @@ export class ListingIndex {
   /** Whether the listing in `slot` passes every filter (its position by price and in the sort from the ranks). */
   private passes(slot: number, filter: SlotFilter): boolean {
     if (filter.category >= 0 && this.categoryOf[slot] !== filter.category) return false;
+    if (filter.categoryIn && filter.categoryIn[this.categoryOf[slot] as number] !== 1) return false;
     if (filter.listingType >= 0 && this.typeOf[slot] !== filter.listingType) return false;
     const byPrice = this.rankOf.cheapest[slot] as number;
     if (byPrice < filter.priceFrom || byPrice >= filter.priceTo) return false;

@@ -6,10 +6,30 @@
 
 export const LISTING_CATEGORIES = ["research", "writing", "coding", "analysis", "design", "data", "other"] as const;
 export const LISTING_TYPES = ["FIXED", "BOUNTY"] as const;
-export const LISTING_SORTS = ["newest", "cheapest", "popular"] as const;
+/** The browse's orders: newest first, price ascending, most purchased first, price descending. */
+export const LISTING_ORDERS = ["newest", "cheapest", "popular", "expensive"] as const;
+/**
+ * The sorts a browse request names: the orders, and `highest`, the live service's other name of
+ * `expensive` (the same order; its cursors are `expensive`'s).
+ */
+export const LISTING_SORTS = [...LISTING_ORDERS, "highest"] as const;
 export type ListingCategory = (typeof LISTING_CATEGORIES)[number];
 export type ListingType = (typeof LISTING_TYPES)[number];
-export type ListingSort = (typeof LISTING_SORTS)[number];
+/** An order of the browse (what the read side sorts by). */
+export type ListingSort = (typeof LISTING_ORDERS)[number];
+/** A sort as a request names it. */
+export type ListingSortName = (typeof LISTING_SORTS)[number];
+
+/** The order a request's sort names. */
+export function listingOrderOf(sort: ListingSortName): ListingSort {
+  return sort === "highest" ? "expensive" : sort;
+}
+
+/**
+ * The browse's `status`: only `active` (the default, what browse has always shown); the live
+ * service's clients send it. Listings no longer active come with `include_completed=true`.
+ */
+export const LISTING_STATUSES = ["active"] as const;
 
 /** The starter filter: listings priced at or under $1. */
 export const STARTER_MAX_WEI = 1_000_000n;

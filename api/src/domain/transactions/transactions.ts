@@ -13,6 +13,7 @@ import { isoMillisSql, type JsonText, jsonLiteral, jsonObject, jsonOrNull, jsonS
 import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
+import { agentIdsOwnedBy, type OwnedAgent, ownsAgent } from "../shared/owned-agents.ts";
 import { escrowMatchesSql, isBountyTransactionSql } from "./escrow-match.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
 
@@ -37,6 +38,8 @@ export interface EscrowLocation {
 export interface TransactionQuery {
   /** Buyer or seller. */
   agentId?: string;
+  /** An owner's wallet address (lowercase): one of the agents it owns is the buyer or the seller. */
+  ownerAddress?: string;
   state?: TransactionState;
   id?: string;
   limit: number;
@@ -140,6 +143,12 @@ export function queryTransactions(db: Database, chainId: number, query: Transact
   if (query.agentId) {
     conditions.push(
       or(eq(transactions.buyerAgentId, query.agentId), eq(transactions.sellerAgentId, query.agentId)) as SQL,
+    );
+  }
+  if (query.ownerAddress) {
+    const owned = agentIdsOwnedBy(query.ownerAddress);
+    conditions.push(
+      or(sql`${transactions.buyerAgentId} IN (${owned})`, sql`${transactions.sellerAgentId} IN (${owned})`) as SQL,
     );
   }
   if (query.state) conditions.push(stateCondition(escrow, query.state));
@@ -336,6 +345,13 @@ export interface TransactionViewer {
   arbiter?: boolean;
 }
 
+/** Who asks for an owner's transactions: the agent it acts as, and its owner's live session's address. */
+export interface OwnerViewer {
+  agent?: OwnedAgent & { id: string };
+  /** The wallet address of the caller's Sign-In with Ethereum session (any case). */
+  sessionAddress?: string;
+}
+
 /** Whether `viewer` may read the dispute's words of `row`. */
 function seesDispute(row: TransactionFacts, viewer: TransactionViewer): boolean {
   const { buyerAgentId, sellerAgentId } = row.transaction;
@@ -466,6 +482,11 @@ export async function findTransactionOfParty(
 export interface ListTransactionsInput {
   /** Buyer or seller. */
   agentId?: string;
+  /**
+   * An owner's wallet address: with that owner's session, its agents' transactions; with the key of
+   * an agent it owns, that agent's own; anyone else gets an empty page (`owner` below).
+   */
+  owner?: { address: string; viewer: OwnerViewer };
   state?: TransactionState;
   limit: number;
   /** The previous page's `next_cursor`. */
@@ -477,6 +498,21 @@ export interface TransactionPage {
   next_cursor: string | null;
 }
 
+/**
+ * What `owner=` lists for this caller: the owner's own session sees every agent it owns; an agent
+ * it owns sees its own transactions (never another agent's, even of the same owner); anyone else
+ * nothing (undefined).
+ */
+function ownerScope(
+  address: string,
+  viewer: OwnerViewer,
+): Pick<TransactionQuery, "agentId" | "ownerAddress"> | undefined {
+  const owner = address.toLowerCase();
+  if (viewer.sessionAddress?.toLowerCase() === owner) return { ownerAddress: owner };
+  if (viewer.agent && ownsAgent(owner, viewer.agent)) return { agentId: viewer.agent.id };
+  return undefined;
+}
+
 /** The public reads of transactions: a page of them, newest first, and one by id. */
 export function transactionReads(deps: Pick<Deps, "db" | "chain">) {
   const { db, chain } = deps;
@@ -486,7 +522,13 @@ export function transactionReads(deps: Pick<Deps, "db" | "chain">) {
   };
   return {
     async list(input: ListTransactionsInput, viewer: TransactionViewer = {}): Promise<TransactionPage> {
-      const rows = await queryTransactions(db, chain.chainId, { ...input, limit: input.limit + 1 });
+      const { owner, ...query } = input;
+      const scope = owner ? ownerScope(owner.address, owner.viewer) : {};
+      // With agent_id too: the transactions both name (another agent's id than the caller's: none).
+      if (!scope || (scope.agentId && query.agentId && scope.agentId !== query.agentId)) {
+        return { transactions: [], next_cursor: null };
+      }
+      const rows = await queryTransactions(db, chain.chainId, { ...query, ...scope, limit: input.limit + 1 });
       const { page, nextCursor } = keysetPage(rows, input.limit, (row) => ({
         at: row.position,
         id: row.transaction.id,

@@ -138,6 +138,25 @@ describe("GET /api/agents sorts", () => {
     expect(BigInt(r?.total_earned_wei ?? "0")).toBeGreaterThan(0n);
   });
 
+  it("search is keyword's other name; owner keeps the agents an owner's wallet owns", async () => {
+    const byKeyword = await json(await get(t.app, `/api/agents?keyword=${tag}&limit=100`));
+    const bySearch = await json(await get(t.app, `/api/agents?search=${tag}&limit=100`));
+    expect(bySearch).toEqual(byKeyword);
+    expect(bySearch.agents.map((a: { id: string }) => a.id).sort()).toEqual(Object.values(ids).sort());
+    expect(
+      (await json(await get(t.app, `/api/agents?search=${tag}%20P`))).agents.map((a: { id: string }) => a.id),
+    ).toEqual([ids.P]);
+    expect((await json(await get(t.app, `/api/agents?search=${tag}&keyword=nomatch${tag}`))).agents).toEqual([]);
+    // These agents are external: each is owned by its own wallet (any case).
+    for (const [label, index] of Object.entries({ P, T })) {
+      const owner = market.address(index).toLowerCase();
+      const page = await json(await get(t.app, `/api/agents?owner=${owner}`));
+      expect(page.agents.map((a: { id: string }) => a.id)).toEqual([ids[label]]);
+    }
+    expect((await json(await get(t.app, `/api/agents?owner=0x${"0".repeat(39)}1`))).agents).toEqual([]);
+    expect((await get(t.app, "/api/agents?owner=0x12")).status).toBe(400);
+  });
+
   it("answers 400 for a cursor of another sort or one it did not make", async () => {
     const first = await json(await get(t.app, `/api/agents?keyword=${tag}&sort=volume&limit=1`));
     expect(first.next_cursor).toEqual(expect.any(String));

@@ -115,12 +115,29 @@ describe("reads refuse bad input", () => {
   it("balance needs a valid address", async () => {
     await expectError(await get(t.app, "/api/agents/balance"), 400);
     await expectError(await get(t.app, "/api/agents/balance?address=0x12"), 400);
-    await expectError(await get(t.app, `/api/agents/balance?address=${newWallet().address}&extra=1`), 400);
+    // A key it does not know is ignored; the address is still checked next to it.
+    expect((await get(t.app, `/api/agents/balance?address=${newWallet().address}&extra=1`)).status).toBe(200);
+    await expectError(await get(t.app, "/api/agents/balance?address=0x12&extra=1"), 400);
   });
 
-  it("the directory refuses a bad limit, sort or cursor", async () => {
-    for (const query of ["limit=0", "limit=101", "limit=abc", "sort=oldest", "cursor=%%%", "cursor=e30", "unknown=1"]) {
+  it("the directory refuses a bad limit, sort, cursor, owner or search; ignores an unknown key", async () => {
+    for (const query of [
+      "limit=0",
+      "limit=1.5",
+      "limit=abc",
+      "sort=oldest",
+      "cursor=%%%",
+      "cursor=e30",
+      "owner=0x12",
+      "owner=someone",
+      "search=",
+      `search=${"s".repeat(101)}`,
+      "unknown=1&sort=oldest",
+    ]) {
       await expectError(await get(t.app, `/api/agents?${query}`), 400);
+    }
+    for (const query of ["unknown=1", "limit=101", "page=2&per_page=20"]) {
+      expect((await get(t.app, `/api/agents?${query}`)).status, query).toBe(200);
     }
   });
 

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { balanceAnswer } from "../../domain/shared/money.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { Address, BalanceFields, errorResponses } from "../../schemas/common.ts";
+import { Address, BalanceFields, errorResponses, queryOf } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const Balance = z
@@ -18,7 +18,7 @@ export const balanceRoute = createRoute({
   tags: ["Agents"],
   summary: "ETH and USDC balance of an address, read from the chain",
   security: [],
-  request: { query: z.strictObject({ address: Address }) },
+  request: { query: queryOf({ address: Address }) },
   responses: {
     200: { description: "Balances", content: { "application/json": { schema: Balance } } },
     ...errorResponses(400),

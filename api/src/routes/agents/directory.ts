@@ -2,12 +2,21 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DIRECTORY_SORTS } from "../../domain/agents/agent-directory.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
-import { Cursor, errorResponses, Limit } from "../../schemas/common.ts";
+import { Address, Cursor, errorResponses, Limit, queryOf } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const DirectoryQuery = z.strictObject({
-  keyword: z.string().trim().min(1).max(100).optional(),
+const Keyword = z.string().trim().min(1).max(100);
+
+const DirectoryQuery = queryOf({
+  keyword: Keyword.optional().openapi({ description: "Part of the agent's name or bio (any case)" }),
+  search: Keyword.optional().openapi({
+    description: "The same as `keyword` (the live service's name); with both, both must match",
+  }),
   skill: z.string().trim().min(1).max(50).optional(),
+  owner: Address.optional().openapi({
+    description:
+      "An owner's wallet address (any case): only the agents it owns (hosted agents with this owner_address, an external agent with this wallet)",
+  }),
   sort: z.enum(DIRECTORY_SORTS).default("newest"),
   limit: Limit,
   cursor: Cursor,
@@ -37,7 +46,9 @@ export const directoryRoute = createRoute({
 /** GET /api/agents: public. */
 export function registerDirectory(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(directoryRoute, async function agentDirectory(c) {
-    const { agents, nextCursor } = await useCases.agents.directory(c.req.valid("query"));
+    const { keyword, search, ...query } = c.req.valid("query");
+    const keywords = [keyword, search].filter((word): word is string => word !== undefined);
+    const { agents, nextCursor } = await useCases.agents.directory({ ...query, keywords });
     return c.json({ agents, next_cursor: nextCursor }, 200);
   });
 }

@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { KEY_WARNING } from "../../schemas/agents.ts";
-import { Address, bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { Address, bearerSecurity, errorResponses, queryOf } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const RotateKeyBody = z
@@ -31,7 +31,7 @@ export const keyChallengeRoute = createRoute({
   summary:
     "Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet)",
   security: [],
-  request: { query: z.strictObject({ address: Address }) },
+  request: { query: queryOf({ address: Address }) },
   responses: {
     200: {
       description: "Sign `message` with the wallet (EIP-191) and POST it to /api/agents/rotate-key",

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
-import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
+import { Cursor, errorResponses, Limit, queryOf, Uuid } from "../../schemas/common.ts";
 import { Review } from "../../schemas/reviews.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -24,7 +24,7 @@ export const receivedReviewsRoute = createRoute({
   security: [],
   request: {
     params: idParam("Agent"),
-    query: z.strictObject({ limit: Limit, cursor: Cursor }),
+    query: queryOf({ limit: Limit, cursor: Cursor }),
   },
   responses: {
     200: { description: "A page of reviews", content: { "application/json": { schema: ReviewPage } } },

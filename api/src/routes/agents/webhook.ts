@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DELIVERY_STATES } from "../../domain/notifications/webhooks.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
-import { bearerSecurity, Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
+import { bearerSecurity, Cursor, errorResponses, Limit, queryOf, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /*
@@ -49,7 +49,7 @@ export const deliveriesRoute = createRoute({
   security: bearerSecurity,
   middleware: guard.agent,
   request: {
-    query: z.strictObject({ status: z.enum(DELIVERY_STATES).optional(), limit: Limit, cursor: Cursor }),
+    query: queryOf({ status: z.enum(DELIVERY_STATES).optional(), limit: Limit, cursor: Cursor }),
   },
   responses: {
     200: {

@@ -341,12 +341,12 @@ describe("bad input at the desk", () => {
       "status=foo",
       "status=OPEN",
       "limit=0",
-      "limit=101",
+      "limit=1.5",
       "limit=ten",
       "cursor=garbage",
       `cursor=${Buffer.from(JSON.stringify({ at: "yesterday", id })).toString("base64url")}`,
       `cursor=${Buffer.from(JSON.stringify({ at: "12", id: "not-a-uuid" })).toString("base64url")}`,
-      "unknown=1",
+      "unknown=1&status=foo",
     ]) {
       const response = await desk(`/api/disputes?${query}`);
       expect(response.status, query).toBe(400);

@@ -1,13 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
-import { bearerSecurity, Cursor, errorResponses, Limit } from "../../schemas/common.ts";
+import { bearerSecurity, Cursor, errorResponses, Limit, queryOf } from "../../schemas/common.ts";
 import { DISPUTE_STATUSES, DisputeQueue } from "../../schemas/disputes.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /* GET /api/disputes: the arbiter's queue, oldest dispute first. */
 
-const QueueQuery = z.strictObject({
+const QueueQuery = queryOf({
   status: z
     .enum(DISPUTE_STATUSES)
     .default("open")

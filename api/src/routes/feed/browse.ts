@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { FeedItem } from "../../domain/messages/feed.ts";
+import { FEED_TYPES, type FeedItem } from "../../domain/messages/feed.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { FEED_EVENT_KINDS } from "../../notifications/escrow-event-notifier.ts";
-import { errorResponses, Uuid } from "../../schemas/common.ts";
-import { FeedPost, feedPostAnswer, PageQuery } from "../../schemas/messages.ts";
+import { Cursor, errorResponses, Limit, queryOf, Uuid } from "../../schemas/common.ts";
+import { FeedPost, feedPostAnswer } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const FeedEvent = z
@@ -18,6 +18,15 @@ const FeedEvent = z
   })
   .openapi("FeedEvent");
 
+const FeedQuery = queryOf({
+  type: z.enum(FEED_TYPES).optional().openapi({
+    description:
+      "Only items of this type: `post` (agents' posts; `message` and `posts` say the same), `event` (every public event; also `events`), or one event's kind",
+  }),
+  limit: Limit,
+  cursor: Cursor,
+});
+
 export const browseRoute = createRoute({
   method: "get",
   path: "/",
@@ -27,7 +36,7 @@ export const browseRoute = createRoute({
   description:
     "Posts (kind `post`) and what happens on the marketplace (kind `event`: a listing purchased, a bounty claimed, a payment released), as the indexer sees it on chain.",
   security: [],
-  request: { query: PageQuery },
+  request: { query: FeedQuery },
   responses: {
     200: {
       description: "A page of the feed",
@@ -55,8 +64,7 @@ function feedItemAnswer(item: FeedItem): z.infer<typeof FeedPost> | z.infer<type
 /** GET /api/feed: public. */
 export function registerBrowse(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(browseRoute, async function browseFeed(c) {
-    const { limit, cursor } = c.req.valid("query");
-    const { items, nextCursor } = await useCases.feed.page({ limit, cursor });
+    const { items, nextCursor } = await useCases.feed.page(c.req.valid("query"));
     return c.json({ items: items.map(feedItemAnswer), next_cursor: nextCursor }, 200);
   });
 }

@@ -1,11 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { sendSerializedJson, serializeJsonWithRawArray } from "../../http/serialized-json.ts";
-import { Cursor, errorResponses, Limit, QueryBoolean, Uuid, Wei } from "../../schemas/common.ts";
+import { Address, Cursor, errorResponses, Limit, QueryBoolean, queryOf, Uuid, Wei } from "../../schemas/common.ts";
 import {
   Category,
+  CategoryList,
   KEYWORD_MAX_WORDS,
+  LISTING_CATEGORIES,
   LISTING_SORTS,
+  LISTING_STATUSES,
   ListingPage,
   type ListingPageView,
   ListingTypeEnum,
@@ -13,8 +16,16 @@ import {
 } from "../../schemas/listing.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const BrowseQuery = z.strictObject({
+const BrowseQuery = queryOf({
+  status: z
+    .enum(LISTING_STATUSES)
+    .optional()
+    .openapi({ description: "`active`, the default and only value (listings no longer active: `include_completed`)" }),
   category: Category.optional(),
+  categories: CategoryList.optional().openapi({
+    description:
+      "Any of these categories: comma-separated (`coding,data`) and/or repeated; each one of the categories. With `category`, the listings in both.",
+  }),
   listing_type: ListingTypeEnum.optional(),
   min_price: Wei.optional().openapi({ description: "Minimum price in wei (inclusive)" }),
   max_price: Wei.optional().openapi({ description: "Maximum price in wei (inclusive); not below min_price" }),
@@ -30,10 +41,27 @@ const BrowseQuery = z.strictObject({
     .openapi({
       description: `Words (letters and digits, at most ${KEYWORD_MAX_WORDS}) that must all start a word of the title or description`,
     }),
-  sort: z
-    .enum(LISTING_SORTS)
-    .default("newest")
-    .openapi({ description: "newest (default), cheapest (price ascending) or popular (most purchased first)" }),
+  skill: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .optional()
+    .openapi({
+      description: `A skill: when it is a category's name (${LISTING_CATEGORIES.join(", ")}), listings of that category; any other word is searched as a keyword (with \`keyword\`, both must match)`,
+    }),
+  owner: Address.optional().openapi({
+    description:
+      "An owner's wallet address (any case): only the listings of agents it owns (hosted agents with this owner_address, an external agent with this wallet)",
+  }),
+  include_completed: QueryBoolean.optional().openapi({
+    description:
+      "true: also listings no longer active (delisted by their seller, bounties closed or expired), still only of active, unpaused sellers; false (default): active ones only",
+  }),
+  sort: z.enum(LISTING_SORTS).default("newest").openapi({
+    description:
+      "newest (default), cheapest (price ascending), popular (most purchased first), expensive (price descending) or highest (the same as expensive)",
+  }),
   limit: Limit,
   exclude_agent: Uuid.optional().openapi({ description: "Leave out this agent's listings" }),
   cursor: Cursor,
@@ -46,7 +74,7 @@ export const browseRoute = createRoute({
   tags: ["Listings"],
   summary: "Browse active listings",
   description:
-    "Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort).",
+    "Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor` (the `next_cursor` of the previous page, for the same sort). Query keys the API does not know are ignored.",
   security: [],
   request: { query: BrowseQuery },
   responses: {

@@ -209,15 +209,25 @@ describe("POST /api/listings: refused bodies create nothing", () => {
 
 describe("GET /api/listings: refused queries", () => {
   const cases: [string, string][] = [
-    ["an unknown parameter", "page=2"],
-    ["an unknown parameter next to valid ones", "sort=newest&agent_id=x"],
     ["an unknown category", "category=music"],
+    ["an unknown category among categories", "categories=coding,music"],
+    ["an unknown category repeated", "categories=coding&categories=music"],
+    ["categories empty", "categories="],
+    ["categories of an empty name", "categories=coding,"],
+    ["a status other than active", "status=completed"],
+    ["status in capitals", "status=ACTIVE"],
+    ["an empty skill", "skill="],
+    ["a skill of 51 characters", `skill=${"s".repeat(51)}`],
+    ["owner not an address", "owner=0x12"],
+    ["owner not hex", `owner=0x${"g".repeat(40)}`],
+    ["include_completed yes", "include_completed=yes"],
+    ["include_completed 1", "include_completed=1"],
     ["an unknown listing_type", "listing_type=AUCTION"],
     ["an unknown sort", "sort=random"],
     ["sort in capitals", "sort=NEWEST"],
     ["a repeated sort", "sort=newest&sort=cheapest"],
     ["limit 0", "limit=0"],
-    ["limit 101", "limit=101"],
+    ["limit 200.5", "limit=200.5"],
     ["limit abc", "limit=abc"],
     ["limit 1.5", "limit=1.5"],
     ["limit -1", "limit=-1"],
@@ -261,6 +271,18 @@ describe("GET /api/listings: refused queries", () => {
       `sort=cheapest&cursor=${encodeCursor({ sort: "cheapest", price: "-1", id: randomUUID() })}`,
     ],
     [
+      "a cursor of cheapest for expensive",
+      `sort=expensive&cursor=${encodeCursor({ sort: "cheapest", price: "5", id: randomUUID() })}`,
+    ],
+    [
+      "a cursor of cheapest for highest",
+      `sort=highest&cursor=${encodeCursor({ sort: "cheapest", price: "5", id: randomUUID() })}`,
+    ],
+    [
+      "a cursor with a bad price for expensive",
+      `sort=expensive&cursor=${encodeCursor({ sort: "expensive", price: "1.5", id: randomUUID() })}`,
+    ],
+    [
       "a cursor with a count beyond int32",
       `sort=popular&cursor=${encodeCursor({ sort: "popular", purchased: "99999999999", id: randomUUID() })}`,
     ],
@@ -269,6 +291,27 @@ describe("GET /api/listings: refused queries", () => {
 
   it.each(cases)("400 for %s", async (_name, query) => {
     await expectError(await get(t.app, `/api/listings?${query}`), 400);
+  });
+
+  it("names the field and the allowed values of a bad status, category or sort", async () => {
+    const status = await expectError(await get(t.app, "/api/listings?status=completed"), 400);
+    expect(status.error).toContain("status");
+    expect(status.error).toContain('"active"');
+    const categories = await expectError(await get(t.app, "/api/listings?categories=coding,music"), 400);
+    expect(categories.error).toContain("categories");
+    expect(categories.error).toContain('"coding"');
+    const sort = await expectError(await get(t.app, "/api/listings?sort=random"), 400);
+    expect(sort.error).toContain('"expensive"');
+    const owner = await expectError(await get(t.app, "/api/listings?owner=nobody"), 400);
+    expect(owner.error).toContain("owner");
+  });
+
+  it("ignores query keys it does not know, next to valid ones", async () => {
+    for (const query of ["page=2", "sort=newest&agent_id=x", "include_sold=1&listing_type=BOUNTY", "utm_source=a"]) {
+      expect((await get(t.app, `/api/listings?${query}`)).status, query).toBe(200);
+    }
+    // Known keys next to unknown ones are still checked.
+    await expectError(await get(t.app, "/api/listings?page=2&sort=random"), 400);
   });
 
   it("min_price equal to max_price is fine, and a keyword without letters or digits finds nothing", async () => {

@@ -5,8 +5,11 @@ import {
   del,
   get,
   json,
+  newWallet,
   patch,
+  post,
   registerAgent,
+  sessionOf,
   type TestApp,
   testApp,
   uniqueWord,
@@ -389,7 +392,41 @@ describe("GET /api/listings", () => {
     expect(pages).toBe(4);
   });
 
-  it("limit: 50 by default, up to 100", async () => {
+  it("sorts expensive (price descending, ties by id descending), and highest the same, with cursors of their own", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const prices = ["3000000", "1000000", "2000000", "2000000", "900000000000000000000000000000"];
+    // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+    const made: any[] = [];
+    for (const price_wei of prices) made.push(await createListing(t.app, seller, { title: word, price_wei }));
+    const [a, b, c, d, dear] = made;
+    const cdDesc = [c.id, d.id].sort().reverse();
+    const expected = [dear.id, a.id, ...cdDesc, b.id];
+    expect(await browseIds({ keyword: word, sort: "expensive" })).toEqual(expected);
+    expect(await browseIds({ keyword: word, sort: "highest" })).toEqual(expected);
+    expect(await browseIds({ keyword: word, sort: "cheapest" })).toEqual([...expected].reverse());
+    for (const sort of ["expensive", "highest"]) {
+      const { ids, pages } = await allPages({ keyword: word, sort, limit: "2" });
+      expect(ids).toEqual(expected);
+      expect(pages).toBe(3);
+      // Without a keyword too (the sort's own index), within a price range.
+      const ranged = await allPages({ sort, limit: "100", min_price: "2000000", max_price: "3000000" });
+      expect(ranged.ids.filter((id) => made.some((listing) => listing.id === id))).toEqual([a.id, ...cdDesc]);
+    }
+    // A page of expensive is in price order, whatever else is listed.
+    const page = (await browse({ sort: "expensive", limit: "100" })).listings.map((listing: { price_wei: string }) =>
+      BigInt(listing.price_wei),
+    );
+    expect(page.every((price: bigint, k: number) => k === 0 || page[k - 1] >= price)).toBe(true);
+    // expensive's and highest's cursors are one sort's: either follows the other.
+    const first = await browse({ keyword: word, sort: "highest", limit: "2" });
+    expect(await browseIds({ keyword: word, sort: "expensive", limit: "2", cursor: first.next_cursor })).toEqual(
+      cdDesc,
+    );
+    expect((await get(t.app, `/api/listings?sort=cheapest&cursor=${first.next_cursor}`)).status).toBe(400);
+  });
+
+  it("limit: 50 by default, up to 100; above 100 served as 100", async () => {
     const seller = await registerAgent(t.app);
     const word = uniqueWord();
     for (let i = 0; i < 51; i += 1) await createListing(t.app, seller, { title: word });
@@ -400,6 +437,14 @@ describe("GET /api/listings", () => {
     expect(rest.listings).toHaveLength(1);
     expect(rest.next_cursor).toBeNull();
     expect((await browse({ keyword: word, limit: "100" })).listings).toHaveLength(51);
+    expect((await browse({ keyword: word, limit: "200" })).listings).toHaveLength(51);
+    const clamped = await browse({ keyword: word, limit: "101" });
+    expect(clamped.listings).toHaveLength(51);
+    expect(clamped.next_cursor).toBeNull();
+    // Above 100, a page is the page of 100.
+    const hundred = await browse({ limit: "100" });
+    expect(await browse({ limit: "200" })).toEqual(hundred);
+    expect(await browse({ limit: "100000" })).toEqual(hundred);
   });
 
   it("hides inactive listings and the listings of paused or inactive agents", async () => {
@@ -527,19 +572,149 @@ describe("OpenAPI document", () => {
     const parameters = collection.get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(parameters).toEqual(
       [
+        "categories",
         "category",
         "cursor",
         "exclude_agent",
+        "include_completed",
         "keyword",
         "limit",
         "listing_type",
         "max_price",
         "min_price",
+        "owner",
+        "skill",
         "sort",
         "starter",
+        "status",
       ].sort(),
     );
+    const sort = collection.get.parameters.find((parameter: { name: string }) => parameter.name === "sort");
+    expect(sort.schema.enum).toEqual(["newest", "cheapest", "popular", "expensive", "highest"]);
+    const categories = collection.get.parameters.find((parameter: { name: string }) => parameter.name === "categories");
+    expect(categories.schema).toMatchObject({ type: "array", items: { enum: expect.arrayContaining(["coding"]) } });
+    const limit = collection.get.parameters.find((parameter: { name: string }) => parameter.name === "limit");
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, default: 50 });
+    expect(limit.schema.maximum).toBeUndefined();
     expect(document.components.schemas.CreateListing.properties.title.maxLength).toBe(200);
     expect(document.components.schemas.CreateListing.properties.description.maxLength).toBe(10_000);
+  });
+});
+
+describe("GET /api/listings: the live service's query keys", () => {
+  it("status=active is the default and changes nothing", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const listing = await createListing(t.app, seller, { title: word });
+    expect(await browseIds({ keyword: word, status: "active" })).toEqual([listing.id]);
+    expect(await browseIds({ keyword: word, status: "active", sort: "newest" })).toEqual(
+      await browseIds({ keyword: word }),
+    );
+  });
+
+  it("skill: a category's name filters by category, any other word is a keyword", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const coding = await createListing(t.app, seller, { title: `${word} tool`, category: "coding" });
+    const design = await createListing(t.app, seller, { title: `${word} logo`, category: "design" });
+    expect(await browseIds({ keyword: word, skill: "coding" })).toEqual([coding.id]);
+    expect(await browseIds({ keyword: word, skill: "Design" })).toEqual([design.id]);
+    expect(await browseIds({ keyword: word, skill: "coding", category: "design" })).toEqual([]);
+    // Not a category: a word the listing must have too.
+    expect(await browseIds({ keyword: word, skill: "logo" })).toEqual([design.id]);
+    expect(await browseIds({ skill: word })).toEqual([design.id, coding.id]);
+    expect(await browseIds({ keyword: word, skill: "nothinglikeit" })).toEqual([]);
+    // Without a keyword, skill=coding shows only coding listings.
+    const page = (await browse({ skill: "coding", limit: "100" })).listings;
+    expect(page.length).toBeGreaterThan(0);
+    expect(page.every((listing: { category: string }) => listing.category === "coding")).toBe(true);
+  });
+
+  it("categories: any of them, comma-separated and/or repeated; with category, both", async () => {
+    const seller = await registerAgent(t.app);
+    const word = uniqueWord();
+    const coding = await createListing(t.app, seller, { title: word, category: "coding" });
+    const data = await createListing(t.app, seller, { title: word, category: "data" });
+    await createListing(t.app, seller, { title: word, category: "writing" });
+    const both = [data.id, coding.id];
+    const ids = async (query: string) => {
+      const response = await get(t.app, `/api/listings?keyword=${word}&${query}`);
+      expect(response.status, query).toBe(200);
+      return (await json(response)).listings.map((listing: { id: string }) => listing.id);
+    };
+    expect(await ids("categories=coding")).toEqual([coding.id]);
+    expect(await ids("categories=coding,data")).toEqual(both);
+    expect(await ids("categories=coding&categories=data")).toEqual(both);
+    expect(await ids("categories=coding,data&categories=research")).toEqual(both);
+    expect(await ids("categories=coding,data&category=data")).toEqual([data.id]);
+    expect(await ids("categories=coding,data&category=writing")).toEqual([]);
+    expect(await ids("categories=coding,data&skill=data")).toEqual([data.id]);
+    for (const sort of ["cheapest", "popular", "expensive"]) {
+      expect((await ids(`categories=coding,data&sort=${sort}`)).sort(), sort).toEqual([...both].sort());
+    }
+    // Without a keyword: only those categories.
+    const page = (await browse({ categories: "coding,data", limit: "100" })).listings;
+    expect(page.every((listing: { category: string }) => ["coding", "data"].includes(listing.category))).toBe(true);
+  });
+
+  it("owner: the listings of the agents an owner's wallet owns, any case", async () => {
+    const owner = newWallet();
+    const session = await sessionOf(t.app, owner, t.config.chainId);
+    const word = uniqueWord();
+    const created = [];
+    for (const name of ["first", "second"]) {
+      const response = await post(t.app, "/api/owner/agents", { name }, session);
+      expect(response.status).toBe(201);
+      const body = await json(response);
+      created.push({ id: body.agent.id as string, key: body.api_key as string });
+    }
+    const [first, second] = created as [{ id: string; key: string }, { id: string; key: string }];
+    const mine = [
+      await createListing(t.app, first, { title: word }),
+      await createListing(t.app, second, { title: word }),
+    ];
+    // An external agent is owned by its own wallet.
+    const external = await registerAgent(t.app);
+    const its = await createListing(t.app, external, { title: word });
+    const expected = [mine[1].id, mine[0].id];
+    expect(await browseIds({ keyword: word, owner: owner.address })).toEqual(expected);
+    expect(await browseIds({ keyword: word, owner: owner.address.toLowerCase() })).toEqual(expected);
+    expect(await browseIds({ owner: owner.address.toLowerCase(), limit: "100" })).toEqual(expected);
+    expect(await browseIds({ owner: owner.address, sort: "expensive", category: "other" })).toHaveLength(2);
+    expect(await browseIds({ owner: external.wallet.address })).toEqual([its.id]);
+    expect(await browseIds({ owner: newWallet().address })).toEqual([]);
+    // Pages by cursor.
+    const { ids, pages } = await allPages({ owner: owner.address, limit: "1" });
+    expect(ids).toEqual(expected);
+    expect(pages).toBe(2);
+  });
+
+  it("include_completed: listings no longer active too, still only of listed sellers", async () => {
+    const seller = await registerAgent(t.app);
+    const paused = await registerAgent(t.app);
+    const word = uniqueWord();
+    const shown = await createListing(t.app, seller, { title: word, price_wei: "1000000" });
+    const delisted = await createListing(t.app, seller, { title: word, price_wei: "2000000" });
+    const ofPaused = await createListing(t.app, paused, { title: word });
+    expect((await del(t.app, `/api/listings/${delisted.id}`, seller.key)).status).toBe(200);
+    const hidden = await createListing(t.app, paused, { title: word });
+    await setColumns(hidden.id, { isActive: false });
+    expect((await patch(t.app, "/api/agents/me", { is_paused: true }, paused.key)).status).toBe(200);
+    expect(await browseIds({ keyword: word })).toEqual([shown.id]);
+    expect(await browseIds({ keyword: word, include_completed: "false" })).toEqual([shown.id]);
+    expect(await browseIds({ keyword: word, include_completed: "true" })).toEqual([delisted.id, shown.id]);
+    expect(await browseIds({ keyword: word, include_completed: "true", sort: "expensive" })).toEqual([
+      delisted.id,
+      shown.id,
+    ]);
+    expect(await browseIds({ keyword: `${word} extra`, include_completed: "true" })).toEqual([]);
+    const { ids } = await allPages({ keyword: word, include_completed: "true", limit: "1", sort: "cheapest" });
+    expect(ids).toEqual([shown.id, delisted.id]);
+    expect(ids).not.toContain(ofPaused.id);
+    // With an owner filter too.
+    expect(await browseIds({ owner: seller.wallet.address, include_completed: "true" })).toEqual([
+      delisted.id,
+      shown.id,
+    ]);
   });
 });

@@ -169,6 +169,87 @@ describe("the public feed", () => {
   });
 });
 
+describe("the live service's query keys", () => {
+  it("GET /api/messages?agent_id= answers that peer's thread, as GET /api/messages/{peer} does", async () => {
+    const a = await registerAgent(t.app, "asker");
+    const b = await registerAgent(t.app, "answerer");
+    const c = await registerAgent(t.app, "bystander");
+    for (let i = 0; i < 5; i++) expect((await send(i % 2 ? b : a, i % 2 ? a.id : b.id, `q${i}`)).status).toBe(201);
+    expect((await send(c, a.id, "unrelated")).status).toBe(201);
+    const byPath = await json(await get(t.app, `/api/messages/${b.id}?limit=2`, a.key));
+    const byQuery = await get(t.app, `/api/messages?agent_id=${b.id}&limit=2`, a.key);
+    expect(byQuery.status).toBe(200);
+    expect(await json(byQuery)).toEqual(byPath);
+    // Paged by the thread's cursor, to the end.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${cursor}` : "";
+      const page = await json(await get(t.app, `/api/messages?agent_id=${b.id}&limit=2${query}`, a.key));
+      seen.push(...page.messages.map((m: { content: string }) => m.content));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(["q4", "q3", "q2", "q1", "q0"]);
+    // Without agent_id: the conversations, as before; an unknown key changes nothing.
+    const list = await json(await get(t.app, "/api/messages?page=1", a.key));
+    expect(list.conversations.map((x: { peer: { id: string } }) => x.peer.id)).toEqual([c.id, b.id]);
+    // The same refusals as the thread's path: not a uuid 400, unknown 404, oneself 400, no key 401.
+    expect((await get(t.app, "/api/messages?agent_id=nobody", a.key)).status).toBe(400);
+    expect((await get(t.app, "/api/messages?agent_id=6f1c2e9a-3b4d-4c5e-8f70-123456789abc", a.key)).status).toBe(404);
+    expect((await get(t.app, `/api/messages?agent_id=${a.id}`, a.key)).status).toBe(400);
+    expect((await get(t.app, `/api/messages?agent_id=${b.id}`)).status).toBe(401);
+    expect((await get(t.app, `/api/messages?agent_id=${b.id}&cursor=nonsense`, a.key)).status).toBe(400);
+  });
+
+  it("GET /api/feed?type= keeps posts, events or one event's kind", async () => {
+    const author = await registerAgent(t.app, "typed");
+    const word = `typed-${crypto.randomUUID()}`;
+    const posted = await json(await post(t.app, "/api/feed", { content: word }, author.key));
+    const events: Record<string, string> = {};
+    for (const kind of ["payment.released", "listing.claimed"]) {
+      const { rows } = await t.db.execute<{ id: string }>(sql`
+        INSERT INTO app.feed_events (kind, payload, dedupe_key)
+        VALUES (${kind}, ${JSON.stringify({ marker: word })}::jsonb, ${`${word}:${kind}`})
+        RETURNING id`);
+      events[kind] = rows[0]?.id as string;
+    }
+    const ours = [posted.post.id, ...Object.values(events)];
+    const itemsOf = async (type?: string) => {
+      const response = await get(t.app, `/api/feed?limit=100${type ? `&type=${type}` : ""}`);
+      expect(response.status, type).toBe(200);
+      const { items } = await json(response);
+      return items as { id: string; kind: string; event?: string }[];
+    };
+    const mine = (items: { id: string }[]) => items.filter((item) => ours.includes(item.id)).map((item) => item.id);
+    expect((await mine(await itemsOf())).sort()).toEqual([...ours].sort());
+    for (const type of ["post", "posts", "message"]) {
+      const items = await itemsOf(type);
+      expect(
+        items.every((item) => item.kind === "post"),
+        type,
+      ).toBe(true);
+      expect(mine(items), type).toEqual([posted.post.id]);
+    }
+    for (const type of ["event", "events"]) {
+      const items = await itemsOf(type);
+      expect(
+        items.every((item) => item.kind === "event"),
+        type,
+      ).toBe(true);
+      expect(mine(items).sort(), type).toEqual(Object.values(events).sort());
+    }
+    const released = await itemsOf("payment.released");
+    expect(released.every((item) => item.event === "payment.released")).toBe(true);
+    expect(mine(released)).toEqual([events["payment.released"]]);
+    const response = await get(t.app, "/api/feed?type=tweets");
+    expect(response.status).toBe(400);
+    const body = await json(response);
+    expect(body.error).toContain("type");
+    expect(body.error).toContain('"post"');
+    expect(body.error).toContain('"payment.released"');
+  });
+});
+
 describe("the message rate limit", () => {
   it("allows MESSAGES_PER_MINUTE messages and posts together, then 429 with Retry-After", async () => {
     const limited = await testApp({ messagesPerMinute: 3 });

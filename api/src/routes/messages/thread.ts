@@ -5,7 +5,7 @@ import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { AgentRef, DirectMessage, directMessageAnswer, PageQuery } from "../../schemas/messages.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const Thread = z
+export const Thread = z
   .object({ peer: AgentRef, messages: z.array(DirectMessage), next_cursor: z.string().nullable() })
   .openapi("MessageThread");
 
@@ -25,19 +25,22 @@ export const threadRoute = createRoute({
   },
 });
 
+/** A page of the thread between `agentId` and `peerAgentId`, as answered (here and by GET /api/messages?agent_id=). */
+export async function threadAnswer(
+  useCases: RouteDeps["useCases"],
+  input: { agentId: string; peerAgentId: string; limit: number; cursor?: string },
+): Promise<z.infer<typeof Thread>> {
+  const thread = await useCases.messages.thread(input);
+  return { peer: thread.peer, messages: thread.messages.map(directMessageAnswer), next_cursor: thread.nextCursor };
+}
+
 /** GET /api/messages/{peer_agent_id}: the caller's key. */
 export function registerThread(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(threadRoute, async function readThread(c) {
     const { peer_agent_id } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
-    const thread = await useCases.messages.thread({
-      agentId: c.get("agent").id,
-      peerAgentId: peer_agent_id,
-      limit,
-      cursor,
-    });
     return c.json(
-      { peer: thread.peer, messages: thread.messages.map(directMessageAnswer), next_cursor: thread.nextCursor },
+      await threadAnswer(useCases, { agentId: c.get("agent").id, peerAgentId: peer_agent_id, limit, cursor }),
       200,
     );
   });

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
-import { bearerSecurity, Cursor, errorResponses, Limit, QueryBoolean } from "../../schemas/common.ts";
+import { bearerSecurity, Cursor, errorResponses, Limit, QueryBoolean, queryOf } from "../../schemas/common.ts";
 import { Notification, notificationAnswer } from "../../schemas/notifications.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -14,7 +14,7 @@ export const listRoute = createRoute({
   security: bearerSecurity,
   middleware: guard.agent,
   request: {
-    query: z.strictObject({
+    query: queryOf({
       unread: QueryBoolean.optional().openapi({ description: "true: only unread ones" }),
       limit: Limit,
       cursor: Cursor,

@@ -420,8 +420,12 @@ describe("refused offers and moves change nothing", () => {
 
   it("answers 400 for a bad query of the caller's offers", async () => {
     const agent = await registerAgent(t.app, "querier");
-    for (const query of ["role=owner", "status=LOST", "limit=0", "limit=101", "cursor=nonsense", "x=1"]) {
+    for (const query of ["role=owner", "status=LOST", "limit=0", "limit=1.5", "cursor=nonsense", "x=1&role=owner"]) {
       expect((await get(t.app, `/api/offers?${query}`, agent.key)).status, query).toBe(400);
+    }
+    // A key it does not know is ignored; a limit above 100 is served as 100.
+    for (const query of ["x=1", "limit=101"]) {
+      expect((await get(t.app, `/api/offers?${query}`, agent.key)).status, query).toBe(200);
     }
   });
 });

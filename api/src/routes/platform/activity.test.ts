@@ -293,8 +293,9 @@ describe("GET /api/leaderboard", () => {
     }
   });
 
-  it("refuses an unknown period or sort, or a limit outside 1..100: 400", async () => {
-    for (const query of ["period=year", "sort=volume", "limit=0", "limit=101", "limit=x", "period="]) {
+  it("refuses an unknown period or sort, or a limit below 1 or not whole: 400 (above 100 is served as 100)", async () => {
+    expect((await get(t.app, "/api/leaderboard?limit=101")).status).toBe(200);
+    for (const query of ["period=year", "sort=volume", "limit=0", "limit=1.5", "limit=x", "period="]) {
       const response = await get(t.app, `/api/leaderboard?${query}`);
       expect(response.status, query).toBe(400);
       expect(await json(response)).toMatchObject({ code: "invalid_request" });

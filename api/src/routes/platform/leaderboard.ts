@@ -3,10 +3,10 @@ import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from "../../domain/platform/le
 import { formatUsdc } from "../../domain/shared/money.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
-import { errorResponses } from "../../schemas/common.ts";
+import { errorResponses, pageLimit, queryOf } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const LeaderboardQuery = z.object({
+const LeaderboardQuery = queryOf({
   period: z
     .enum(LEADERBOARD_PERIODS)
     .default("month")
@@ -15,7 +15,7 @@ const LeaderboardQuery = z.object({
     .enum(LEADERBOARD_SORTS)
     .default("earned")
     .openapi({ description: "earned (default), completed or success_rate; ties go to the smaller agent id" }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+  limit: pageLimit(20),
 });
 
 const Leaderboard = z

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_DAILY_DAYS } from "../../domain/platform/platform.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { errorResponses } from "../../schemas/common.ts";
+import { errorResponses, queryOf } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
-const DailyQuery = z.object({
+const DailyQuery = queryOf({
   days: z.coerce
     .number()
     .int()

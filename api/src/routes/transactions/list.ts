@@ -2,15 +2,19 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { TRANSACTION_STATES } from "../../domain/transactions/transaction-state.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
-import { viewerOf } from "../../http/viewer.ts";
-import { Cursor, errorResponses, Limit, Uuid } from "../../schemas/common.ts";
+import { ownerViewerOf, viewerOf } from "../../http/viewer.ts";
+import { Address, Cursor, errorResponses, Limit, queryOf, Uuid } from "../../schemas/common.ts";
 import { Transaction } from "../../schemas/transaction.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /* GET /api/transactions: public (as the spec's quick start reads it); the answers hold no secret. */
 
-const ListQuery = z.strictObject({
+const ListQuery = queryOf({
   agent_id: Uuid.optional().openapi({ description: "Transactions where this agent is the buyer or the seller" }),
+  owner: Address.optional().openapi({
+    description:
+      "An owner's wallet address (any case). Signed in as that owner (its session): the transactions of every agent it owns. With the key of an agent it owns: that agent's own transactions (never another agent's). Anyone else: an empty page.",
+  }),
   state: z.enum(TRANSACTION_STATES).optional(),
   limit: Limit,
   cursor: Cursor,
@@ -42,6 +46,7 @@ export function registerList(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) 
     const page = await useCases.transactions.list(
       {
         agentId: query.agent_id,
+        owner: query.owner ? { address: query.owner, viewer: ownerViewerOf(c) } : undefined,
         state: query.state,
         limit: query.limit,
         cursor: query.cursor,

@@ -14,7 +14,17 @@ import {
   testMarket,
   USDC,
 } from "../../../test/escrow.ts";
-import { get, json, registerAgent, registerWithWallet, type TestApp, testApp } from "../../../test/harness.ts";
+import {
+  get,
+  json,
+  newWallet,
+  post,
+  registerAgent,
+  registerWithWallet,
+  sessionOf,
+  type TestApp,
+  testApp,
+} from "../../../test/harness.ts";
 import { listings } from "../../db/schema.ts";
 import {
   newestTransactionsJson,
@@ -393,6 +403,53 @@ describe("GET /api/transactions", () => {
     expect(filtered.items.map((item) => item.id)).toEqual(seen);
   });
 });
+describe("GET /api/transactions?owner=", () => {
+  /** The ids a request lists (200), every page. */
+  async function idsOf(query: string, credential?: string): Promise<string[]> {
+    const response = await get(t.app, `/api/transactions?${query}&limit=100`, credential);
+    expect(response.status, query).toBe(200);
+    return (await json(response)).transactions.map((item: { id: string }) => item.id);
+  }
+
+  it("lists an owner's agents' transactions to its session, an agent's own to its key, nothing to others", async () => {
+    const owner = newWallet();
+    const session = await sessionOf(t.app, owner, t.config.chainId);
+    const owned: { id: string; key: string }[] = [];
+    for (const name of ["owned one", "owned two"]) {
+      const response = await post(t.app, "/api/owner/agents", { name }, session);
+      expect(response.status).toBe(201);
+      const body = await json(response);
+      owned.push({ id: body.agent.id, key: body.api_key });
+    }
+    const [one, two] = owned as [{ id: string; key: string }, { id: string; key: string }];
+    const stranger = await registerAgent(t.app, "stranger");
+    const [oneBuys, twoSells, theirs] = await insertTransactions(t.db, [
+      { buyer: one.id, seller: stranger.id, amountWei: 1n },
+      { buyer: stranger.id, seller: two.id, amountWei: 2n },
+      { buyer: stranger.id, seller: agent.b, amountWei: 3n },
+    ]);
+    const address = owner.address;
+    // The owner's session (Bearer, no X-Agent-Id): every agent it owns, any case of the address.
+    expect((await idsOf(`owner=${address}`, session)).sort()).toEqual([oneBuys, twoSells].sort());
+    expect((await idsOf(`owner=${address.toLowerCase()}`, session)).sort()).toEqual([oneBuys, twoSells].sort());
+    expect(await idsOf(`owner=${address}&agent_id=${two.id}`, session)).toEqual([twoSells]);
+    // An agent's key: its own transactions only, never its sibling's.
+    expect(await idsOf(`owner=${address}`, one.key)).toEqual([oneBuys]);
+    expect(await idsOf(`owner=${address}`, two.key)).toEqual([twoSells]);
+    expect(await idsOf(`owner=${address}&agent_id=${two.id}`, one.key)).toEqual([]);
+    // An external agent is owned by its own wallet.
+    expect((await idsOf(`owner=${stranger.wallet.address}`, stranger.key)).sort()).toEqual(
+      [oneBuys, twoSells, theirs].sort(),
+    );
+    // Another owner's address, another owner's session, the public: an empty page.
+    expect(await idsOf(`owner=${address}`, stranger.key)).toEqual([]);
+    expect(await idsOf(`owner=${address}`)).toEqual([]);
+    const otherSession = await sessionOf(t.app, newWallet(), t.config.chainId);
+    expect(await idsOf(`owner=${address}`, otherSession)).toEqual([]);
+    expect(await idsOf(`owner=${newWallet().address}`, one.key)).toEqual([]);
+  });
+});
+
 describe("GET /api/agents/{id} recent_transactions", () => {
   it("lists the agent's five newest transactions in the Transaction shape", async () => {
     const profile = await json(await get(t.app, `/api/agents/${agent.a}`));

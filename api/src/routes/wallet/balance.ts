@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { balanceAnswer } from "../../domain/shared/money.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { BalanceFields, errorResponses, Uuid } from "../../schemas/common.ts";
+import { BalanceFields, errorResponses, queryOf, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const WalletBalance = z
@@ -19,7 +19,7 @@ export const balanceRoute = createRoute({
   tags: ["Wallet"],
   summary: "ETH and USDC balance of an agent's wallet, read from the chain",
   security: [],
-  request: { query: z.strictObject({ agent_id: Uuid }) },
+  request: { query: queryOf({ agent_id: Uuid }) },
   responses: {
     200: { description: "Balances", content: { "application/json": { schema: WalletBalance } } },
     ...errorResponses(400, 404),

@@ -17,7 +17,8 @@ export type BrowseListingsReturnType = Operation["responses"][200]["content"]["a
  * Browse active listings.
  *
  * Active listings of active, unpaused agents, newest first by default. Pages with `limit` and `cursor`
- * (the `next_cursor` of the previous page, for the same sort).
+ * (the `next_cursor` of the previous page, for the same sort). Query keys the API does not know are
+ * ignored.
  *
  * - API: `GET /api/listings`
  * - Credentials: none
@@ -32,7 +33,7 @@ export type BrowseListingsReturnType = Operation["responses"][200]["content"]["a
  *
  * const client = createMarketplaceClient({ baseUrl: "http://127.0.0.1:3000" });
  * const listingPage = await browseListings(client, {
- *   category: "research",
+ *   status: "active",
  * });
  * // or, bound: await client.browseListings({ … })
  */

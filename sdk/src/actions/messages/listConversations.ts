@@ -9,12 +9,17 @@ type Operation = operations["listConversations"];
 export type ListConversationsParameters = Prettify<NonNullable<Operation["parameters"]["query"]>>;
 
 /**
- * What {@link listConversations} answers (200: One entry per peer, with the last message).
+ * What {@link listConversations} answers (200: One entry per peer, with the last message; with
+ * agent_id, a page of that thread).
  */
 export type ListConversationsReturnType = Operation["responses"][200]["content"]["application/json"];
 
 /**
- * The caller's conversations, the most recent first.
+ * The caller's conversations, the most recent first (or, with agent_id, the thread with that agent).
+ *
+ * Without `agent_id`: one entry per peer, with the last message. With `agent_id` (the peer, as the
+ * live service's clients send it): that thread, exactly as `GET /api/messages/{peer_agent_id}` answers
+ * it, paged by `cursor`.
  *
  * - API: `GET /api/messages`
  * - Credentials: the agent's API key

@@ -31,8 +31,10 @@ export type ListFeedReturnType = Operation["responses"][200]["content"]["applica
  * import { createMarketplaceClient, listFeed } from "@agent-marketplace/sdk";
  *
  * const client = createMarketplaceClient({ baseUrl: "http://127.0.0.1:3000" });
- * const answer = await listFeed(client);
- * // or, bound: await client.listFeed()
+ * const answer = await listFeed(client, {
+ *   type: "post",
+ * });
+ * // or, bound: await client.listFeed({ … })
  */
 export async function listFeed(client: Client, params: ListFeedParameters = {}): Promise<ListFeedReturnType> {
   return client.transport.send<ListFeedReturnType>("get", "/api/feed", { query: params });

@@ -3,7 +3,13 @@ import { type FormEvent, useEffect, useState } from "react";
 import { parseUsdc } from "../../lib/amounts.ts";
 import type { MarketplaceFilters } from "../../lib/marketplace-query.ts";
 
-const SORT_LABELS: Record<ListingSort, string> = { newest: "Newest", cheapest: "Cheapest", popular: "Most popular" };
+/** The sorts offered, labelled; `highest` is `expensive` under the live service's other name, not offered twice. */
+const SORT_LABELS: Partial<Record<ListingSort, string>> = {
+  newest: "Newest",
+  cheapest: "Cheapest",
+  popular: "Most popular",
+  expensive: "Most expensive",
+};
 
 /**
  * Keyword and prices apply with the Search button; category, sort and the starter toggle at once.
@@ -64,7 +70,7 @@ export function FilterForm({
               value={filters.sort}
               onChange={(event) => onApply({ sort: event.target.value as ListingSort })}
             >
-              {LISTING_SORTS.map((sort) => (
+              {LISTING_SORTS.filter((sort) => SORT_LABELS[sort] !== undefined).map((sort) => (
                 <option key={sort} value={sort}>
                   {SORT_LABELS[sort]}
                 </option>

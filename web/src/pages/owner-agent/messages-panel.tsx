@@ -13,7 +13,11 @@ export function MessagesPanel({ agentId }: { agentId: string }) {
   const [peerId, setPeerId] = useState("");
   const conversations = useQuery({
     queryKey: ownerKeys.conversations(agentId),
-    queryFn: () => client.listConversations(),
+    // Without agent_id the answer is the conversation list (with it, a thread).
+    queryFn: async () => {
+      const answer = await client.listConversations();
+      return "conversations" in answer ? answer : { conversations: [] };
+    },
   });
   return (
     <section aria-labelledby={`${id}-heading`}>
