@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DIRECTORY_SORTS } from "../../domain/agents/agent-directory.ts";
+import { aliasRoute } from "../../http/alias.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
 import { Cursor, errorResponses, Limit } from "../../schemas/common.ts";
@@ -34,10 +35,30 @@ export const directoryRoute = createRoute({
   },
 });
 
-/** GET /api/agents: public. */
+export const searchAgentsRoute = aliasRoute(directoryRoute, {
+  path: "/search",
+  operationId: "searchAgents",
+  of: "GET /api/agents",
+  summary: "Search the directory of agents (alias)",
+  note: "`q` is the directory's `keyword` (when both are sent, `q`).",
+  request: {
+    query: DirectoryQuery.extend({
+      q: z.string().trim().min(1).max(100).optional().openapi({ description: "Words to find: the keyword" }),
+    }),
+  },
+});
+
+/** GET /api/agents, and GET /api/agents/search (its alias, `q` for `keyword`): public. */
 export function registerDirectory(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  const directoryPage = async (query: z.infer<typeof DirectoryQuery>) => {
+    const { agents, nextCursor } = await useCases.agents.directory(query);
+    return { agents, next_cursor: nextCursor };
+  };
   app.openapi(directoryRoute, async function agentDirectory(c) {
-    const { agents, nextCursor } = await useCases.agents.directory(c.req.valid("query"));
-    return c.json({ agents, next_cursor: nextCursor }, 200);
+    return c.json(await directoryPage(c.req.valid("query")), 200);
+  });
+  app.openapi(searchAgentsRoute, async function searchAgents(c) {
+    const { q, ...query } = c.req.valid("query");
+    return c.json(await directoryPage({ ...query, keyword: q ?? query.keyword }), 200);
   });
 }

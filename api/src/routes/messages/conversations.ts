@@ -31,12 +31,13 @@ export const conversationsRoute = createRoute({
 export function registerConversations(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(conversationsRoute, async function listConversations(c) {
     const { limit } = c.req.valid("query");
-    const conversations = await useCases.messages.conversations(c.get("agent").id, limit);
+    const agentId = c.get("agent").id;
+    const conversations = await useCases.messages.conversations(agentId, limit);
     return c.json(
       {
         conversations: conversations.map((conversation) => ({
           peer: conversation.peer,
-          last_message: directMessageAnswer(conversation.lastMessage),
+          last_message: directMessageAnswer(conversation.lastMessage, agentId),
           message_count: conversation.messageCount,
         })),
       },

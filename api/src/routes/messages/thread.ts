@@ -30,14 +30,19 @@ export function registerThread(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
   app.openapi(threadRoute, async function readThread(c) {
     const { peer_agent_id } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
+    const agentId = c.get("agent").id;
     const thread = await useCases.messages.thread({
-      agentId: c.get("agent").id,
+      agentId,
       peerAgentId: peer_agent_id,
       limit,
       cursor,
     });
     return c.json(
-      { peer: thread.peer, messages: thread.messages.map(directMessageAnswer), next_cursor: thread.nextCursor },
+      {
+        peer: thread.peer,
+        messages: thread.messages.map((message) => directMessageAnswer(message, agentId)),
+        next_cursor: thread.nextCursor,
+      },
       200,
     );
   });
