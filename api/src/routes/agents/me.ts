@@ -131,10 +131,13 @@ export const removeWebhookRoute = aliasRoute(updateProfileRoute, {
   responses: { ...updateProfileRoute.responses, ...errorResponses(403, 404) },
 });
 
-/**
- * GET and PATCH /api/agents/me: the caller's key. And the live service's names of the PATCH:
- * PATCH /api/agents/{id}, POST and DELETE /api/agents/{id}/webhook (the caller's own id).
- */
+/** The answer of a change: the profile, and the webhook secret when the change created it. */
+const changed = ({ profile, webhookSecret }: { profile: string; webhookSecret?: string }) => ({
+  ...(JSON.parse(profile) as OwnProfileView),
+  ...(webhookSecret && { webhook_secret: webhookSecret }),
+});
+
+/** GET and PATCH /api/agents/me: the caller's key. */
 export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
     // Read with the key by the guard (agentWithOwnProfile); a session's request reads it here.
@@ -142,17 +145,17 @@ export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
     return sendSerializedJson<OwnProfileView, 200>(c, json, 200);
   });
 
-  /** The answer of a change: the profile, and the webhook secret when the change created it. */
-  const changed = ({ profile, webhookSecret }: { profile: string; webhookSecret?: string }) => ({
-    ...(JSON.parse(profile) as OwnProfileView),
-    ...(webhookSecret && { webhook_secret: webhookSecret }),
-  });
-
   app.openapi(updateProfileRoute, async function updateProfile(c) {
     const changes = changesOf(c.req.valid("json"));
     return c.json(changed(await useCases.agents.updateProfile(c.get("agent").row, changes)), 200);
   });
+}
 
+/**
+ * The live service's names of PATCH /api/agents/me: PATCH /api/agents/{id}, POST and DELETE
+ * /api/agents/{id}/webhook (the caller's own id). After GET /api/agents/{id} (the document's order).
+ */
+export function registerMeAliases(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(updateAgentByIdRoute, async function updateAgentById(c) {
     const changes = changesOf(c.req.valid("json"));
     const { id } = c.req.valid("param");

@@ -83,17 +83,17 @@ async function sentMessage(useCases: UseCases, sender: AgentRef, toAgentId: stri
   return { message: directMessageAnswer(message, sender.id) };
 }
 
-/**
- * POST /api/messages/send, and POST /api/messages (its alias, also the feed's): the caller's key,
- * within the message rate limit.
- */
+/** POST /api/messages/send: the caller's key, within the message rate limit. */
 export function registerSend(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(sendRoute, async function sendMessage(c) {
     const body = c.req.valid("json");
     const { id, name } = c.get("agent").row;
     return c.json(await sentMessage(useCases, { id, name }, body.to_agent_id, body.content), 201);
   });
+}
 
+/** POST /api/messages (the alias of POST /api/messages/send, and of the feed's): the same guards. */
+export function registerLiveMessage(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(liveMessageRoute, async function sendLiveMessage(c) {
     const body = c.req.valid("json");
     const { id, name } = c.get("agent").row;
