@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { actionOperationsOf, actionSources, GENERATED_HEADER, HAND_WRITTEN, modulePathOf } from "./actions.ts";
 import { enumsSource } from "./enums.ts";
-import type { OpenApiDocument } from "./openapi-document.ts";
+import { type OpenApiDocument, withoutAliases } from "./openapi-document.ts";
 import { idempotentOperationsOf, idempotentOperationsSource, typesOfDocument } from "./openapi-types.ts";
 
 /*
@@ -18,9 +18,13 @@ import { idempotentOperationsOf, idempotentOperationsSource, typesOfDocument } f
 export const sdkRoot = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = path.dirname(sdkRoot);
 
-/** The generated files of the document, by path relative to the SDK's folder (e.g. src/enums.ts). */
-export async function generatedFiles(document: unknown): Promise<Map<string, string>> {
-  const openApi = document as OpenApiDocument;
+/**
+ * The generated files of the document, by path relative to the SDK's folder (e.g. src/enums.ts):
+ * of its operations but the aliases (openapi-document.ts `withoutAliases`).
+ */
+export async function generatedFiles(apiDocument: unknown): Promise<Map<string, string>> {
+  const openApi = withoutAliases(apiDocument as OpenApiDocument);
+  const document: unknown = openApi;
   const files = new Map<string, string>();
   // openapi-typescript's output, which biome leaves alone (biome.json).
   files.set("src/openapi-types.ts", await typesOfDocument(document));
@@ -49,7 +53,7 @@ export function actionFilesOnDisk(): string[] {
 
 /** The hand-written action modules (HAND_WRITTEN), relative to the SDK's folder. */
 export function handWrittenFiles(document: unknown): string[] {
-  return actionOperationsOf(document as OpenApiDocument)
+  return actionOperationsOf(withoutAliases(document as OpenApiDocument))
     .filter((action) => action.handWritten)
     .map((action) => `src/actions/${modulePathOf(action)}`);
 }

@@ -36,6 +36,8 @@ export interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>;
+  /** On an alias of another operation (the live service's path for it): that operation's id. */
+  "x-alias-of"?: string;
 }
 
 export interface OpenApiDocument {
@@ -76,3 +78,21 @@ export function resolve(document: OpenApiDocument, schema: Schema): Schema {
 }
 
 export const refName = (ref: string) => ref.replace(/^#\/components\/schemas\//, "");
+
+/**
+ * The document without its aliases: operations marked `x-alias-of` are the live service's paths for
+ * ours, for its clients. The SDK calls ours, so its files are generated from the rest: no action,
+ * type or idempotent write of an alias.
+ */
+export function withoutAliases(document: OpenApiDocument): OpenApiDocument {
+  const paths = Object.entries(document.paths).flatMap(([path, item]) => {
+    const kept = Object.fromEntries(
+      Object.entries(item).filter(
+        ([method, operation]) =>
+          !(METHODS as readonly string[]).includes(method) || (operation as Operation)["x-alias-of"] === undefined,
+      ),
+    );
+    return Object.keys(kept).some((key) => (METHODS as readonly string[]).includes(key)) ? [[path, kept] as const] : [];
+  });
+  return { ...document, paths: Object.fromEntries(paths) };
+}

@@ -2769,6 +2769,15 @@ export interface components {
              * @example 1.50
              */
             usdc_formatted: string;
+            /** @description The same as address */
+            wallet_address: string;
+            /** @description The USDC balance in wei: the same as usdc_wei */
+            balance_wei: string;
+            /**
+             * @description The USDC balance with two decimals: the same as usdc_formatted
+             * @example 1.50
+             */
+            balance_usdc: string;
         };
         Withdrawal: {
             /**
@@ -2833,6 +2842,16 @@ export interface components {
             to: components["schemas"]["AgentRef"];
             content: string;
             created_at: string;
+            /**
+             * Format: uuid
+             * @description The same as id
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            message_id: string;
+            /** @description Whether the caller sent it */
+            is_from_me: boolean;
+            /** @description The other party's name (the caller's peer) */
+            peer_agent_name: string;
         };
         SendMessageRequest: {
             /**
@@ -2907,6 +2926,20 @@ export interface components {
             };
             created_at: string;
             read_at: string | null;
+            /**
+             * @description The same as kind
+             * @enum {string}
+             */
+            type: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused";
+            /**
+             * @description A short title of the kind
+             * @example Work delivered
+             */
+            title: string;
+            /** @description One sentence for a person, from the payload */
+            message: string;
+            /** @description Whether it was marked read (read_at is set) */
+            read: boolean;
         };
         MarkNotificationsRead: {
             notification_ids: string[];
@@ -5997,6 +6030,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": "9e4b7a1c-2d5f-4e8b-b3a6-1c7d9f2e4a50",
                      *       "transaction_id": "9e4b7a1c-2d5f-4e8b-b3a6-1c7d9f2e4a50",
                      *       "escrow_id": "9e4b7a1c-2d5f-4e8b-b3a6-1c7d9f2e4a50",
                      *       "escrow_id_bytes32": "0x909e174a375a1e6d0060394f7659765758833abd12fb12e93cfe0c2dbed5cfbc",
@@ -6007,7 +6041,21 @@ export interface operations {
                      *       "tx_hash": "0x3c5e8f2a1b7d4096e8c2a5f1d3b6e9047a8c2d5f1b3e6a9c0d4f7b2e5a8c1d3f"
                      *     }
                      */
-                    "application/json": components["schemas"]["FundedTransaction"] | components["schemas"]["PendingTransaction"];
+                    "application/json": (components["schemas"]["FundedTransaction"] & {
+                        /**
+                         * Format: uuid
+                         * @description The same as transaction_id
+                         * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                         */
+                        id: string;
+                    }) | (components["schemas"]["PendingTransaction"] & {
+                        /**
+                         * Format: uuid
+                         * @description The same as transaction_id
+                         * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+                         */
+                        id: string;
+                    });
                 };
             };
             /** @description Invalid request */

@@ -15,6 +15,12 @@ export interface WebhookEvent {
   agent_id: string;
   created_at: string;
   payload: Record<string, unknown>;
+  /** A notification's: `kind` again (the name clients of the live service read). */
+  type?: string;
+  /** A notification's short title of its kind. */
+  title?: string;
+  /** A notification in one sentence, from its payload. */
+  message?: string;
 }
 
 export interface VerifyWebhookOptions {

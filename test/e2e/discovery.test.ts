@@ -25,11 +25,14 @@ async function heartbeatSteps(): Promise<string[]> {
 /** One beat of an agent with `skill`: every step's GET, as the routine writes it, with the agent's values. */
 async function beat(agent: { id: string; key: string }, skill: string) {
   const answers: Array<{ url: string; status: number; body: any }> = [];
-  for (const step of await heartbeatSteps()) {
+  const steps = await heartbeatSteps();
+  // Notifications, work owed, work waiting, bounties, messages, balance.
+  expect(steps).toHaveLength(6);
+  for (const step of steps) {
     const url = step
       .slice("GET ".length)
       .replaceAll("<you>", agent.id)
-      .replaceAll("<one of your skills>", encodeURIComponent(skill));
+      .replaceAll("<skill>", encodeURIComponent(skill));
     // The routine names this deployment's own URLs.
     expect(url.startsWith(`${apiUrl}/api/`), url).toBe(true);
     const response = await fetch(url, { headers: { authorization: `Bearer ${agent.key}` } });
@@ -67,6 +70,7 @@ describe("a new bounty reaches agents that poll and agents that listen", () => {
         "POST",
         "/api/listings",
         {
+          agent_id: poster.id,
           title: `Port the ${word} parser`,
           description: "A small job for someone who codes",
           category: "coding",
@@ -75,22 +79,21 @@ describe("a new bounty reaches agents that poll and agents that listen", () => {
         },
         poster.key,
       );
-      expect(bounty.status).toBe(201);
+      expect(bounty.status, JSON.stringify(bounty.body)).toBe(201);
       const bountyId = bounty.body.id as string;
 
-      // The poller's next beat: the bounties step lists it, the notifications step names it.
-      await eventually(async () => {
-        const answers = await beat(poller, "coding");
-        for (const answer of answers) expect(answer.status, answer.url).toBe(200);
-        const listed = answers.find((answer) => answer.url.includes("listing_type=BOUNTY"));
-        expect(listed?.body.listings.map((listing: { id: string }) => listing.id)).toContain(bountyId);
-        const unread = answers.find((answer) => answer.url.includes("/api/notifications"));
-        const matching = unread?.body.notifications.find(
-          (n: { kind: string; payload: { listing_id?: string } }) =>
-            n.kind === "bounty.matching" && n.payload.listing_id === bountyId,
-        );
-        expect(matching).toBeDefined();
-      }, 15_000);
+      // The poller's next beat lists it in the bounties step and names it in the notifications step
+      // (told when the bounty opened, before the post answered).
+      const next = await beat(poller, "coding");
+      for (const answer of next) expect(answer.status, answer.url).toBe(200);
+      const listed = next.find((answer) => answer.url.includes("listing_type=BOUNTY"));
+      expect(listed?.body.listings.map((listing: { id: string }) => listing.id)).toContain(bountyId);
+      const unread = next.find((answer) => answer.url.includes("/api/notifications"));
+      const matching = unread?.body.notifications.filter(
+        (n: { kind: string; payload: { listing_id?: string } }) =>
+          n.kind === "bounty.matching" && n.payload.listing_id === bountyId,
+      );
+      expect(matching).toHaveLength(1);
 
       // The listener hears it at its webhook, signed.
       const delivery = await eventually(async () => {

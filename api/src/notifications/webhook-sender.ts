@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { isoMillisSql } from "../domain/reads/json-text.ts";
+import { notificationWords } from "./notification-words.ts";
 import { notify } from "./notify.ts";
 import { WEBHOOK_REMOVED } from "./webhook-endpoints.ts";
 import { postWebhook, type WebhookAnswer } from "./webhook-post.ts";
@@ -40,6 +41,10 @@ export interface WebhookBody {
   agent_id: string;
   created_at: string;
   payload: Record<string, unknown>;
+  /** The names the live service's clients read: `kind` again, and the notification in words. */
+  type?: string;
+  title?: string;
+  message?: string;
 }
 
 /** The body, as sent, and the headers of a webhook POST. */
@@ -143,6 +148,8 @@ export function createWebhookSender(deps: { db: Database; config: Config; logger
         agent_id: delivery.agent_id,
         created_at: delivery.created_at,
         payload: delivery.payload,
+        type: delivery.kind,
+        ...notificationWords(delivery.kind, delivery.payload),
       },
       secret,
       delivery.attempts,

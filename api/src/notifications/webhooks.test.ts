@@ -160,6 +160,10 @@ describe("webhooks", () => {
       agent_id: agent.id,
       created_at: notification.created_at,
       payload: notification.payload,
+      // As the list shows it, for the live service's clients.
+      type: "message.received",
+      title: notification.title,
+      message: notification.message,
     });
     // Nothing more is due for it: another round sends it nothing.
     await sender.tick();

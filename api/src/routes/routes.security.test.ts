@@ -235,6 +235,21 @@ const KEYED: Record<string, KeyedRoute> = {
   "GET /api/messages": { intruder: "self" },
   "GET /api/messages/{peer_agent_id}": { params: () => ({ peer_agent_id: thirdAgent }), intruder: "self" },
   "POST /api/feed": { body: () => ({ content: "a post" }), intruder: "self" },
+  // The live service's paths (aliases of ours): the caller's own, or a party's.
+  "POST /api/messages": { body: () => ({ to_agent_id: thirdAgent, content: "hello" }), intruder: "self" },
+  "PATCH /api/notifications": { body: () => ({ mark_all_read: true }), intruder: "self" },
+  "PATCH /api/agents/{id}": {
+    body: () => ({ name: "renamed" }),
+    params: () => ({ id: owner.id }),
+    intruder: "forbidden",
+  },
+  "POST /api/agents/{id}/webhook": {
+    body: () => ({ url: "https://example.com/hook" }),
+    params: () => ({ id: owner.id }),
+    intruder: "forbidden",
+  },
+  "DELETE /api/agents/{id}/webhook": { params: () => ({ id: owner.id }), intruder: "forbidden" },
+  "GET /api/transactions/{id}/evidence": { params: () => ({ id: ownerTransaction }), intruder: "forbidden" },
   // An agent registers its own ERC-8004 identity: another key registers (or is told how) itself.
   "POST /api/agents/me/erc8004/register": { body: () => ({}), intruder: "self" },
   // Offers: another key makes and lists its own; the owner's offer is its parties' alone.
@@ -285,6 +300,9 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
   "GET /api/feed": { path: () => "/api/feed?limit=5" },
   "GET /api/agents/{id}/reviews": { path: () => `/api/agents/${owner.id}/reviews` },
+  // The live service's paths (aliases of ours).
+  "GET /api/agents/search": { path: () => "/api/agents/search?q=owner" },
+  "GET /api/transactions/{id}/review": { path: () => `/api/transactions/${ownerTransaction}/review` },
   "GET /api/stats": { path: () => "/api/stats" },
   "GET /api/stats/daily": { path: () => "/api/stats/daily?days=7" },
   "GET /api/leaderboard": { path: () => "/api/leaderboard?period=all" },

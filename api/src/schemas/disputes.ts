@@ -49,7 +49,8 @@ export const DisputeQueue = z
 
 const CaseParty = PublicAgent.extend({ reputation: ReputationFigures });
 
-const CaseEvidence = z.object({
+/** An item of evidence, as the case and the parties' GET /api/transactions/{id}/evidence show it. */
+export const CaseEvidence = z.object({
   id: Uuid,
   submitted_by: Side,
   agent_id: Uuid,

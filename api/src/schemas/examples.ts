@@ -165,7 +165,7 @@ export const MONEY_EXAMPLES = {
       description: "Translate the README into French",
       deadline_hours: 48,
     },
-    201: FUNDED,
+    201: { id: TRANSACTION, ...FUNDED },
   },
   confirmFunding: { request: { tx_hash: FUNDING_TX }, 200: FUNDED },
   deliverWork: {

@@ -20,20 +20,35 @@ export const PageQuery = queryOf({ limit: Limit, cursor: Cursor });
 export const AgentRef = z.object({ id: Uuid, name: z.string() }).openapi("AgentRef");
 
 export const DirectMessage = z
-  .object({ id: Uuid, from: AgentRef, to: AgentRef, content: z.string(), created_at: z.string() })
+  .object({
+    id: Uuid,
+    from: AgentRef,
+    to: AgentRef,
+    content: z.string(),
+    created_at: z.string(),
+    // The names the live service's clients read.
+    message_id: Uuid.openapi({ description: "The same as id" }),
+    is_from_me: z.boolean().openapi({ description: "Whether the caller sent it" }),
+    peer_agent_name: z.string().openapi({ description: "The other party's name (the caller's peer)" }),
+  })
   .openapi("DirectMessage");
 
 export const FeedPost = z
   .object({ kind: z.literal("post"), id: Uuid, author: AgentRef, content: z.string(), created_at: z.string() })
   .openapi("FeedPost");
 
-export function directMessageAnswer(message: DirectMessageOf): z.infer<typeof DirectMessage> {
+/** A direct message as `viewerId` (one of its two parties) reads it. */
+export function directMessageAnswer(message: DirectMessageOf, viewerId: string): z.infer<typeof DirectMessage> {
+  const fromMe = message.from.id === viewerId;
   return {
     id: message.id,
     from: message.from,
     to: message.to,
     content: message.content,
     created_at: message.createdAt.toISOString(),
+    message_id: message.id,
+    is_from_me: fromMe,
+    peer_agent_name: fromMe ? message.to.name : message.from.name,
   };
 }
 

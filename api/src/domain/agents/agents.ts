@@ -8,7 +8,7 @@ import type { Deps } from "../../deps.ts";
 import { webhookUrlChanged } from "../../notifications/webhook-endpoints.ts";
 import { newWebhookSecret } from "../../notifications/webhook-secret.ts";
 import { checkWebhookUrl, WebhookUrlError } from "../../notifications/webhook-url.ts";
-import { badRequest, notFound, WalletRegisteredError } from "../shared/errors.ts";
+import { badRequest, forbidden, notFound, WalletRegisteredError } from "../shared/errors.ts";
 import { agentDirectory } from "./agent-directory.ts";
 import { agentKeys } from "./agent-keys.ts";
 import { agentProfiles, type PublicAgentView } from "./agent-profile.ts";
@@ -203,6 +203,17 @@ export function agentUseCases(deps: Deps) {
   return {
     register: (input: RegisterAgentInput) => registerAgent(deps, input),
     ownProfile,
+    /**
+     * `updateProfile` of the agent the caller names by id: its own only. Another agent's id is 403,
+     * an id no active agent has 404.
+     */
+    async updateProfileById(agent: Agent, id: string, changes: ProfileChanges) {
+      if (id !== agent.id) {
+        await activeAgent(id);
+        throw forbidden("An agent may change only its own profile");
+      }
+      return updateProfile(agent, changes);
+    },
     /** The own profile of the agent holding a live API key, read with the key's check (GET /me). */
     ownProfileByKey: profiles.ownProfileByKey,
     updateProfile,

@@ -23,6 +23,7 @@ import {
   toTransaction,
 } from "../transactions/transactions.ts";
 import { reasonOnChain } from "./dispute-reason.ts";
+import { evidenceItems } from "./disputes.ts";
 
 /*
  * The arbiter's desk: the queue of disputes and the whole case of one. What is disputed is what
@@ -274,7 +275,7 @@ export function disputeDesk(deps: Deps) {
     const [buyer, seller, submitted, deliverable, between, timeline] = await Promise.all([
       party(buyerAgentId),
       sellerAgentId ? party(sellerAgentId) : null,
-      db.select().from(evidence).where(eq(evidence.transactionId, transactionId)).orderBy(asc(evidence.createdAt)),
+      evidenceItems(db, row.transaction),
       deliverableOf(row),
       messagesBetween(row, sellerAgentId),
       // The arbiter reads the timeline its parties read.
@@ -288,14 +289,7 @@ export function disputeDesk(deps: Deps) {
       reason: reasonOnChain(row.disputeReason, escrow.disputeReasonHash),
       raised_at: isoOfSeconds(escrow.disputedAt),
       fee_bps: escrow.feeBps,
-      evidence: submitted.map((item) => ({
-        id: item.id,
-        submitted_by: (item.agentId === buyerAgentId ? "buyer" : "seller") as Side,
-        agent_id: item.agentId,
-        content: item.content,
-        url: item.url,
-        created_at: item.createdAt.toISOString(),
-      })),
+      evidence: submitted,
       deliverable,
       messages: between,
       timeline: timeline.events,

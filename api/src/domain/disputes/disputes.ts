@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import type { Database, DbTransaction } from "../../db/client.ts";
 import { disputes as disputeWords, evidence, relayedTransactions } from "../../db/schema.ts";
@@ -156,6 +156,36 @@ export interface EvidenceView {
   created_at: string;
 }
 
+/** An item of evidence as its parties and the arbiter read it. */
+export interface EvidenceItem {
+  id: string;
+  submitted_by: "buyer" | "seller";
+  agent_id: string;
+  content: string;
+  url: string | null;
+  created_at: string;
+}
+
+/** Every item of evidence of a transaction, of both sides, oldest first. */
+export async function evidenceItems(
+  db: Pick<Database, "select">,
+  transaction: { id: string; buyerAgentId: string },
+): Promise<EvidenceItem[]> {
+  const submitted = await db
+    .select()
+    .from(evidence)
+    .where(eq(evidence.transactionId, transaction.id))
+    .orderBy(asc(evidence.createdAt), asc(evidence.id));
+  return submitted.map((item) => ({
+    id: item.id,
+    submitted_by: item.agentId === transaction.buyerAgentId ? "buyer" : "seller",
+    agent_id: item.agentId,
+    content: item.content,
+    url: item.url,
+    created_at: item.createdAt.toISOString(),
+  }));
+}
+
 export interface ResolveInput {
   transactionId: string;
   /** The seller's share of the amount, in basis points; the rest goes back to the buyer. */
@@ -195,6 +225,16 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
       .returning();
     if (!created) throw new Error("insert returned no row");
     return { evidence_id: created.id, transaction_id: id, created_at: created.createdAt.toISOString() };
+  }
+
+  /** The evidence of a transaction, for its parties (403 for others, 404 for no such transaction). */
+  async function evidenceOf(input: { transactionId: string; agentId: string }) {
+    const row = await findTransactionOfParty(db, chain.chainId, input.transactionId, input.agentId);
+    return {
+      transaction_id: row.transaction.id,
+      state: stateOfRow(row),
+      evidence: await evidenceItems(db, row.transaction),
+    };
   }
 
   /**
@@ -250,5 +290,5 @@ export function disputes(deps: Pick<Deps, "db" | "chain" | "escrow" | "relayer" 
     };
   }
 
-  return { addEvidence, resolve };
+  return { addEvidence, evidenceOf, resolve };
 }

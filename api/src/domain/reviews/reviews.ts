@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Logger } from "pino";
-import { agents, listings, reviews } from "../../db/schema.ts";
+import { agents, listings, reviews, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { notify } from "../../notifications/notify.ts";
 import type { Agent, AgentRef } from "../agents/agent-summary.ts";
@@ -170,6 +170,16 @@ export function reviewUseCases(deps: Deps, paths: ApiPaths) {
       );
       const [saved] = await selectReviews(eq(reviews.id, inserted.id), 1);
       return toReview(saved as ReviewRow);
+    },
+
+    /** The reviews of a transaction (each party's, at most two), newest first; 404 for no such transaction. */
+    async ofTransaction(transactionId: string): Promise<ReviewView[]> {
+      const [transaction] = await db
+        .select({ id: transactions.id })
+        .from(transactions)
+        .where(eq(transactions.id, transactionId));
+      if (!transaction) throw notFound("Transaction");
+      return (await selectReviews(eq(reviews.transactionId, transactionId), 2)).map(toReview);
     },
 
     /** A page of the reviews an active agent received, newest first, with its average; 404 for no such agent. */

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { DIRECTORY_SORTS } from "../../domain/agents/agent-directory.ts";
+import { aliasRoute } from "../../http/alias.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
 import { Address, Cursor, errorResponses, Limit, queryOf } from "../../schemas/common.ts";
@@ -43,12 +44,31 @@ export const directoryRoute = createRoute({
   },
 });
 
-/** GET /api/agents: public. */
+export const searchAgentsRoute = aliasRoute(directoryRoute, {
+  path: "/search",
+  operationId: "searchAgents",
+  of: "GET /api/agents",
+  summary: "Search the directory of agents (alias)",
+  note: "`q` is the directory's `keyword` (when both are sent, `q`).",
+  request: {
+    query: DirectoryQuery.extend({
+      q: z.string().trim().min(1).max(100).optional().openapi({ description: "Words to find: the keyword" }),
+    }),
+  },
+});
+
+/** GET /api/agents, and GET /api/agents/search (its alias, `q` for `keyword`): public. */
 export function registerDirectory(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
-  app.openapi(directoryRoute, async function agentDirectory(c) {
-    const { keyword, search, ...query } = c.req.valid("query");
+  const directoryPage = async ({ keyword, search, ...query }: z.infer<typeof DirectoryQuery>) => {
     const keywords = [keyword, search].filter((word): word is string => word !== undefined);
     const { agents, nextCursor } = await useCases.agents.directory({ ...query, keywords });
-    return c.json({ agents, next_cursor: nextCursor }, 200);
+    return { agents, next_cursor: nextCursor };
+  };
+  app.openapi(directoryRoute, async function agentDirectory(c) {
+    return c.json(await directoryPage(c.req.valid("query")), 200);
+  });
+  app.openapi(searchAgentsRoute, async function searchAgents(c) {
+    const { q, ...query } = c.req.valid("query");
+    return c.json(await directoryPage({ ...query, keyword: q ?? query.keyword }), 200);
   });
 }

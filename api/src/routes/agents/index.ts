@@ -7,7 +7,7 @@ import { registerBalance } from "./balance.ts";
 import { registerDirectory } from "./directory.ts";
 import { registerErc8004 } from "./erc8004.ts";
 import { registerKeys } from "./keys.ts";
-import { registerMe } from "./me.ts";
+import { registerMe, registerMeAliases } from "./me.ts";
 import { registerProfile } from "./profile.ts";
 import { registerRegistration } from "./register.ts";
 import { registerReputation } from "./reputation.ts";
@@ -29,6 +29,7 @@ export function agentRoutes(deps: RouteDeps) {
   registerBalance(app, deps);
   registerDirectory(app, deps);
   registerProfile(app, deps);
+  registerMeAliases(app, deps);
   registerWebhook(app, deps);
   registerErc8004(app, deps);
   registerReputation(app, deps);

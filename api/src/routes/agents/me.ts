@@ -1,6 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { ProfileChanges } from "../../domain/agents/agents.ts";
+import { aliasRoute } from "../../http/alias.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
+import { idParam } from "../../http/params.ts";
 import { sendSerializedJson } from "../../http/serialized-json.ts";
 import {
   AgentName,
@@ -29,6 +32,19 @@ const PatchMeBody = z
     notify_matching_bounties: NotifyMatchingBounties.optional(),
   })
   .openapi("PatchOwnProfile");
+
+/** The changes a PATCH /me body asks for. */
+function changesOf(body: z.infer<typeof PatchMeBody>): ProfileChanges {
+  return {
+    name: body.name,
+    bio: body.bio,
+    skills: body.skills,
+    isPaused: body.is_paused,
+    metadata: body.metadata,
+    webhookUrl: body.webhook_url,
+    notifyMatchingBounties: body.notify_matching_bounties,
+  };
+}
 
 export const ownProfileRoute = createRoute({
   method: "get",
@@ -72,6 +88,59 @@ export const updateProfileRoute = createRoute({
   },
 });
 
+/** The live service's PATCH of an agent by id: the caller's own (another agent's id is 403). */
+export const updateAgentByIdRoute = aliasRoute(updateProfileRoute, {
+  path: "/{id}",
+  operationId: "updateAgentById",
+  of: "PATCH /api/agents/me",
+  summary: "Update own profile, by the agent's id (alias)",
+  note: "`{id}` must be the caller's agent: another agent's id is 403, one no agent has 404.",
+  request: { params: idParam("Agent") },
+  responses: { ...updateProfileRoute.responses, ...errorResponses(403, 404) },
+});
+
+const WebhookBody = z
+  .object({
+    url: WebhookUrl.optional(),
+    webhook_url: WebhookUrl.optional().openapi({ description: "Another name of `url`" }),
+  })
+  .refine((body) => (body.url ?? body.webhook_url) !== undefined, {
+    message: "url (or webhook_url) is required",
+    path: ["url"],
+  });
+
+/** The live service's webhook routes: PATCH /me with `webhook_url`, set or removed. */
+export const setWebhookRoute = aliasRoute(updateProfileRoute, {
+  method: "post",
+  path: "/{id}/webhook",
+  operationId: "setAgentWebhook",
+  of: "PATCH /api/agents/me with `webhook_url`",
+  summary: "Set the caller's webhook URL (alias)",
+  note: "`url` (or `webhook_url`) becomes the webhook_url; `{id}` must be the caller's agent (else 403; 404 for no agent).",
+  request: {
+    params: idParam("Agent"),
+    body: { required: true, content: { "application/json": { schema: WebhookBody } } },
+  },
+  responses: { ...updateProfileRoute.responses, ...errorResponses(403, 404) },
+});
+
+export const removeWebhookRoute = aliasRoute(updateProfileRoute, {
+  method: "delete",
+  path: "/{id}/webhook",
+  operationId: "removeAgentWebhook",
+  of: "PATCH /api/agents/me with `webhook_url: null`",
+  summary: "Remove the caller's webhook URL (alias)",
+  note: "`{id}` must be the caller's agent (else 403; 404 for no agent). Deliveries not yet sent are dropped.",
+  request: { params: idParam("Agent"), body: undefined },
+  responses: { ...updateProfileRoute.responses, ...errorResponses(403, 404) },
+});
+
+/** The answer of a change: the profile, and the webhook secret when the change created it. */
+const changed = ({ profile, webhookSecret }: { profile: string; webhookSecret?: string }) => ({
+  ...(JSON.parse(profile) as OwnProfileView),
+  ...(webhookSecret && { webhook_secret: webhookSecret }),
+});
+
 /** GET and PATCH /api/agents/me: the caller's key. */
 export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(ownProfileRoute, async function ownProfile(c) {
@@ -81,19 +150,31 @@ export function registerMe(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   });
 
   app.openapi(updateProfileRoute, async function updateProfile(c) {
+    const changes = changesOf(c.req.valid("json"));
+    return c.json(changed(await useCases.agents.updateProfile(c.get("agent").row, changes)), 200);
+  });
+}
+
+/**
+ * The live service's names of PATCH /api/agents/me: PATCH /api/agents/{id}, POST and DELETE
+ * /api/agents/{id}/webhook (the caller's own id). After GET /api/agents/{id} (the document's order).
+ */
+export function registerMeAliases(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+  app.openapi(updateAgentByIdRoute, async function updateAgentById(c) {
+    const changes = changesOf(c.req.valid("json"));
+    const { id } = c.req.valid("param");
+    return c.json(changed(await useCases.agents.updateProfileById(c.get("agent").row, id, changes)), 200);
+  });
+
+  app.openapi(setWebhookRoute, async function setAgentWebhook(c) {
     const body = c.req.valid("json");
-    const { profile, webhookSecret } = await useCases.agents.updateProfile(c.get("agent").row, {
-      name: body.name,
-      bio: body.bio,
-      skills: body.skills,
-      isPaused: body.is_paused,
-      metadata: body.metadata,
-      webhookUrl: body.webhook_url,
-      notifyMatchingBounties: body.notify_matching_bounties,
-    });
-    return c.json(
-      { ...(JSON.parse(profile) as OwnProfileView), ...(webhookSecret && { webhook_secret: webhookSecret }) },
-      200,
-    );
+    const changes = { webhookUrl: body.url ?? body.webhook_url };
+    const { id } = c.req.valid("param");
+    return c.json(changed(await useCases.agents.updateProfileById(c.get("agent").row, id, changes)), 200);
+  });
+
+  app.openapi(removeWebhookRoute, async function removeAgentWebhook(c) {
+    const { id } = c.req.valid("param");
+    return c.json(changed(await useCases.agents.updateProfileById(c.get("agent").row, id, { webhookUrl: null })), 200);
   });
 }

@@ -1,4 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AgentRef } from "../../domain/agents/agent-summary.ts";
+import type { UseCases } from "../../domain/use-cases.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
@@ -23,12 +25,16 @@ export const postRoute = createIdempotentRoute({
   },
 });
 
+/** POST /api/feed's answer: `author` posts `content` (POST /api/messages with is_public: true too). */
+export async function postedToFeed(useCases: UseCases, author: AgentRef, content: string) {
+  return { post: feedPostAnswer(await useCases.feed.post(author, content)) };
+}
+
 /** POST /api/feed: the caller's key, within the message rate limit. */
 export function registerPost(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(postRoute, async function postToFeed(c) {
     const { content } = c.req.valid("json");
     const { id, name } = c.get("agent").row;
-    const post = await useCases.feed.post({ id, name }, content);
-    return c.json({ post: feedPostAnswer(post) }, 201);
+    return c.json(await postedToFeed(useCases, { id, name }, content), 201);
   });
 }

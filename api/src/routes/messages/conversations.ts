@@ -51,7 +51,7 @@ export function registerConversations(app: OpenAPIHono<AppEnv>, { useCases }: Ro
       {
         conversations: conversations.map((conversation) => ({
           peer: conversation.peer,
-          last_message: directMessageAnswer(conversation.lastMessage),
+          last_message: directMessageAnswer(conversation.lastMessage, agentId),
           message_count: conversation.messageCount,
         })),
       },

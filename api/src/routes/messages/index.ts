@@ -3,7 +3,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { validationHook } from "../../http/errors.ts";
 import type { RouteDeps } from "../route-deps.ts";
 import { registerConversations } from "./conversations.ts";
-import { registerSend } from "./send.ts";
+import { registerLiveMessage, registerSend } from "./send.ts";
 import { registerThread } from "./thread.ts";
 
 /*
@@ -15,5 +15,6 @@ export function messageRoutes(deps: RouteDeps) {
   registerSend(app, deps);
   registerConversations(app, deps);
   registerThread(app, deps);
+  registerLiveMessage(app, deps);
   return app;
 }

@@ -47,7 +47,15 @@ describe("direct messages", () => {
       "Yes: 50 USDC.",
       "Can you audit my contract?",
     ]);
-    expect(fromBob.messages).toEqual(fromAlice.messages);
+    // The same messages; each side reads which are its own and its peer's name.
+    const shared = ({ is_from_me, peer_agent_name, ...message }: Record<string, unknown>) => message;
+    expect(fromBob.messages.map(shared)).toEqual(fromAlice.messages.map(shared));
+    expect(fromAlice.messages.map((m: { is_from_me: boolean }) => m.is_from_me)).toEqual([false, true]);
+    expect(fromBob.messages.map((m: { is_from_me: boolean }) => m.is_from_me)).toEqual([true, false]);
+    for (const message of fromAlice.messages) {
+      expect(message).toMatchObject({ message_id: message.id, peer_agent_name: "bob" });
+    }
+    for (const message of fromBob.messages) expect(message.peer_agent_name).toBe("alice");
     expect(fromAlice.peer).toEqual({ id: bob.id, name: "bob" });
 
     const conversations = (await json(await get(t.app, "/api/messages", alice.key))).conversations;

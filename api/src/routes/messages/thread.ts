@@ -31,7 +31,11 @@ export async function threadAnswer(
   input: { agentId: string; peerAgentId: string; limit: number; cursor?: string },
 ): Promise<z.infer<typeof Thread>> {
   const thread = await useCases.messages.thread(input);
-  return { peer: thread.peer, messages: thread.messages.map(directMessageAnswer), next_cursor: thread.nextCursor };
+  return {
+    peer: thread.peer,
+    messages: thread.messages.map((message) => directMessageAnswer(message, input.agentId)),
+    next_cursor: thread.nextCursor,
+  };
 }
 
 /** GET /api/messages/{peer_agent_id}: the caller's key. */

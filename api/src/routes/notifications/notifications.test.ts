@@ -34,6 +34,10 @@ describe("notifications", () => {
         payload: { message_id: sent.message.id, from: { id: sender.id, name: "sender" }, preview: "Ping" },
         created_at: expect.any(String),
         read_at: null,
+        type: "message.received",
+        title: "New message",
+        message: "sender wrote to you: Ping",
+        read: false,
       },
     ]);
     expect(await list(sender)).toMatchObject({ notifications: [], unread_count: 0 });

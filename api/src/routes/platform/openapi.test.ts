@@ -172,6 +172,33 @@ describe("the OpenAPI document, for generators", () => {
     }
   });
 
+  it("marks the live service's paths as aliases of ours (x-alias-of), each saying so", async () => {
+    const all = await operations();
+    const ids = new Set(all.map(([, operation]) => operation.operationId));
+    const aliases = all.filter(([, operation]) => "x-alias-of" in operation);
+    expect(aliases.map(([route]) => route).sort()).toEqual(
+      [
+        "DELETE /api/agents/{id}/webhook",
+        "GET /api/agents/search",
+        "GET /api/transactions/{id}/evidence",
+        "GET /api/transactions/{id}/review",
+        "PATCH /api/agents/{id}",
+        "PATCH /api/notifications",
+        "POST /api/agents/{id}/webhook",
+        "POST /api/messages",
+      ].sort(),
+    );
+    for (const [route, operation] of aliases) {
+      const of = (operation as { "x-alias-of"?: string })["x-alias-of"] as string;
+      expect(ids.has(of), `${route} is an alias of ${of}`).toBe(true);
+      const original = all.find(([, candidate]) => candidate.operationId === of)?.[1];
+      expect(original && "x-alias-of" in original, `${of} is ours, not an alias`).toBe(false);
+      const description = (operation as { description?: string }).description ?? "";
+      expect(description.startsWith(`Alias of \`${of}\``), route).toBe(true);
+      expect(description, route).toContain("for clients of the live service");
+    }
+  });
+
   it("closes the error body's code: the codes of http/error-codes.ts", async () => {
     const document = await json(await get(t.app, "/api/openapi.json"));
     expect(document.components.schemas.Error.properties.code.enum).toEqual(ERROR_CODES);

@@ -38,6 +38,9 @@ const PendingTransaction = z
   })
   .openapi("PendingTransaction");
 
+/** The live service's name of transaction_id in this answer. */
+const TransactionId = { id: Uuid.openapi({ description: "The same as transaction_id" }) };
+
 export const createTransactionRoute = createIdempotentRoute({
   method: "post",
   path: "/",
@@ -57,7 +60,7 @@ export const createTransactionRoute = createIdempotentRoute({
       description: "Hosted buyer: funded. External buyer: PENDING with the funding instructions.",
       content: {
         "application/json": {
-          schema: z.union([FundedTransaction, PendingTransaction]),
+          schema: z.union([FundedTransaction.extend(TransactionId), PendingTransaction.extend(TransactionId)]),
           example: MONEY_EXAMPLES.createTransaction[201],
         },
       },
@@ -83,6 +86,6 @@ export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
       description: body.description,
       deadlineHours: body.deadline_hours,
     });
-    return c.json(created, 201);
+    return c.json({ id: created.transaction_id, ...created }, 201);
   });
 }

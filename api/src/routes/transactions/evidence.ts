@@ -1,12 +1,18 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { aliasRoute } from "../../http/alias.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
+import { CaseEvidence } from "../../schemas/disputes.ts";
 import type { RouteDeps } from "../route-deps.ts";
+import { timelineRoute } from "./timeline.ts";
 
-/* POST /api/transactions/{id}/evidence: either party adds evidence while the dispute is open. */
+/*
+ * POST /api/transactions/{id}/evidence: either party adds evidence while the dispute is open. GET
+ * (the live service's path) reads it back: the timeline's evidence, for the parties.
+ */
 
 const EvidenceBody = z
   .object({
@@ -36,7 +42,26 @@ export const evidenceRoute = createIdempotentRoute({
   },
 });
 
-/** POST /api/transactions/{id}/evidence: a party's key. */
+export const listEvidenceRoute = aliasRoute(timelineRoute, {
+  path: "/{id}/evidence",
+  operationId: "listTransactionEvidence",
+  of: "GET /api/transactions/{id}/timeline, its EVIDENCE events",
+  summary: "The evidence of a transaction, of both sides, oldest first (parties only; alias)",
+  note: "Every item either party added (POST /api/transactions/{id}/evidence); an empty list when there is none.",
+  responses: {
+    ...timelineRoute.responses,
+    200: {
+      description: "The evidence",
+      content: {
+        "application/json": {
+          schema: z.object({ transaction_id: Uuid, state: z.string(), evidence: z.array(CaseEvidence) }),
+        },
+      },
+    },
+  },
+});
+
+/** POST /api/transactions/{id}/evidence, and its GET: a party's key. */
 export function registerEvidence(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(evidenceRoute, async function addEvidence(c) {
     const { id } = c.req.valid("param");
@@ -48,5 +73,10 @@ export function registerEvidence(app: OpenAPIHono<AppEnv>, { useCases }: RouteDe
       url: body.url,
     });
     return c.json(added, 201);
+  });
+
+  app.openapi(listEvidenceRoute, async function listTransactionEvidence(c) {
+    const { id } = c.req.valid("param");
+    return c.json(await useCases.disputes.evidenceOf({ transactionId: id, agentId: c.get("agent").id }), 200);
   });
 }

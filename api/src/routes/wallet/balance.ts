@@ -9,6 +9,12 @@ const WalletBalance = z
     agent_id: Uuid,
     address: z.string(),
     ...BalanceFields,
+    // The names the live service's clients read.
+    wallet_address: z.string().openapi({ description: "The same as address" }),
+    balance_wei: z.string().openapi({ description: "The USDC balance in wei: the same as usdc_wei" }),
+    balance_usdc: z
+      .string()
+      .openapi({ description: "The USDC balance with two decimals: the same as usdc_formatted", example: "1.50" }),
   })
   .openapi("WalletBalance");
 
@@ -31,6 +37,17 @@ export function registerBalance(app: OpenAPIHono<AppEnv>, { useCases }: RouteDep
   app.openapi(balanceRoute, async function walletBalance(c) {
     const { agent_id } = c.req.valid("query");
     const { address, ...balances } = await useCases.wallet.balance(agent_id);
-    return c.json({ agent_id, address, ...balanceAnswer(balances) }, 200);
+    const answer = balanceAnswer(balances);
+    return c.json(
+      {
+        agent_id,
+        address,
+        ...answer,
+        wallet_address: address,
+        balance_wei: answer.usdc_wei,
+        balance_usdc: answer.usdc_formatted,
+      },
+      200,
+    );
   });
 }

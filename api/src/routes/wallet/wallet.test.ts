@@ -43,6 +43,10 @@ describe("faucet and balances", () => {
       usdc_wei: (7n * USDC).toString(),
       eth_formatted: "0.00",
       usdc_formatted: "7.00",
+      // The live service's names of the same.
+      wallet_address: agent.wallet,
+      balance_wei: (7n * USDC).toString(),
+      balance_usdc: "7.00",
     });
   });
 
