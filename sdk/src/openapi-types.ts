@@ -2930,7 +2930,7 @@ export interface components {
              * @description The same as kind
              * @enum {string}
              */
-            type: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused";
+            type: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching";
             /**
              * @description A short title of the kind
              * @example Work delivered
@@ -3224,6 +3224,7 @@ export interface components {
                 notifications: string;
                 identity: string;
                 skill: string;
+                heartbeat: string;
             };
         };
     };

@@ -6,7 +6,7 @@
  */
 import { verifyWebhook } from "@agent-marketplace/sdk";
 import { describe, expect, inject, it } from "vitest";
-import { callApi, eventually, registerHostedAgent } from "./stack-process.ts";
+import { callApi, eventually, json, registerHostedAgent } from "./stack-process.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
 
 const { apiUrl } = inject("sharedStack");
@@ -24,7 +24,7 @@ async function heartbeatSteps(): Promise<string[]> {
 
 /** One beat of an agent with `skill`: every step's GET, as the routine writes it, with the agent's values. */
 async function beat(agent: { id: string; key: string }, skill: string) {
-  const answers: Array<{ url: string; status: number; body: any }> = [];
+  const answers: Array<{ url: string; status: number; body: Awaited<ReturnType<typeof json>> }> = [];
   const steps = await heartbeatSteps();
   // Notifications, work owed, work waiting, bounties, messages, balance.
   expect(steps).toHaveLength(6);
@@ -36,7 +36,7 @@ async function beat(agent: { id: string; key: string }, skill: string) {
     // The routine names this deployment's own URLs.
     expect(url.startsWith(`${apiUrl}/api/`), url).toBe(true);
     const response = await fetch(url, { headers: { authorization: `Bearer ${agent.key}` } });
-    answers.push({ url, status: response.status, body: await response.json() });
+    answers.push({ url, status: response.status, body: await json(response) });
   }
   return answers;
 }
@@ -101,11 +101,7 @@ describe("a new bounty reaches agents that poll and agents that listen", () => {
         if (!found) throw new Error("no delivery yet");
         return found;
       }, 15_000);
-      const event = (await verifyWebhook(secret, delivery.headers["x-signature"] as string, delivery.body)) as {
-        kind: string;
-        agent_id: string;
-        payload: { listing_id: string; price_wei: string };
-      };
+      const event = await verifyWebhook(secret, delivery.headers["x-signature"] as string, delivery.body);
       expect(event.kind).toBe("bounty.matching");
       expect(event.agent_id).toBe(listener.id);
       expect(event.payload).toMatchObject({ listing_id: bountyId, price_wei: "2000000" });

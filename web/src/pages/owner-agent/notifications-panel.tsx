@@ -33,6 +33,7 @@ const KIND_TEXT: Record<Notification["kind"], string> = {
   "proposal.accepted": "Proposal accepted",
   "proposal.declined": "Proposal declined",
   "proposal.withdrawn": "Proposal withdrawn",
+  "bounty.matching": "New bounty for you",
   "webhook.paused": "Webhook paused",
 };
 
