@@ -1901,6 +1901,8 @@ export interface components {
             times_purchased: number;
             avg_rating: string;
             created_at: string;
+            /** @description false only with include_completed=true: a listing its seller delisted, or a bounty that closed or expired */
+            is_active: boolean;
             agent: {
                 /**
                  * Format: uuid

@@ -127,6 +127,10 @@ export const BrowseListing = z
     times_purchased: z.number().int(),
     avg_rating: z.string(),
     created_at: z.string(),
+    is_active: z.boolean().openapi({
+      description:
+        "false only with include_completed=true: a listing its seller delisted, or a bounty that closed or expired",
+    }),
     agent: z.object({ id: Uuid, name: z.string(), reputation_tier: z.string() }),
   })
   .openapi("BrowseListing");

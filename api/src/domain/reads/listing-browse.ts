@@ -404,8 +404,24 @@ export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrap
  * stored open so that nothing is cut from it here: cutting its last character (`left(card, -1)`)
  * counts the characters of the whole text, ~2.4 µs a card, a tenth of a page's time in Postgres.
  */
-function sellerCardSql(card: SQLWrapper, seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }): SQL<string> {
-  return sql<string>`${card} || ${sellerSuffixSql(seller)}`;
+function sellerCardSql(
+  card: SQLWrapper,
+  activeField: SQLWrapper,
+  seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper },
+): SQL<string> {
+  return sql<string>`${card} || ${activeField} || ${sellerSuffixSql(seller)}`;
+}
+
+/**
+ * A browse card's `is_active`, between the stored card and its seller: always true but on the pages
+ * of include_completed, which also show listings no longer active.
+ */
+export const ACTIVE_CARD_FIELD = ',"is_active":true';
+
+function activeFieldSql(isActive: SQLWrapper, completed: boolean): SQL<string> {
+  return completed
+    ? sql<string>`CASE WHEN ${isActive} THEN ',"is_active":true' ELSE ',"is_active":false' END`
+    : sql<string>`${ACTIVE_CARD_FIELD}`;
 }
 
 /** A card's last field, its seller, and its closing brace (the listing index keeps one per seller). */
@@ -423,6 +439,7 @@ const pageFields = {
   id: listings.id,
   agentId: listings.agentId,
   cardText: listings.cardText,
+  isActive: listings.isActive,
   priceWei: listings.priceWei,
   timesPurchased: listings.timesPurchased,
   createdAt: listings.createdAt,
@@ -524,7 +541,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     // Each row of the page in its order (with one more past it, when there is a next page).
     const ranked = db
       .select({
-        card: sellerCardSql(matched.cardText, {
+        card: sellerCardSql(matched.cardText, activeFieldSql(matched.isActive, shape.completed), {
           id: matched.agentId,
           name: agents.name,
           tier: agents.reputationTier,
@@ -611,7 +628,7 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     const last = page[page.length - 1];
     let cards = "";
     for (const listing of page)
-      cards += `${cards === "" ? "" : ","}${listing.card}${index.sellerSuffix(listing.agentId)}`;
+      cards += `${cards === "" ? "" : ","}${listing.card}${ACTIVE_CARD_FIELD}${index.sellerSuffix(listing.agentId)}`;
     return {
       cards,
       next_cursor:

@@ -183,6 +183,7 @@ describe("GET /api/listings", () => {
           times_purchased: 3,
           avg_rating: "4.67",
           created_at: listing.created_at,
+          is_active: true,
           agent: { id: seller.id, name: "Browsed", reputation_tier: "NEWCOMER" },
         },
       ],
@@ -218,7 +219,7 @@ describe("GET /api/listings", () => {
     expect(page.listings).toHaveLength(cases.length);
     for (const card of page.listings) {
       const details = await json(await get(t.app, `/api/listings/${card.id}`));
-      const { is_active, agents, seller_reputation, ...summary } = details;
+      const { agents, seller_reputation, ...summary } = details;
       const { agent, ...shown } = card;
       expect(shown).toEqual(summary);
       expect(agent).toEqual({ id: agents.id, name: agents.name, reputation_tier: "NEWCOMER" });
@@ -707,6 +708,13 @@ describe("GET /api/listings: the live service's query keys", () => {
       delisted.id,
       shown.id,
     ]);
+    // Each card says which listings are no longer active; without include_completed all are.
+    const both = (await browse({ keyword: word, include_completed: "true" })).listings;
+    expect(both.map((listing: { id: string; is_active: boolean }) => [listing.id, listing.is_active])).toEqual([
+      [delisted.id, false],
+      [shown.id, true],
+    ]);
+    expect((await browse({ keyword: word })).listings.map((l: { is_active: boolean }) => l.is_active)).toEqual([true]);
     expect(await browseIds({ keyword: `${word} extra`, include_completed: "true" })).toEqual([]);
     const { ids } = await allPages({ keyword: word, include_completed: "true", limit: "1", sort: "cheapest" });
     expect(ids).toEqual([shown.id, delisted.id]);

@@ -320,9 +320,9 @@ describe("buying an accepted offer", () => {
 });
 
 describe("refused offers and moves change nothing", () => {
-  it("answers 400 for a price of 0, above 2^128 - 1 or not a wei string, and for an offer on one's own listing", async () => {
+  it("answers 400 for a price of 0, above 2^128 - 1 or not a whole amount of wei, and for an offer on one's own listing", async () => {
     const { seller, buyer, listing } = await marketOf("bad prices");
-    for (const price_wei of ["0", (2n ** 128n).toString(), "-5", "1.5", 4_000_000, "", null, "1e6"]) {
+    for (const price_wei of ["0", (2n ** 128n).toString(), "-5", "1.5", 0, 4_000_000.5, -4, 2 ** 53, "", null, "1e6"]) {
       const response = await offerOn(listing.id, buyer, { price_wei });
       expect(response.status, String(price_wei)).toBe(400);
       expect(await json(response)).toMatchObject({ code: "invalid_request" });
@@ -334,6 +334,11 @@ describe("refused offers and moves change nothing", () => {
     const own = await offerOn(listing.id, seller, { price_wei: "1000000" });
     expect(own.status).toBe(400);
     expect((await json(await get(t.app, `/api/listings/${listing.id}/offers`, seller.key))).offers).toEqual([]);
+    // A whole number of wei as a JSON number is an amount (the live service's clients send them).
+    const numeric = await registerAgent(t.app, "numeric buyer");
+    const made = await offerOn(listing.id, numeric, { price_wei: 4_000_000 });
+    expect(made.status).toBe(201);
+    expect(await json(made)).toMatchObject({ offer: { price_wei: "4000000" } });
     // Unknown fields are ignored.
     expect((await offerOn(listing.id, buyer, { price_wei: "1000000", currency: "USDC", extra: 1 })).status).toBe(201);
   });
