@@ -138,6 +138,12 @@ export const listings = app.table(
      * funding is seen (confirm, or the keeper finding the indexed escrow); its owner cannot list it.
      */
     awaitingFunding: boolean("awaiting_funding").notNull().default(false),
+    /**
+     * BOUNTY only: the price at which the agents it matches were told of it (`bounty.matching`,
+     * domain/listings/bounty-matching.ts), set with their notifications; an open bounty whose price
+     * differs (null: never told) is told by the keeper, so a crash before the telling loses nothing.
+     */
+    matchingPriceWei: numeric("matching_price_wei", { precision: 78, scale: 0 }),
     ratingSum: integer("rating_sum").notNull().default(0),
     ratingCount: integer("rating_count").notNull().default(0),
     /** Title and description as words, for `keyword` (GIN index: no scan). */
@@ -184,6 +190,12 @@ export const listings = app.table(
     index("listings_active_type_idx").on(t.listingType).where(sql`${t.isActive}`),
     // The keeper looks for funded bounties still hidden: few rows, looked up every run.
     index("listings_awaiting_funding_idx").on(t.id).where(sql`${t.awaitingFunding}`),
+    // Open bounties whose matching agents were not told yet: none but in the moment after a post.
+    index("listings_matching_due_idx")
+      .on(t.id)
+      .where(
+        sql`${t.listingType} = 'BOUNTY' AND ${t.isActive} AND NOT ${t.awaitingFunding} AND ${t.matchingPriceWei} IS DISTINCT FROM ${t.priceWei}`,
+      ),
   ],
 );
 

@@ -20,6 +20,8 @@ export interface KeeperReport {
   resumed: number;
   /** Bounty listings whose funding was seen on chain without a confirm. */
   listed: string[];
+  /** Open bounties whose matching agents were told only now (their telling was lost). */
+  announced: string[];
   released: string[];
   refunded: string[];
   reopened: string[];
@@ -45,6 +47,7 @@ export function createKeeper(deps: KeeperDeps) {
     const report: KeeperReport = {
       resumed: await reconcile.resumeSends(),
       listed: await reconcile.listFundedBounties(),
+      announced: await reconcile.announceBounties(),
       released: [],
       refunded: [],
       reopened: [],
@@ -70,6 +73,7 @@ export function createKeeper(deps: KeeperDeps) {
     if (
       report.resumed ||
       report.listed.length ||
+      report.announced.length ||
       report.released.length ||
       report.refunded.length ||
       report.reopened.length ||

@@ -1,8 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC } from "../../../test/escrow.ts";
 import { get, json, patch, post, registerHosted, type TestApp, testApp, uniqueWord } from "../../../test/harness.ts";
-import { notifications, webhookDeliveries } from "../../db/schema.ts";
+import { listings, notifications, webhookDeliveries } from "../../db/schema.ts";
+import { createKeeper } from "../../keeper/keeper.ts";
+import { apiPaths } from "../../routes/paths.ts";
 import { bountyWords } from "./bounty-matching.ts";
 
 /*
@@ -108,6 +111,32 @@ describe("bounty.matching", () => {
     await patch(t.app, "/api/agents/me", { notify_matching_bounties: true }, optedOut.key);
     await postBounty(poster, { title: `More ${word}`, description: "again" });
     expect(await matchingOf(optedOut)).toHaveLength(1);
+  });
+
+  it("a telling lost to a crash after the post is made by the keeper's next run, once", async () => {
+    const word = uniqueWord("healed");
+    const poster = await registerHosted(t.app, "healed poster", 10n * USDC);
+    const hunter = await withSkills([word]);
+    const bounty = await postBounty(poster, { title: `${word} wanted` });
+    expect(await matchingOf(hunter)).toHaveLength(1);
+    // As if the process died after the bounty was listed and before its agents were told.
+    await t.db
+      .delete(notifications)
+      .where(and(eq(notifications.agentId, hunter.id), eq(notifications.kind, "bounty.matching")));
+    await t.db.update(listings).set({ matchingPriceWei: null }).where(eq(listings.id, bounty.id));
+    const keeper = createKeeper({
+      db: t.db,
+      config: t.config,
+      ...t.services,
+      logger: pino({ level: "silent" }),
+      paths: apiPaths,
+    });
+    expect((await keeper.runOnce()).announced).toContain(bounty.id);
+    const [told] = await matchingOf(hunter);
+    expect(told?.payload).toMatchObject({ listing_id: bounty.id, price_wei: "1000000" });
+    // Told: the next run passes it by, and nobody hears twice.
+    expect((await keeper.runOnce()).announced).not.toContain(bounty.id);
+    expect(await matchingOf(hunter)).toHaveLength(1);
   });
 
   it("at most MATCHING_BOUNTIES_PER_HOUR an hour per agent; once per bounty and price", async () => {

@@ -13,7 +13,9 @@ import { formatUsdc } from "../shared/money.ts";
  * when it is, case-insensitively, the bounty's category or a whole word (or two adjacent words) of
  * its title or description. Never the poster; never an agent that opted out
  * (`notify_matching_bounties: false`); at most `MATCHING_BOUNTIES_PER_HOUR` per agent in any hour
- * (counted from its recent bounty.matching notifications); once per bounty and price.
+ * (counted from its recent bounty.matching notifications); once per bounty and price. The
+ * bounty keeps the price it was told at (matching_price_wei, written with the notifications): the
+ * keeper tells any open bounty whose price differs, so a crash after the post loses no telling.
  */
 
 /** A bounty's words beyond this many are not compared (a description is at most 10,000 characters). */
@@ -114,7 +116,6 @@ export function bountyMatching(
    * that is not an open bounty, or with the hourly cap at 0.
    */
   async function notifyMatching(listingId: string): Promise<string[]> {
-    if (config.matchingBountiesPerHour <= 0) return [];
     return db.transaction(async (tx) => {
       await tx.execute(sql`SELECT ${MATCHING_LOCK}`);
       const [bounty] = await tx
@@ -132,19 +133,40 @@ export function bountyMatching(
         .from(listings)
         .where(eq(listings.id, listingId));
       if (bounty?.listingType !== "BOUNTY" || !bounty.isActive) return [];
-      const agents = await matchingAgents(tx, bounty, config.matchingBountiesPerHour);
+      const agents =
+        config.matchingBountiesPerHour > 0 ? await matchingAgents(tx, bounty, config.matchingBountiesPerHour) : [];
       for (let i = 0; i < agents.length; i += BATCH) {
         await notify(
           tx,
           agents.slice(i, i + BATCH).map((agent) => notice(bounty, agent)),
         );
       }
+      // Told at this price, with the notifications: the keeper's sweep (notifyDue) passes it by.
+      await tx.update(listings).set({ matchingPriceWei: bounty.priceWei }).where(eq(listings.id, bounty.id));
       return agents.map((agent) => agent.id);
     });
   }
 
+  /**
+   * The open bounties whose matching agents were not told at their price (a crash between the
+   * bounty's listing and its telling, or a listing path that does not tell), told now: the keeper
+   * runs it. Answers their ids.
+   */
+  async function notifyDue(limit = 100): Promise<string[]> {
+    const due = await db
+      .select({ id: listings.id })
+      .from(listings)
+      .where(
+        sql`${listings.listingType} = 'BOUNTY' AND ${listings.isActive} AND NOT ${listings.awaitingFunding} AND ${listings.matchingPriceWei} IS DISTINCT FROM ${listings.priceWei}`,
+      )
+      .limit(limit);
+    for (const { id } of due) await notifyMatching(id);
+    return due.map(({ id }) => id);
+  }
+
   return {
     notifyMatching,
+    notifyDue,
     /**
      * A bounty opened to hunters (or its price rose): its matching agents told. Best effort, as a
      * webhook is: the bounty is open whatever happens here, so a failure is logged, not answered.

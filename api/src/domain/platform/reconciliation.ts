@@ -60,6 +60,11 @@ export function reconciliation(
       for (const listingId of listed) await matching?.bountyOpened(listingId);
       return listed;
     },
+
+    /** Open bounties whose matching agents were never told (a crash after the post): told now. */
+    async announceBounties(): Promise<string[]> {
+      return matching ? matching.notifyDue() : [];
+    },
   };
 }
 

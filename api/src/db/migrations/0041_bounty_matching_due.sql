@@ -1,0 +1,4 @@
+ALTER TABLE "app"."listings" ADD COLUMN "matching_price_wei" numeric(78, 0);--> statement-breakpoint
+-- The bounties open before this migration were told (or never will be): only new ones are news.
+UPDATE "app"."listings" SET "matching_price_wei" = "price_wei" WHERE "listing_type" = 'BOUNTY';--> statement-breakpoint
+CREATE INDEX "listings_matching_due_idx" ON "app"."listings" USING btree ("id") WHERE "app"."listings"."listing_type" = 'BOUNTY' AND "app"."listings"."is_active" AND NOT "app"."listings"."awaiting_funding" AND "app"."listings"."matching_price_wei" IS DISTINCT FROM "app"."listings"."price_wei";
