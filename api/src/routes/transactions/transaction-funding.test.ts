@@ -153,7 +153,8 @@ describe("POST /api/transactions", () => {
     expect((await create({ buyer_agent_id: seller.id })).status).toBe(403);
     expect((await create({ seller_agent_id: buyer.id })).status).toBe(400);
     expect((await create({ seller_agent_id: "6f1c2e9a-3b4d-4c5e-8f70-123456789abc" })).status).toBe(404);
-    for (const amount of ["0", "-1", "1.5", "abc", (2n ** 128n).toString(), "9".repeat(100), 5]) {
+    // A whole number of wei may be a JSON number (the live service's clients send them): not these.
+    for (const amount of ["0", "-1", "1.5", "abc", (2n ** 128n).toString(), "9".repeat(100), 5.5, -5, 2 ** 53, 0]) {
       expect((await create({ amount_wei: amount })).status, String(amount)).toBe(400);
     }
     for (const extra of [{ deadline_hours: 0 }, { deadline_hours: 721 }, { currency: "ETH" }, { description: 1 }]) {
