@@ -84,12 +84,14 @@ export const refName = (ref: string) => ref.replace(/^#\/components\/schemas\//,
  * ours, for its clients. The SDK calls ours, so its files are generated from the rest: no action,
  * type or idempotent write of an alias.
  */
-export function withoutAliases(document: OpenApiDocument): OpenApiDocument {
+export function withoutAliases<D extends { paths: Record<string, Record<string, { "x-alias-of"?: string }>> }>(
+  document: D,
+): D {
   const paths = Object.entries(document.paths).flatMap(([path, item]) => {
     const kept = Object.fromEntries(
       Object.entries(item).filter(
         ([method, operation]) =>
-          !(METHODS as readonly string[]).includes(method) || (operation as Operation)["x-alias-of"] === undefined,
+          !(METHODS as readonly string[]).includes(method) || operation["x-alias-of"] === undefined,
       ),
     );
     return Object.keys(kept).some((key) => (METHODS as readonly string[]).includes(key)) ? [[path, kept] as const] : [];

@@ -14,8 +14,7 @@ const { apiUrl } = inject("sharedStack");
 const call = (method: string, route: string, body?: unknown, key?: string) => callApi(apiUrl, method, route, body, key);
 
 /** A GET as the client sends it: 200, or the test fails naming the request and the answer. */
-// biome-ignore lint/suspicious/noExplicitAny: the answers are read as arbitrary JSON.
-async function read(route: string, key?: string): Promise<any> {
+async function read(route: string, key?: string) {
   const { status, body } = await call("GET", route, undefined, key);
   expect(status, `${route}: ${JSON.stringify(body).slice(0, 300)}`).toBe(200);
   return body;

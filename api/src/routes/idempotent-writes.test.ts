@@ -5,10 +5,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, parseEther } from "viem";
 import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  type OpenApiDocument as SdkDocument,
-  withoutAliases as sdkWithoutAliases,
-} from "../../../sdk/scripts/openapi-document.ts";
+import { withoutAliases as sdkWithoutAliases } from "../../../sdk/scripts/openapi-document.ts";
 import { idempotentOperationsOf, idempotentOperationsSource } from "../../../sdk/scripts/openapi-types.ts";
 import { testMarket, USDC } from "../../test/escrow.ts";
 import {
@@ -60,6 +57,7 @@ const NOT_IDEMPOTENT: Record<string, string> = {
 };
 
 interface OpenApiOperation {
+  "x-alias-of"?: string;
   parameters?: { in: string; name: string; required?: boolean; description?: string }[];
 }
 type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
@@ -90,7 +88,7 @@ function operations(): [string, OpenApiOperation][] {
 }
 
 /** The document as the SDK is generated from it: without the live service's aliases. */
-const withoutAliases = (of: OpenApiDocument) => sdkWithoutAliases(of as unknown as SdkDocument);
+const withoutAliases = (of: OpenApiDocument) => sdkWithoutAliases(of);
 
 const idempotencyHeaderOf = (operation: OpenApiOperation) =>
   operation.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key");

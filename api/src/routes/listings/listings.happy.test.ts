@@ -396,11 +396,14 @@ describe("GET /api/listings", () => {
   it("sorts expensive (price descending, ties by id descending), and highest the same, with cursors of their own", async () => {
     const seller = await registerAgent(t.app);
     const word = uniqueWord();
-    const prices = ["3000000", "1000000", "2000000", "2000000", "900000000000000000000000000000"];
-    // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
-    const made: any[] = [];
-    for (const price_wei of prices) made.push(await createListing(t.app, seller, { title: word, price_wei }));
-    const [a, b, c, d, dear] = made;
+    const listed = (price_wei: string): Promise<{ id: string }> =>
+      createListing(t.app, seller, { title: word, price_wei });
+    const a = await listed("3000000");
+    const b = await listed("1000000");
+    const c = await listed("2000000");
+    const d = await listed("2000000");
+    const dear = await listed("900000000000000000000000000000");
+    const made = [a, b, c, d, dear];
     const cdDesc = [c.id, d.id].sort().reverse();
     const expected = [dear.id, a.id, ...cdDesc, b.id];
     expect(await browseIds({ keyword: word, sort: "expensive" })).toEqual(expected);
