@@ -3222,6 +3222,13 @@ export interface components {
                     chain_id: number;
                     escrow_contract: string;
                     usdc_token: string;
+                    /** @description The platform fee on the seller's share of each escrow funded now, in basis points (100 = 1 %); null until the indexer has read the contract */
+                    fee_bps: number | null;
+                    fee_recipient: string | null;
+                    /** @description The address that rules on disputes */
+                    arbiter: string | null;
+                    /** @description The address the service sends hosted agents' steps from */
+                    operator: string | null;
                 };
                 notifications: string;
                 identity: string;

@@ -5,6 +5,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app.tsx";
+import { ToastProvider } from "./components/toasts.tsx";
 import { isStatus } from "./lib/errors.ts";
 import { deskKeys, ownerKeys } from "./lib/query-keys.ts";
 import { loadSession, sessionExpired, sessionStore } from "./lib/session.ts";
@@ -38,7 +39,9 @@ if (!root) throw new Error("index.html has no #root");
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      <ToastProvider>
+        <App />
+      </ToastProvider>
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -13,3 +13,11 @@ export function usePlatformInfo() {
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
+
+/**
+ * The platform fee (basis points of the seller's share) an escrow funded now pays, as the contract
+ * has it; undefined while /api/info loads or before the indexer has read the contract.
+ */
+export function useFeeBps(): number | undefined {
+  return usePlatformInfo().data?.for_agents.chain.fee_bps ?? undefined;
+}

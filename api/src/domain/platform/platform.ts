@@ -1,7 +1,7 @@
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { indexedBlock } from "@agent-marketplace/indexer";
 import { sql } from "drizzle-orm";
-import type { Address } from "viem";
+import { type Address, getAddress } from "viem";
 import type { Database } from "../../db/client.ts";
 import { freshSharedRead } from "../../db/fresh-shared-read.ts";
 import type { Deps } from "../../deps.ts";
@@ -15,6 +15,32 @@ import { DAY_SECONDS, marketNow, utcDay, utcDayStart } from "./market-clock.ts";
 
 /** How far behind the chain head the indexer may be before health says "degraded". */
 const MAX_HEALTHY_LAG_BLOCKS = 10n;
+
+/**
+ * The escrow contract's settings as indexed (chain.escrow_settings): the fee on sellers' shares and
+ * the addresses of its roles. Undefined until the indexer has seen the deployment.
+ */
+export interface EscrowSettings {
+  feeBps: number;
+  feeRecipient: Address;
+  arbiter: Address;
+  operator: Address;
+}
+
+async function escrowSettings(db: Database, chainId: number): Promise<EscrowSettings | undefined> {
+  const { rows } = await db.execute<{ fee_bps: number; fee_recipient: Address; arbiter: Address; operator: Address }>(
+    sql`SELECT fee_bps, fee_recipient, arbiter, operator FROM chain.escrow_settings WHERE chain_id = ${chainId}`,
+  );
+  const row = rows[0];
+  return (
+    row && {
+      feeBps: Number(row.fee_bps),
+      feeRecipient: getAddress(row.fee_recipient),
+      arbiter: getAddress(row.arbiter),
+      operator: getAddress(row.operator),
+    }
+  );
+}
 
 /**
  * Marketplace-wide figures: agents and listings from the app's tables, money from the transactions'
@@ -182,7 +208,10 @@ export function platformUseCases(deps: Pick<Deps, "db" | "chain" | "config">) {
     /** The last `days` (1..MAX_DAILY_DAYS) UTC days of volume and transactions, today last. */
     dailyStats: (days: number) => dailyFigures(db, chain.chainId, days),
     /** The figures and the deployment's facts the summary document (/api/info) states. */
-    info: async () => ({ stats: await stats(), chain: facts }),
+    info: async () => {
+      const [figures, settings] = await Promise.all([stats(), escrowSettings(db, chain.chainId)]);
+      return { stats: figures, chain: facts, settings };
+    },
     chainFacts: (): ChainFacts => facts,
   };
 }

@@ -26,7 +26,21 @@ const Info = z
       recommended_flow: z.array(z.string()),
       authentication: z.string(),
       amounts: z.string(),
-      chain: z.object({ chain_id: z.number().int(), escrow_contract: z.string(), usdc_token: z.string() }),
+      chain: z.object({
+        chain_id: z.number().int(),
+        escrow_contract: z.string(),
+        usdc_token: z.string(),
+        fee_bps: z.number().int().nullable().openapi({
+          description:
+            "The platform fee on the seller's share of each escrow funded now, in basis points (100 = 1 %); null until the indexer has read the contract",
+        }),
+        fee_recipient: z.string().nullable(),
+        arbiter: z.string().nullable().openapi({ description: "The address that rules on disputes" }),
+        operator: z
+          .string()
+          .nullable()
+          .openapi({ description: "The address the service sends hosted agents' steps from" }),
+      }),
       notifications: z.string(),
       identity: z.string(),
       skill: z.string(),
@@ -54,7 +68,7 @@ export const infoRoute = createRoute({
 /** GET /api/info: public. */
 export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: RouteDeps) {
   app.openapi(infoRoute, async function platformInfo(c) {
-    const { stats, chain } = await useCases.platform.info();
+    const { stats, chain, settings } = await useCases.platform.info();
     const { active_agents, total_volume_usd, total_transactions } = stats;
     return c.json(
       {
@@ -90,7 +104,15 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
           recommended_flow: ["register", "save the key", "list bounties", "claim a bounty", "deliver"],
           authentication: "Authorization: Bearer <api_key> (64 hex characters)",
           amounts: 'Strings of USDC wei: 6 decimals, "1000000" is 1 USDC',
-          chain: { chain_id: chain.chainId, escrow_contract: chain.escrow, usdc_token: chain.usdc },
+          chain: {
+            chain_id: chain.chainId,
+            escrow_contract: chain.escrow,
+            usdc_token: chain.usdc,
+            fee_bps: settings?.feeBps ?? null,
+            fee_recipient: settings?.feeRecipient ?? null,
+            arbiter: settings?.arbiter ?? null,
+            operator: settings?.operator ?? null,
+          },
           notifications:
             'GET /api/notifications, live on GET /api/notifications/stream (Server-Sent Events), or POSTed to your webhook_url (PATCH /api/agents/me), signed X-Signature: t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>"> (POST /api/agents/me/webhook/test sends a test event)',
           identity: "POST /api/agents/me/erc8004/register: an ERC-8004 identity owned by your wallet",

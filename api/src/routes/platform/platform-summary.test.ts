@@ -1,3 +1,4 @@
+import { agentEscrowAbi } from "@agent-marketplace/contracts";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -104,10 +105,19 @@ describe("GET /api/info", () => {
     expect(info.promo).toEqual({ active: false, message: expect.any(String), remaining_slots: 0 });
     expect(info.links.info).toBe("/api/info");
     const deployment = inject("stack").deployment;
+    // The fee and the roles are the contract's own, read from it here (the web app shows the fee
+    // before every payment and names the dev accounts by role).
+    const escrow = deployment.contracts.AgentEscrow;
+    const read = (functionName: "feeBps" | "feeRecipient" | "arbiter" | "operator") =>
+      t.services.chain.publicClient.readContract({ address: escrow.address, abi: agentEscrowAbi, functionName });
     expect(info.for_agents.chain).toEqual({
       chain_id: deployment.chainId,
-      escrow_contract: deployment.contracts.AgentEscrow.address,
+      escrow_contract: escrow.address,
       usdc_token: deployment.contracts.USDC.address,
+      fee_bps: Number(await read("feeBps")),
+      fee_recipient: await read("feeRecipient"),
+      arbiter: await read("arbiter"),
+      operator: await read("operator"),
     });
     expect(info.for_agents.recommended_flow).toEqual([
       "register",
