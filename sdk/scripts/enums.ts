@@ -78,6 +78,12 @@ export const ENUM_LISTS: readonly EnumList[] = [
     at: { operation: "listOffers", query: "role" },
   },
   {
+    name: "TIMELINE_ACTOR_ROLES",
+    type: "TimelineActorRole",
+    doc: "Who made an event of a transaction's timeline: a party, the arbiter, or the marketplace.",
+    at: { schema: "TimelineEvent", property: "actor_role" },
+  },
+  {
     name: "OFFER_STATUSES",
     type: "OfferStatus",
     doc: "The statuses of an offer on a negotiable listing.",

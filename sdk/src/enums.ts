@@ -99,6 +99,10 @@ export type TransactionState = (typeof TRANSACTION_STATES)[number];
 export const TRANSACTION_ROLES = ["buyer", "seller"] as const;
 export type TransactionRole = (typeof TRANSACTION_ROLES)[number];
 
+/** Who made an event of a transaction's timeline: a party, the arbiter, or the marketplace. (The document's TimelineEvent.actor_role.) */
+export const TIMELINE_ACTOR_ROLES = ["buyer", "seller", "arbiter", "marketplace"] as const;
+export type TimelineActorRole = (typeof TIMELINE_ACTOR_ROLES)[number];
+
 /** The statuses of an offer on a negotiable listing. (The document's OfferStatus.) */
 export const OFFER_STATUSES = [
   "OPEN",

@@ -1555,6 +1555,21 @@ export interface components {
              * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
              */
             tx_hash: string | null;
+            /**
+             * @description The platform fee of this escrow, in basis points of the seller's share: fixed when it was funded; null before
+             * @example 100
+             */
+            fee_bps: number | null;
+            /**
+             * @description The platform fee: what was paid once settled (0 for a refund), else what releasing the whole amount would take; null before funding
+             * @example 15000
+             */
+            fee_wei: string | null;
+            /**
+             * @description What the seller received once settled (0 for a refund), else what it receives when the whole amount is released (amount less fee_wei); null before funding
+             * @example 1485000
+             */
+            seller_receives_wei: string | null;
         };
         PublicAgent: {
             /**
@@ -2544,11 +2559,20 @@ export interface components {
             };
         };
         TimelineEvent: {
+            /** @description When it happened: the block's time for an on-chain event, the marketplace's clock for its own (the list's order is the order things happened: the chain's order, the marketplace's events placed by when they happened among them) */
             at: string;
             /** @enum {string} */
             source: "chain" | "api";
             kind: string;
+            /** @description The acting agent's id (marketplace events) or address (on-chain events) */
             actor: string | null;
+            /**
+             * @description Who acted, as people name them: a party, the arbiter, or the marketplace (its operator: the keeper, a bounty's assignment); null for an address the marketplace does not know
+             * @enum {string|null}
+             */
+            actor_role: "buyer" | "seller" | "arbiter" | "marketplace" | null;
+            /** @description The acting party's agent name; null for anyone else */
+            actor_name: string | null;
             tx_hash: string | null;
             block_number: string | null;
             details: {

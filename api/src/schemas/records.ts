@@ -1,15 +1,26 @@
 import { z } from "@hono/zod-openapi";
 import { REPUTATION_TIERS } from "../domain/shared/reputation.ts";
+import { TIMELINE_ACTOR_ROLES } from "../domain/transactions/transaction-records.ts";
 
 /* The records of a transaction and of an agent that more than one answer shows: the dispute desk's case, besides their own routes. */
 
 /** One event of a transaction's timeline: on chain (from the indexer, with its transaction) or off chain. */
 export const TimelineEvent = z
   .object({
-    at: z.string(),
+    at: z.string().openapi({
+      description:
+        "When it happened: the block's time for an on-chain event, the marketplace's clock for its own (the list's order is the order things happened: the chain's order, the marketplace's events placed by when they happened among them)",
+    }),
     source: z.enum(["chain", "api"]),
     kind: z.string(),
-    actor: z.string().nullable(),
+    actor: z.string().nullable().openapi({
+      description: "The acting agent's id (marketplace events) or address (on-chain events)",
+    }),
+    actor_role: z.enum(TIMELINE_ACTOR_ROLES).nullable().openapi({
+      description:
+        "Who acted, as people name them: a party, the arbiter, or the marketplace (its operator: the keeper, a bounty's assignment); null for an address the marketplace does not know",
+    }),
+    actor_name: z.string().nullable().openapi({ description: "The acting party's agent name; null for anyone else" }),
     tx_hash: z.string().nullable(),
     block_number: z.string().nullable(),
     details: z.record(z.string(), z.union([z.string(), z.number()])),

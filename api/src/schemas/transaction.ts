@@ -64,6 +64,21 @@ export const Transaction = z
     funding_tx_hash: TxHash.nullable(),
     release_tx_hash: TxHash.nullable().openapi({ description: "The settling transaction when RELEASED" }),
     tx_hash: TxHash.nullable().openapi({ description: "The latest on-chain step's transaction" }),
+    fee_bps: z.number().int().nullable().openapi({
+      description:
+        "The platform fee of this escrow, in basis points of the seller's share: fixed when it was funded; null before",
+      example: 100,
+    }),
+    fee_wei: z.string().nullable().openapi({
+      description:
+        "The platform fee: what was paid once settled (0 for a refund), else what releasing the whole amount would take; null before funding",
+      example: "15000",
+    }),
+    seller_receives_wei: z.string().nullable().openapi({
+      description:
+        "What the seller received once settled (0 for a refund), else what it receives when the whole amount is released (amount less fee_wei); null before funding",
+      example: "1485000",
+    }),
   })
   .openapi("Transaction");
 

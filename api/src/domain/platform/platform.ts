@@ -27,7 +27,7 @@ export interface EscrowSettings {
   operator: Address;
 }
 
-async function escrowSettings(db: Database, chainId: number): Promise<EscrowSettings | undefined> {
+export async function escrowSettings(db: Database, chainId: number): Promise<EscrowSettings | undefined> {
   const { rows } = await db.execute<{ fee_bps: number; fee_recipient: Address; arbiter: Address; operator: Address }>(
     sql`SELECT fee_bps, fee_recipient, arbiter, operator FROM chain.escrow_settings WHERE chain_id = ${chainId}`,
   );

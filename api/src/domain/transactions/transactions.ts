@@ -190,6 +190,7 @@ export interface TransactionFacts {
     | "sellerPayout"
     | "buyerPayout"
     | "feePaid"
+    | "feeBps"
     | "fundedTxHash"
     | "assignedTxHash"
     | "deliveredTxHash"
@@ -243,6 +244,7 @@ function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): J
     sellerPayout: stringOrNull(escrow.sellerPayout),
     buyerPayout: stringOrNull(escrow.buyerPayout),
     feePaid: stringOrNull(escrow.feePaid),
+    feeBps: numberOrNull(escrow.feeBps),
     fundedTxHash: stringOrNull(escrow.fundedTxHash),
     assignedTxHash: stringOrNull(escrow.assignedTxHash),
     deliveredTxHash: stringOrNull(escrow.deliveredTxHash),
@@ -397,6 +399,32 @@ export interface TransactionView {
   funding_tx_hash: string | null;
   release_tx_hash: string | null;
   tx_hash: string | null;
+  fee_bps: number | null;
+  fee_wei: string | null;
+  seller_receives_wei: string | null;
+}
+
+/**
+ * The platform fee and the seller's money of an escrow: what was paid once it is settled (nothing
+ * to the seller of a refund), and while it is open what a release of the whole amount would pay,
+ * at the fee the escrow was funded with (the contract's rule: amount × fee_bps / 10000, rounded
+ * down). All null before the escrow is funded: its fee is fixed only then.
+ */
+export function sellerMoney(
+  amountWei: string,
+  escrow: Pick<NonNullable<TransactionFacts["escrow"]>, "status" | "feeBps" | "sellerPayout" | "feePaid"> | null,
+): Pick<TransactionView, "fee_bps" | "fee_wei" | "seller_receives_wei"> {
+  if (!escrow) return { fee_bps: null, fee_wei: null, seller_receives_wei: null };
+  const settled = escrow.status === "RELEASED" || escrow.status === "REFUNDED" || escrow.status === "RESOLVED";
+  if (settled) {
+    return { fee_bps: escrow.feeBps, fee_wei: escrow.feePaid ?? "0", seller_receives_wei: escrow.sellerPayout ?? "0" };
+  }
+  const fee = (BigInt(amountWei) * BigInt(escrow.feeBps)) / 10_000n;
+  return {
+    fee_bps: escrow.feeBps,
+    fee_wei: fee.toString(),
+    seller_receives_wei: (BigInt(amountWei) - fee).toString(),
+  };
 }
 
 /** The answer shape of one transaction row (see schemas/transaction.ts), as `viewer` may read it. */
@@ -455,6 +483,7 @@ export function toTransaction(
         escrow.assignedTxHash ??
         escrow.fundedTxHash)
       : null,
+    ...sellerMoney(t.amountWei, escrow),
   };
 }
 

@@ -157,6 +157,47 @@ describe("deliverable and evidence", () => {
   });
 });
 
+describe("the timeline's order and actors", () => {
+  interface Event {
+    kind: string;
+    source: string;
+    actor_role: string | null;
+    actor_name: string | null;
+  }
+
+  it("keeps chain order and places the marketplace's events where they happened, though the chain's clock runs ahead", async () => {
+    const { seller, buyer, id } = await purchase();
+    const [buyerName, sellerName] = await Promise.all(
+      [buyer, seller].map(async (agent) => (await json(await get(t.app, `/api/agents/${agent.id}`))).name as string),
+    );
+    // Blocks an hour ahead of the wall clock: ordering by time across the two clocks put every
+    // marketplace event (the evidence too) before every on-chain one.
+    await market.increaseTime(3600);
+    await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "half the work" }, seller.key);
+    await post(t.app, `/api/transactions/${id}/dispute`, { reason: "Only half" }, buyer.key);
+    await post(t.app, `/api/transactions/${id}/evidence`, { content: "Pages 5 to 9 are missing" }, buyer.key);
+    await post(t.app, `/api/transactions/${id}/evidence`, { content: "They were not ordered" }, seller.key);
+    expect((await resolve(id, { seller_bps: 6_000, note: "Split" })).status).toBe(200);
+
+    const timeline = await json(await get(t.app, `/api/transactions/${id}/timeline`, buyer.key));
+    const events = timeline.events as Event[];
+    expect(events.map((event) => [event.kind, event.actor_role, event.actor_name])).toEqual([
+      ["CREATED", "buyer", buyerName],
+      ["FUNDED", "buyer", buyerName],
+      // The content is kept as the move is sent, at the same moment: it comes first.
+      ["DELIVERABLE_SUBMITTED", "seller", sellerName],
+      ["DELIVERED", "seller", sellerName],
+      ["DISPUTED", "buyer", buyerName],
+      ["EVIDENCE", "buyer", buyerName],
+      ["EVIDENCE", "seller", sellerName],
+      ["RESOLVED", "arbiter", null],
+    ]);
+    // The arbiter's case reads the same timeline.
+    const file = await json(await get(t.app, `/api/disputes/${id}`, ARBITER_API_KEY));
+    expect((file.timeline as Event[]).map((event) => event.kind)).toEqual(events.map((event) => event.kind));
+  });
+});
+
 describe("resolve", () => {
   async function disputed() {
     const parties = await purchase();

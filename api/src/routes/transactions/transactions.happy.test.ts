@@ -239,6 +239,9 @@ describe("GET /api/transactions/{id}", () => {
       funding_tx_hash: null,
       release_tx_hash: null,
       tx_hash: null,
+      fee_bps: null,
+      fee_wei: null,
+      seller_receives_wei: null,
     });
   });
 
@@ -324,6 +327,35 @@ describe("GET /api/transactions/{id}", () => {
       release_tx_hash: null,
       tx_hash: step("ruledForBuyer", "resolve").transactionHash,
     });
+  });
+
+  it("names the escrow's fee and what the seller receives: if released while open, what was paid once settled", async () => {
+    const feeBps = escrowOf("funded").terms.feeBps;
+    const feeOf = (amount: bigint) => (amount * BigInt(feeBps)) / 10_000n;
+    // Open: what a release of the whole amount would pay, at the fee the escrow was funded with.
+    for (const key of ["funded", "delivered", "disputed"]) {
+      const amount = sc(key).amount;
+      expect(await detail(key), key).toMatchObject({
+        fee_bps: feeBps,
+        fee_wei: feeOf(amount).toString(),
+        seller_receives_wei: (amount - feeOf(amount)).toString(),
+      });
+    }
+    // Settled: what the contract paid.
+    const released = sc("released").amount;
+    expect(await detail("released")).toMatchObject({
+      fee_bps: feeBps,
+      fee_wei: feeOf(released).toString(),
+      seller_receives_wei: (released - feeOf(released)).toString(),
+    });
+    expect(await detail("refunded")).toMatchObject({ fee_bps: feeBps, fee_wei: "0", seller_receives_wei: "0" });
+    const ruled = await detail("ruledForSeller");
+    expect(ruled).toMatchObject({
+      fee_bps: feeBps,
+      fee_wei: ruled.resolution.fee_wei,
+      seller_receives_wei: ruled.resolution.seller_received_wei,
+    });
+    expect(await detail("ruledForBuyer")).toMatchObject({ fee_wei: "0", seller_receives_wei: "0" });
   });
 
   it("answers an unclaimed bounty with seller null", async () => {
