@@ -90,6 +90,10 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     await desk.getByLabel("Note to both parties").fill(NOTE);
     await checkPage(desk, "desk-case");
     await desk.getByRole("button", { name: "Resolve" }).click();
+    // The ruling is reviewed before it is sent: the split, what each side receives.
+    const sheet = desk.getByRole("dialog", { name: "Send this ruling?" });
+    await expect.poll(() => sheet.textContent()).toContain("Split: 70 % to the seller");
+    await sheet.getByRole("button", { name: "Send the ruling" }).click();
     // The case now shows the ruling in place of the form.
     await expect.poll(() => desk.locator("main").textContent(), { timeout: 30_000 }).toContain("The arbiter's ruling");
     expect(await desk.locator("main").textContent()).toContain(NOTE);

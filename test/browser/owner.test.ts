@@ -81,8 +81,14 @@ describe("an owner in the browser", () => {
 
     // The owner releases the payment from the transaction's page.
     await page.goto(`/owner/transactions/${transactionId}?agent=${agent.id}`);
+    // It reviews the release first: the 3 USDC, the platform fee, what the worker receives.
     await page.getByRole("button", { name: "Release payment" }).click();
-    await expect.poll(() => page.getByText("Released.").count(), { timeout: 30_000 }).toBe(1);
+    const sheet = page.getByRole("dialog", { name: "Release the payment to wombat-worker?" });
+    await expect.poll(() => sheet.getByTestId("review-sheet").textContent()).toContain("Platform fee");
+    await sheet.getByRole("button", { name: "Confirm release" }).click();
+    await expect
+      .poll(() => page.getByRole("status").filter({ hasText: "Payment released" }).count(), { timeout: 30_000 })
+      .toBe(1);
     await expect.poll(async () => (await api.getTransaction({ id: transactionId })).state).toBe("RELEASED");
     await checkPage(page, "owner-transaction");
 

@@ -17,8 +17,8 @@ export async function signInWithBrowserWallet(page: Page): Promise<void> {
   await expect.poll(() => page.locator("body").textContent(), { timeout: 20_000 }).toContain("Signed in as");
 }
 
-/** The exact wei an amount on the page stands for (its hover title, "12500000 wei"). */
+/** The exact wei an amount on the page stands for (its `data-wei`; people read USDC, the exact figure on hover). */
 export async function weiShown(page: Page, testId: string): Promise<bigint> {
-  const title = await page.getByTestId(testId).locator(".amount").first().getAttribute("title");
-  return BigInt(title?.replace(/ wei$/, "") ?? "-1");
+  const wei = await page.getByTestId(testId).locator(".amount").first().getAttribute("data-wei");
+  return BigInt(wei ?? "-1");
 }

@@ -1,13 +1,19 @@
 import type { MarketplaceError } from "@agent-marketplace/sdk";
+import { errorText } from "../lib/errors.ts";
 import { Usdc } from "./usdc.tsx";
 
-/** A 402: how much the agent has, how much is needed, and the shortfall. */
+/**
+ * A 402: how much the agent has, how much is needed, and the shortfall, in USDC. The API's own
+ * sentence counts in wei (for programs); people read the figures instead, and the sentence only
+ * when the figures are missing.
+ */
 export function InsufficientBalance({ error }: { error: MarketplaceError }) {
   const body = error.body as { required_wei?: string; balance_wei?: string; shortfall_wei?: string };
+  const figures = body.required_wei && body.balance_wei && body.shortfall_wei;
   return (
     <div role="alert" className="error-note">
       <p>
-        <strong>Insufficient balance.</strong> {error.body.error}
+        <strong>Insufficient balance.</strong> {!figures && errorText(error)}
       </p>
       {body.required_wei && body.balance_wei && body.shortfall_wei && (
         <p>

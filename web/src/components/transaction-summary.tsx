@@ -1,7 +1,8 @@
 import type { GetTransactionReturnType } from "@agent-marketplace/sdk";
 import { Link } from "wouter";
-import { formatBps } from "../lib/payout.ts";
-import { Hex } from "./address.tsx";
+import { formatFeeBps, priceSplit } from "../lib/fees.ts";
+import { useFeeBps } from "../lib/platform-info.ts";
+import { formatShare, stateWords } from "../lib/transaction-words.ts";
 import { Time } from "./time.tsx";
 import { Usdc } from "./usdc.tsx";
 
@@ -20,11 +21,12 @@ export function TransactionSummary({
     <>
       <dl className="facts">
         <dt>State</dt>
-        <dd data-testid="transaction-state">{transaction.state}</dd>
-        <dt>Amount</dt>
-        <dd>
+        <dd data-testid="transaction-state">{stateWords(transaction)}</dd>
+        <dt>Price</dt>
+        <dd data-testid="transaction-price">
           <Usdc wei={transaction.amount_wei} />
         </dd>
+        <MoneyFacts transaction={transaction} />
         <dt>Buyer</dt>
         <dd>
           <Link href={`/agents/${transaction.buyer.id}`}>{transaction.buyer.name}</Link>
@@ -61,11 +63,36 @@ export function TransactionSummary({
             </dd>
           </>
         )}
-        <dt>Escrow</dt>
-        <dd>
-          <Hex value={transaction.escrow_id_bytes32} /> on chain {transaction.chain_id}
-        </dd>
       </dl>
+      <details className="facts-details on-chain">
+        <summary>On chain</summary>
+        <dl className="facts">
+          <dt>Escrow id</dt>
+          <dd>
+            <code>{transaction.escrow_id_bytes32}</code>
+          </dd>
+          <dt>Escrow contract</dt>
+          <dd>
+            <code>{transaction.contract_address}</code> (chain {transaction.chain_id})
+          </dd>
+          {transaction.funding_tx_hash && (
+            <>
+              <dt>Funded by</dt>
+              <dd>
+                <code>{transaction.funding_tx_hash}</code>
+              </dd>
+            </>
+          )}
+          {transaction.tx_hash && transaction.tx_hash !== transaction.funding_tx_hash && (
+            <>
+              <dt>Latest step</dt>
+              <dd>
+                <code>{transaction.tx_hash}</code>
+              </dd>
+            </>
+          )}
+        </dl>
+      </details>
       {showDispute && transaction.dispute && (
         <article className="dispute" aria-labelledby="dispute-heading">
           <h3 id="dispute-heading">Dispute</h3>
@@ -79,7 +106,7 @@ export function TransactionSummary({
         <article className="ruling" aria-labelledby="ruling-heading">
           <h3 id="ruling-heading">The arbiter's ruling</h3>
           <p>
-            Seller's share {formatBps(transaction.resolution.seller_bps)}: the seller received{" "}
+            Seller's share {formatShare(transaction.resolution.seller_bps)}: the seller received{" "}
             <Usdc wei={transaction.resolution.seller_received_wei} />, the buyer got back{" "}
             <Usdc wei={transaction.resolution.buyer_refunded_wei} /> (fee <Usdc wei={transaction.resolution.fee_wei} />
             ).
@@ -89,6 +116,63 @@ export function TransactionSummary({
           )}
         </article>
       )}
+    </>
+  );
+}
+
+/**
+ * The platform fee and what the seller receives: paid, once settled (by the ruling's figures when
+ * ruled); before, what a release of the whole price pays, at the escrow's own fee (the current
+ * platform fee while nothing is paid in).
+ */
+function MoneyFacts({ transaction }: { transaction: Transaction }) {
+  const platformFeeBps = useFeeBps();
+  const { state, resolution } = transaction;
+  if (resolution) {
+    return (
+      <>
+        <dt>Platform fee</dt>
+        <dd data-testid="transaction-fee">
+          <Usdc wei={resolution.fee_wei} />
+        </dd>
+        <dt>The seller received</dt>
+        <dd data-testid="seller-receives">
+          <Usdc wei={resolution.seller_received_wei} />
+        </dd>
+        <dt>The buyer got back</dt>
+        <dd data-testid="buyer-got-back">
+          <Usdc wei={resolution.buyer_refunded_wei} />
+        </dd>
+      </>
+    );
+  }
+  if (state === "REFUNDED") {
+    return (
+      <>
+        <dt>Platform fee</dt>
+        <dd data-testid="transaction-fee">none on a refund</dd>
+        <dt>The buyer got back</dt>
+        <dd data-testid="buyer-got-back">
+          <Usdc wei={transaction.amount_wei} />
+        </dd>
+      </>
+    );
+  }
+  const feeBps = transaction.fee_bps ?? platformFeeBps;
+  if (feeBps === undefined) return null;
+  const split = priceSplit(transaction.amount_wei, feeBps);
+  const feeWei = transaction.fee_wei ?? split.feeWei;
+  const sellerWei = transaction.seller_receives_wei ?? split.sellerWei;
+  return (
+    <>
+      <dt>Platform fee ({formatFeeBps(feeBps)})</dt>
+      <dd data-testid="transaction-fee">
+        <Usdc wei={feeWei} />
+      </dd>
+      <dt>{state === "RELEASED" ? "The seller received" : "The seller receives on release"}</dt>
+      <dd data-testid="seller-receives">
+        <Usdc wei={sellerWei} />
+      </dd>
     </>
   );
 }

@@ -6,17 +6,46 @@
 export const USDC_DECIMALS = 6;
 const UNIT = 10n ** BigInt(USDC_DECIMALS);
 
-/**
- * "12.50" for 12500000 wei: at least two decimals, more only when the amount has them (never
- * rounded: 1 wei reads 0.000001).
- */
-export function formatUsdc(wei: string | bigint): string {
+/** The whole units and every decimal of an amount of a token with `decimals` places, sign apart. */
+function unitsOf(wei: string | bigint, decimals = USDC_DECIMALS) {
   const value = typeof wei === "bigint" ? wei : BigInt(wei);
   const negative = value < 0n;
   const abs = negative ? -value : value;
-  const whole = abs / UNIT;
-  const fraction = (abs % UNIT).toString().padStart(USDC_DECIMALS, "0").replace(/0+$/, "").padEnd(2, "0");
-  return `${negative ? "-" : ""}${whole}.${fraction}`;
+  const unit = decimals === USDC_DECIMALS ? UNIT : 10n ** BigInt(decimals);
+  return {
+    sign: negative ? "-" : "",
+    whole: abs / unit,
+    decimals: (abs % unit).toString().padStart(decimals, "0"),
+  };
+}
+
+/**
+ * "12.50" for 12500000 wei: two decimals, rounded down, as the API's `_formatted` and `price_usdc`
+ * fields say it (api/src/domain/shared/money.ts): one format for every amount people read. The
+ * exact amount is {@link formatUsdcExact}.
+ */
+export function formatUsdc(wei: string | bigint): string {
+  const { sign, whole, decimals } = unitsOf(wei);
+  const shown = `${whole}.${decimals.slice(0, 2)}`;
+  // A debt of less than a cent reads 0.00, not -0.00.
+  return shown === "0.00" ? shown : `${sign}${shown}`;
+}
+
+/**
+ * Every decimal an amount has, at least two, never rounded ("0.000001" for 1 wei): the exact
+ * figure, for the hover title beside {@link formatUsdc} and for a field that takes it back.
+ */
+export function formatUsdcExact(wei: string | bigint): string {
+  return exactly(unitsOf(wei));
+}
+
+/** An ETH amount (18 decimals) exactly, like {@link formatUsdcExact}. */
+export function formatEthExact(wei: string | bigint): string {
+  return exactly(unitsOf(wei, 18));
+}
+
+function exactly({ sign, whole, decimals }: ReturnType<typeof unitsOf>): string {
+  return `${sign}${whole}.${decimals.replace(/0+$/, "").padEnd(2, "0")}`;
 }
 
 /**

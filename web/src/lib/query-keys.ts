@@ -43,6 +43,8 @@ export const ownerKeys = {
   transaction: (agentId: string, id: string) => ["owner", "transaction", agentId, id] as const,
   timeline: (agentId: string, id: string) => ["owner", "timeline", agentId, id] as const,
   deliverable: (agentId: string, id: string) => ["owner", "deliverable", agentId, id] as const,
+  /** The reviews the other party of transaction `id` received, read to find this agent's of it. */
+  transactionReviews: (agentId: string, id: string) => ["owner", "transaction-reviews", agentId, id] as const,
   conversations: (agentId: string) => ["owner", "conversations", agentId] as const,
   thread: (agentId: string, peerId: string) => ["owner", "thread", agentId, peerId] as const,
   notifications: (agentId: string) => ["owner", "notifications", agentId] as const,

@@ -10,6 +10,7 @@ import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { agentKeys } from "../../lib/query-keys.ts";
+import { stateWords } from "../../lib/transaction-words.ts";
 import { Erc8004Section } from "./erc8004-section.tsx";
 import { ReputationSection } from "./reputation-section.tsx";
 
@@ -102,7 +103,7 @@ export function AgentPage({ params }: { params: { id: string } }) {
                   ),
               },
               { header: "Amount", cell: (transaction) => <Usdc wei={transaction.amount_wei} /> },
-              { header: "State", cell: (transaction) => transaction.state },
+              { header: "State", cell: (transaction) => stateWords(transaction) },
             ]}
           />
         )}

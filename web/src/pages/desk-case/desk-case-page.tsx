@@ -12,6 +12,7 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
+import { rulingWords, stateWords } from "../../lib/transaction-words.ts";
 import { ResolveForm } from "./resolve-form.tsx";
 
 type DisputeCase = GetDisputeReturnType;
@@ -72,10 +73,15 @@ function CaseView({ transactionId }: { transactionId: string }) {
             <pre className="deliverable">{file.deliverable.content}</pre>
             <p className={file.deliverable.matches_chain ? "verdict match" : "verdict mismatch"}>
               {file.deliverable.matches_chain
-                ? "✓ Its keccak256 matches the hash committed on chain."
-                : "✗ Its keccak256 does not match the hash committed on chain."}{" "}
-              <code>{file.deliverable.hash}</code>
+                ? "✓ This is the work the seller committed to on chain (its hash matches)."
+                : "✗ This is not the work the seller committed to on chain (its hash does not match)."}
             </p>
+            <details>
+              <summary>Details</summary>
+              <p>
+                keccak256 of the work: <code>{file.deliverable.hash}</code>
+              </p>
+            </details>
           </article>
         ) : (
           <Empty>Nothing was delivered.</Empty>
@@ -89,7 +95,11 @@ function CaseView({ transactionId }: { transactionId: string }) {
           <ol className="thread">
             {file.messages.map((message) => (
               <li key={message.id}>
-                <strong>{message.sent_by}</strong> <Time iso={message.created_at} />
+                <strong>
+                  {(message.sent_by === "buyer" ? file.buyer.name : file.seller?.name) ?? "the seller"} (the{" "}
+                  {message.sent_by})
+                </strong>{" "}
+                <Time iso={message.created_at} />
                 <p>{message.content}</p>
               </li>
             ))}
@@ -101,15 +111,21 @@ function CaseView({ transactionId }: { transactionId: string }) {
         <TxTimeline events={file.timeline} />
       </section>
       {file.transaction.state === "DISPUTED" ? (
-        <ResolveForm transactionId={transactionId} amountWei={file.transaction.amount_wei} feeBps={file.fee_bps} />
+        <ResolveForm
+          transactionId={transactionId}
+          amountWei={file.transaction.amount_wei}
+          feeBps={file.fee_bps}
+          buyerName={file.buyer.name}
+          sellerName={file.seller?.name ?? "the seller"}
+        />
       ) : file.transaction.resolution ? (
-        <p role="status">
-          Resolved: {file.transaction.state}. The seller received{" "}
+        <p data-testid="case-ruling">
+          {rulingWords(file.transaction.resolution.seller_bps)}. The seller received{" "}
           <Usdc wei={file.transaction.resolution.seller_received_wei} />, the buyer got back{" "}
           <Usdc wei={file.transaction.resolution.buyer_refunded_wei} />.
         </p>
       ) : (
-        <p>This dispute is settled ({file.transaction.state}).</p>
+        <p>This dispute is settled without a ruling: {stateWords(file.transaction).toLowerCase()}.</p>
       )}
     </>
   );

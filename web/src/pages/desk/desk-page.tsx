@@ -11,6 +11,7 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
+import { rulingWords } from "../../lib/transaction-words.ts";
 
 const STATUSES = [
   { value: "open", label: "Open" },
@@ -99,8 +100,8 @@ function Queue() {
             },
             { header: "Evidence", cell: (dispute) => dispute.evidence_count },
             status === "resolved" && {
-              header: "Seller's share",
-              cell: (dispute) => (dispute.seller_bps === null ? "—" : `${dispute.seller_bps / 100} %`),
+              header: "Ruling",
+              cell: (dispute) => (dispute.seller_bps === null ? "—" : rulingWords(dispute.seller_bps)),
             },
           ]}
         />

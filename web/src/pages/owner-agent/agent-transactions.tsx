@@ -6,6 +6,7 @@ import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { agentClient } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
+import { stateWords } from "../../lib/transaction-words.ts";
 
 /** The agent's transactions, as buyer or seller, newest first. */
 export function AgentTransactions({ agentId }: { agentId: string }) {
@@ -31,7 +32,7 @@ export function AgentTransactions({ agentId }: { agentId: string }) {
                   rowHeader: true,
                   cell: (transaction) => (
                     <Link href={`/owner/transactions/${transaction.id}?agent=${agentId}`}>
-                      {transaction.description || transaction.id.slice(0, 8)}
+                      {transaction.description || "Direct escrow"}
                     </Link>
                   ),
                 },
@@ -44,7 +45,7 @@ export function AgentTransactions({ agentId }: { agentId: string }) {
                   },
                 },
                 { header: "Amount", cell: (transaction) => <Usdc wei={transaction.amount_wei} /> },
-                { header: "State", cell: (transaction) => transaction.state },
+                { header: "State", cell: (transaction) => stateWords(transaction) },
                 { header: "Created", cell: (transaction) => <Time iso={transaction.created_at} /> },
               ]}
             />

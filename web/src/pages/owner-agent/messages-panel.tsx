@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { Link } from "wouter";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
-import { agentClient } from "../../lib/client.ts";
-import { ownerKeys } from "../../lib/query-keys.ts";
+import { agentClient, client } from "../../lib/client.ts";
+import { agentKeys, ownerKeys } from "../../lib/query-keys.ts";
 
 /** The agent's direct messages: conversations, one thread, and a reply. */
 export function MessagesPanel({ agentId }: { agentId: string }) {
@@ -56,7 +56,11 @@ export function MessagesPanel({ agentId }: { agentId: string }) {
           )}
         </div>
       </div>
-      <SendMessage agentId={agentId} peerId={peerId} onSent={setPeerId} />
+      <SendMessage
+        agentId={agentId}
+        peer={conversations.data?.conversations.find((conversation) => conversation.peer.id === peerId)?.peer}
+        onSent={setPeerId}
+      />
     </section>
   );
 }
@@ -88,32 +92,124 @@ function Thread({ agentId, peerId }: { agentId: string; peerId: string }) {
   );
 }
 
-function SendMessage({ agentId, peerId, onSent }: { agentId: string; peerId: string; onSent: (peer: string) => void }) {
+/** The agent a message goes to, chosen by name. */
+interface Recipient {
+  id: string;
+  name: string;
+}
+
+/** How long typing rests before the directory is asked (ms). */
+const SEARCH_PAUSE_MS = 250;
+
+/**
+ * A message to an agent chosen by name: the name typed is looked up in the directory, and a name
+ * from its answer is chosen (exactly one agent of that very name is taken as chosen). With a
+ * conversation open and no name, the message answers it. What is sent is the chosen agent's id:
+ * a name never reaches the API as an id.
+ */
+function SendMessage({
+  agentId,
+  peer,
+  onSent,
+}: {
+  agentId: string;
+  peer: Recipient | undefined;
+  onSent: (peer: string) => void;
+}) {
   const queryClient = useQueryClient();
-  const [to, setTo] = useState("");
+  const id = useId();
+  const [name, setName] = useState("");
+  const [chosen, setChosen] = useState<Recipient>();
   const [content, setContent] = useState("");
-  const recipient = to.trim() || peerId;
+  const [problem, setProblem] = useState<string>();
+  const term = useSettled(name.trim(), SEARCH_PAUSE_MS);
+  const query = { search: term, limit: 8 };
+  const found = useQuery({
+    queryKey: agentKeys.list(query),
+    queryFn: () => client.listAgents(query),
+    enabled: !chosen && term.length >= 2,
+  });
+  const matches = (found.data?.agents ?? []).filter((agent) => agent.id !== agentId);
+  const sameName = matches.filter((agent) => agent.name.toLowerCase() === name.trim().toLowerCase());
+  const recipient: Recipient | undefined =
+    chosen ?? (sameName.length === 1 ? sameName[0] : undefined) ?? (name.trim() ? undefined : peer);
   const send = useMutation({
-    mutationFn: () => agentClient(agentId).sendMessage({ to_agent_id: recipient, content }),
-    onSuccess: () => {
+    mutationFn: (to: Recipient) => agentClient(agentId).sendMessage({ to_agent_id: to.id, content }),
+    onSuccess: (_, to) => {
       setContent("");
-      setTo("");
-      onSent(recipient);
+      setName("");
+      setChosen(undefined);
+      onSent(to.id);
       void queryClient.invalidateQueries({ queryKey: ownerKeys.conversations(agentId) });
-      void queryClient.invalidateQueries({ queryKey: ownerKeys.thread(agentId, recipient) });
+      void queryClient.invalidateQueries({ queryKey: ownerKeys.thread(agentId, to.id) });
     },
   });
   return (
     <form
+      aria-labelledby={`${id}-heading`}
       onSubmit={(event) => {
         event.preventDefault();
-        if (recipient && content.trim()) send.mutate();
+        if (!content.trim()) return;
+        if (!recipient) {
+          setProblem(
+            name.trim()
+              ? `Choose who “${name.trim()}” is from the names found.`
+              : "Type the name of the agent to write to.",
+          );
+          return;
+        }
+        setProblem(undefined);
+        send.mutate(recipient);
       }}
     >
-      <label>
-        To (agent id){peerId && ", or leave empty to answer this conversation"}
-        <input value={to} onChange={(event) => setTo(event.target.value)} required={!peerId} />
-      </label>
+      <h3 id={`${id}-heading`}>Write a message</h3>
+      {chosen ? (
+        <p>
+          To <strong data-testid="message-recipient">{chosen.name}</strong>{" "}
+          <button type="button" className="secondary outline" onClick={() => setChosen(undefined)}>
+            Choose someone else
+          </button>
+        </p>
+      ) : (
+        <>
+          <label>
+            To (the agent's name){peer && `, or leave empty to answer ${peer.name}`}
+            <input
+              type="search"
+              value={name}
+              autoComplete="off"
+              aria-describedby={`${id}-found`}
+              onChange={(event) => {
+                setName(event.target.value);
+                setProblem(undefined);
+              }}
+            />
+          </label>
+          <div id={`${id}-found`} aria-live="polite">
+            {term.length >= 2 && found.isSuccess && matches.length === 0 && (
+              <p className="empty">No agent has “{term}” in its name.</p>
+            )}
+            {matches.length > 0 && (
+              <ul className="recipient-matches" aria-label="Agents found">
+                {matches.map((agent) => (
+                  <li key={agent.id}>
+                    <button
+                      type="button"
+                      className="secondary outline"
+                      onClick={() => {
+                        setChosen({ id: agent.id, name: agent.name });
+                        setProblem(undefined);
+                      }}
+                    >
+                      {agent.name}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </>
+      )}
       <label>
         Your message
         <textarea
@@ -125,9 +221,24 @@ function SendMessage({ agentId, peerId, onSent }: { agentId: string; peerId: str
         />
       </label>
       <button type="submit" aria-busy={send.isPending} disabled={send.isPending}>
-        Send message
+        {recipient ? `Send to ${recipient.name}` : "Send message"}
       </button>
+      {problem && (
+        <p role="alert" className="error-note">
+          {problem}
+        </p>
+      )}
       {send.isError && <ErrorNote error={send.error} />}
     </form>
   );
+}
+
+/** `value` once it has stayed the same for `ms`. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }

@@ -81,8 +81,14 @@ function TransactionView({ id, agentId }: { id: string; agentId: string }) {
                         </p>
                       )}
                       <small>
-                        Delivered <Time iso={work.delivered_at} />, keccak256 <code>{work.deliverable_hash}</code>
+                        Delivered <Time iso={work.delivered_at} />
                       </small>
+                      <details>
+                        <summary>Details</summary>
+                        <p>
+                          Its keccak256 hash, committed on chain: <code>{work.deliverable_hash}</code>
+                        </p>
+                      </details>
                     </article>
                   )}
                 </Loaded>
