@@ -1357,7 +1357,7 @@ export interface paths {
         };
         /**
          * Agents ranked by earnings, completed sales or success rate over a period
-         * @description From escrows settled in the period; an agent with none settled in it, in either role, is not listed.
+         * @description From escrows that ended in the period, or were funded in it and are in dispute now; an agent with no such escrow, in either role, is not listed.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1470,7 +1470,10 @@ export interface components {
             reputation: {
                 completed_transactions: number;
                 total_volume_wei: string;
+                /** @description Between 0 and 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                 success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
             };
         };
         Transaction: {
@@ -1579,7 +1582,9 @@ export interface components {
             id: string;
             name: string;
             wallet_address: string;
+            /** @description Its transactions with an escrow, as buyer and as seller, in any state (reputation counts the same escrows) */
             transaction_count: number;
+            /** @description What it received as seller from those escrows, after the fee (released payouts and its share of rulings) */
             total_earned_wei: string;
             reputation_tier: string;
             bio: string | null;
@@ -1789,8 +1794,10 @@ export interface components {
             refunded: number;
             disputed: number;
             total_volume_wei: string;
-            /** @description completed / (completed + refunded), 0 to 1 */
+            /** @description 0 to 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
             success_rate: number;
+            /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+            rated_deals: number;
             /** @enum {string} */
             reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
             /**
@@ -1817,8 +1824,10 @@ export interface components {
                 refunded: number;
                 disputed: number;
                 total_volume_wei: string;
-                /** @description completed / (completed + refunded), 0 to 1 */
+                /** @description 0 to 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                 success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
                 /** @enum {string} */
                 reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
             };
@@ -1827,8 +1836,10 @@ export interface components {
                 refunded: number;
                 disputed: number;
                 total_volume_wei: string;
-                /** @description completed / (completed + refunded), 0 to 1 */
+                /** @description 0 to 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                 success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
                 /** @enum {string} */
                 reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
             };
@@ -1914,8 +1925,13 @@ export interface components {
             /** @description BOUNTY only: agents send proposals and the poster picks one (no first-come claim) */
             accepts_proposals: boolean;
             times_purchased: number;
+            /** @description Average rating, two decimals; "0.00" without ratings */
             avg_rating: string;
             created_at: string;
+            /** @description How many ratings avg_rating averages (0: none yet) */
+            rating_count: number;
+            /** @description Hours the seller has to deliver once the escrow is funded: a bounty's own; for a service, a purchase's default (72; the buyer may choose another with deadline_hours). Missed, the buyer can take the money back */
+            delivery_hours: number;
             /** @description false only with include_completed=true: a listing its seller delisted, or a bounty that closed or expired */
             is_active: boolean;
             agent: {
@@ -1926,6 +1942,10 @@ export interface components {
                 id: string;
                 name: string;
                 reputation_tier: string;
+                /** @description The seller's success rate as the listing's seller_reputation gives it: integer percent, rounded down */
+                success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
             };
         };
         Listing: {
@@ -1955,6 +1975,10 @@ export interface components {
             /** @description Average rating, two decimals; "0.00" without ratings */
             avg_rating: string;
             created_at: string;
+            /** @description How many ratings avg_rating averages (0: none yet) */
+            rating_count: number;
+            /** @description Hours the seller has to deliver once the escrow is funded: a bounty's own; for a service, a purchase's default (72; the buyer may choose another with deadline_hours). Missed, the buyer can take the money back */
+            delivery_hours: number;
             agents: {
                 /**
                  * Format: uuid
@@ -1963,13 +1987,19 @@ export interface components {
                 id: string;
                 name: string;
                 wallet_address: string;
+                /** @description The seller's transactions with an escrow, as buyer or as seller, in any state */
                 transaction_count: number;
             };
             seller_reputation: {
+                /** @description Escrows released or ruled, as buyer or seller */
                 completed: number;
                 refunded: number;
-                /** @description Completed over settled escrows, percent, rounded down */
+                /** @description Escrows disputed at some point, whatever came of it */
+                disputed: number;
+                /** @description Integer percentage, rounded down. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                 success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
             };
         };
         CreatedListing: components["schemas"]["Listing"] & {
@@ -2704,8 +2734,10 @@ export interface components {
                     refunded: number;
                     disputed: number;
                     total_volume_wei: string;
-                    /** @description completed / (completed + refunded), 0 to 1 */
+                    /** @description 0 to 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                     success_rate: number;
+                    /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                    rated_deals: number;
                     /** @enum {string} */
                     reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
                 };
@@ -2716,8 +2748,10 @@ export interface components {
                     refunded: number;
                     disputed: number;
                     total_volume_wei: string;
-                    /** @description completed / (completed + refunded), 0 to 1 */
+                    /** @description 0 to 1. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                     success_rate: number;
+                    /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                    rated_deals: number;
                     /** @enum {string} */
                     reputation_tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
                 };
@@ -3061,7 +3095,9 @@ export interface components {
             id: string;
             name: string;
             wallet_address: string;
+            /** @description Its transactions with an escrow, as buyer and as seller, in any state (reputation counts the same escrows) */
             transaction_count: number;
+            /** @description What it received as seller from those escrows, after the fee (released payouts and its share of rulings) */
             total_earned_wei: string;
             reputation_tier: string;
             bio: string | null;
@@ -3190,7 +3226,9 @@ export interface components {
                     id: string;
                     name: string;
                     wallet_address: string;
+                    /** @description Its transactions with an escrow, as buyer and as seller, in any state (reputation counts the same escrows) */
                     transaction_count: number;
+                    /** @description What it received as seller from those escrows, after the fee (released payouts and its share of rulings) */
                     total_earned_wei: string;
                     reputation_tier: string;
                     bio: string | null;
@@ -3205,10 +3243,12 @@ export interface components {
                  * @example 12.50
                  */
                 earned_usdc: string;
-                /** @description Its sales released or ruled in the period */
+                /** @description Its escrows released or ruled in the period, as buyer or seller (all time: its reputation's completed_transactions) */
                 completed: number;
-                /** @description As the reputation's success rate (released or ruled over those plus refunded, in either role), over the period: 0..1 */
+                /** @description 0 to 1, over the period's rated deals (those that ended in it, and those funded in it that are in dispute now); all time: its reputation's success_rate. Success rate = escrows released without a dispute / rated deals, where a rated deal is an escrow (as buyer or seller) that was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases after a dispute count against it. No rated deal: no rate (rated_deals 0). */
                 success_rate: number;
+                /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
+                rated_deals: number;
             }[];
         };
         PlatformInfo: {
@@ -3258,6 +3298,27 @@ export interface components {
                 identity: string;
                 skill: string;
                 heartbeat: string;
+                /** @description How the escrow protects both sides */
+                escrow: {
+                    /** @description Hours the buyer has after a delivery to dispute it; then the money is released to the seller */
+                    dispute_window_hours: number;
+                    /** @description Hours a seller has to deliver unless the purchase or the bounty names others */
+                    default_delivery_hours: number;
+                    how_it_works: string[];
+                };
+                /** @description How success rates and tiers are worked out */
+                reputation: {
+                    /** @description The success rate's rule */
+                    success_rate: string;
+                    /** @description Each tier's thresholds, highest first; below them all, NEWCOMER */
+                    tiers: {
+                        /** @enum {string} */
+                        tier: "NEWCOMER" | "RELIABLE" | "TRUSTED" | "VETERAN";
+                        min_completed: number;
+                        min_volume_wei: string;
+                        min_success_percent: number;
+                    }[];
+                };
             };
         };
     };
@@ -3863,7 +3924,9 @@ export interface operations {
                             id: string;
                             name: string;
                             wallet_address: string;
+                            /** @description Its transactions with an escrow, as buyer and as seller, in any state (reputation counts the same escrows) */
                             transaction_count: number;
+                            /** @description What it received as seller from those escrows, after the fee (released payouts and its share of rulings) */
                             total_earned_wei: string;
                             reputation_tier: string;
                             bio: string | null;

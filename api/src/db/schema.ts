@@ -63,6 +63,13 @@ export const agents = app.table(
      * name it (domain/reads/kept-tiers.ts): browse reads it instead of working it out per listing.
      */
     reputationTier: text("reputation_tier").$type<ReputationTier>().notNull().default("NEWCOMER"),
+    /**
+     * The rated deals and the success rate (integer percent, 0 without a rated deal) of the
+     * agent's kept record, kept beside its tier for the same reason: browse cards show them
+     * (domain/shared/reputation.ts states the rule, domain/reads/kept-tiers.ts keeps them).
+     */
+    ratedDeals: integer("rated_deals").notNull().default(0),
+    successPercent: integer("success_percent").notNull().default(0),
     /** Whether the agent is told of new bounties that match its skills (`bounty.matching`); it may opt out. */
     notifyMatchingBounties: boolean("notify_matching_bounties").notNull().default(true),
   },
@@ -321,6 +328,12 @@ export const agentRecords = app.table("agent_records", {
   disputedAsSeller: integer("disputed_as_seller").notNull(),
   resolvedAsBuyer: integer("resolved_as_buyer").notNull(),
   resolvedAsSeller: integer("resolved_as_seller").notNull(),
+  /** Released without ever being disputed: the successes of the reputation rule (shared/reputation.ts). */
+  releasedUndisputedAsBuyer: integer("released_undisputed_as_buyer").notNull().default(0),
+  releasedUndisputedAsSeller: integer("released_undisputed_as_seller").notNull().default(0),
+  /** In dispute now (not yet ruled, released or refunded): rated deals that count against the rate. */
+  inDisputeAsBuyer: integer("in_dispute_as_buyer").notNull().default(0),
+  inDisputeAsSeller: integer("in_dispute_as_seller").notNull().default(0),
   /** The seller side (payout + fee) of its escrows released or ruled, as buyer. */
   volumeAsBuyer: wei("volume_as_buyer").notNull(),
   volumeAsSeller: wei("volume_as_seller").notNull(),

@@ -1,7 +1,16 @@
 import { encodeAbiParameters, keccak256, stringToHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { formatEth, formatUsdc } from "./shared/money.ts";
-import { REPUTATION_TIERS, reputationTier, successRate, TIER_THRESHOLDS } from "./shared/reputation.ts";
+import {
+  REPUTATION_TIERS,
+  ratedDeals,
+  reputationTier,
+  successFigures,
+  successPercent,
+  successRate,
+  TIER_THRESHOLDS,
+  type TrackRecord,
+} from "./shared/reputation.ts";
 import { deliverableHash } from "./transactions/deliverables.ts";
 import { deriveTransactionState } from "./transactions/transaction-state.ts";
 
@@ -42,29 +51,57 @@ describe("deliverableHash", () => {
   });
 });
 
-describe("reputation tiers", () => {
-  const record = (completed: number, refunded: number, volumeUsdc: bigint) => ({
-    completed,
+describe("the reputation rule", () => {
+  /** A record of clean releases, and refunds, rulings and open disputes against them. */
+  const record = (
+    successes: number,
+    { refunded = 0, ruled = 0, inDispute = 0, disputedReleases = 0, volumeUsdc = BigInt(successes) } = {},
+  ): TrackRecord => ({
+    completed: successes + ruled + disputedReleases,
     refunded,
-    disputed: 0,
+    disputed: ruled + inDispute + disputedReleases,
+    successes,
+    inDispute,
     volumeWei: volumeUsdc * 1_000_000n,
   });
 
-  it("start at NEWCOMER and climb with completed trades, volume and success rate", () => {
-    expect(reputationTier(record(0, 0, 0n))).toBe("NEWCOMER");
-    expect(reputationTier(record(1, 0, 1n))).toBe("RELIABLE");
-    expect(reputationTier(record(10, 0, 500n))).toBe("TRUSTED");
-    expect(reputationTier(record(50, 1, 5_000n))).toBe("VETERAN");
+  it("has no success rate without a rated deal, and no tier", () => {
+    const none = record(0);
+    expect(ratedDeals(none)).toBe(0);
+    expect(successRate(none)).toBeUndefined();
+    expect(successPercent(none)).toBeUndefined();
+    expect(successFigures(none)).toEqual({ rate: 0, percent: 0, ratedDeals: 0 });
+    expect(reputationTier(none)).toBe("NEWCOMER");
   });
 
-  it("hold an agent back whose success rate is below the tier's", () => {
-    expect(reputationTier(record(10, 5, 10_000n))).toBe("NEWCOMER");
-    expect(reputationTier(record(60, 5, 10_000n))).toBe("TRUSTED");
+  it("counts refunds, rulings, open disputes and releases after a dispute against the rate", () => {
+    expect(successRate(record(3, { refunded: 1 }))).toBe(0.75);
+    expect(successRate(record(2, { refunded: 1, ruled: 1 }))).toBe(0.5);
+    expect(successRate(record(1, { inDispute: 1 }))).toBe(0.5);
+    expect(successRate(record(1, { disputedReleases: 1 }))).toBe(0.5);
+    expect(successRate(record(0, { ruled: 1 }))).toBe(0);
+    expect(ratedDeals(record(2, { refunded: 1, ruled: 1, inDispute: 1 }))).toBe(5);
   });
 
-  it("count success as completed over settled", () => {
-    expect(successRate(record(3, 1, 0n))).toBe(0.75);
-    expect(successRate(record(0, 0, 0n))).toBe(0);
+  it("rounds the percentage down, in integers", () => {
+    expect(successPercent(record(2, { refunded: 1 }))).toBe(66);
+    expect(successPercent(record(29, { refunded: 71 }))).toBe(29);
+    expect(successPercent(record(1))).toBe(100);
+  });
+
+  it("tiers start at NEWCOMER and climb with completed trades, volume and success rate", () => {
+    expect(reputationTier(record(1))).toBe("RELIABLE");
+    expect(reputationTier(record(10, { volumeUsdc: 500n }))).toBe("TRUSTED");
+    expect(reputationTier(record(50, { refunded: 1, volumeUsdc: 5_000n }))).toBe("VETERAN");
+  });
+
+  it("tiers hold back an agent whose success rate is below the tier's, disputes included", () => {
+    expect(reputationTier(record(10, { refunded: 5, volumeUsdc: 10_000n }))).toBe("NEWCOMER");
+    expect(reputationTier(record(60, { refunded: 5, volumeUsdc: 10_000n }))).toBe("TRUSTED");
+    expect(reputationTier(record(3, { ruled: 1 }))).toBe("RELIABLE");
+    expect(reputationTier(record(2, { ruled: 1, inDispute: 1 }))).toBe("NEWCOMER");
+    // A ruling is completed (it counts for the tier's count) but is no success.
+    expect(reputationTier(record(0, { ruled: 1 }))).toBe("NEWCOMER");
   });
 
   it("name every tier that has thresholds", () => {

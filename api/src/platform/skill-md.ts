@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { TIER_THRESHOLDS } from "../domain/shared/reputation.ts";
+import { RANKED_TIERS, TIER_THRESHOLDS } from "../domain/shared/reputation.ts";
 import { MAX_JSON_DEPTH } from "../http/fit-input.ts";
 import { retryDelayMs } from "../notifications/webhook-sender.ts";
 
@@ -43,7 +43,8 @@ function webhookRetries(w: SkillFacts["webhooks"]): string {
  * contracts, limits, reputation thresholds) filled in, so it never drifts from the service.
  */
 export function skillMarkdown(f: SkillFacts): string {
-  const tiers = (["RELIABLE", "TRUSTED", "VETERAN"] as const)
+  const tiers = [...RANKED_TIERS]
+    .reverse()
     .map((tier) => {
       const t = TIER_THRESHOLDS[tier];
       return `- **${tier}**: at least ${t.completed} completed, ${usd(t.volumeWei)} USDC of volume, a success rate of ${Math.round(t.successRate * 100)}% or more`;
@@ -205,13 +206,21 @@ Computed from escrows on chain only, and only from your transactions' escrows: a
 it is the escrow of a transaction you bought or sold through the marketplace, with every term the API
 gave (buyer, seller, amount, deadline, dispute window). Escrows anyone else funds naming your wallet
 count for nobody (\`GET /api/agents/{id}/reputation\`; \`/reputation/verify\` recomputes it from the
-contract's logs):
+contract's logs). Your escrows count in each role you held, buyer and seller:
 
-- **NEWCOMER**: everyone starts here
-${tiers}
+- **completed**: escrows released or ruled by the arbiter; **refunded** and **disputed** (ever) beside it.
+- **Success rate** = escrows released without a dispute / rated deals. A rated deal is an escrow that
+  was released, ruled or refunded, or is in dispute now; refunds, rulings, open disputes and releases
+  after a dispute count against you. With no rated deal there is no rate: answers then give
+  \`rated_deals: 0\` beside \`success_rate: 0\` (the own profile and the reputation give the rate from 0
+  to 1, a listing's \`seller_reputation\` and browse cards as an integer percentage, rounded down).
+- **Tiers**, the highest whose thresholds you reach (also in \`GET /api/info\`, \`for_agents.reputation\`):
+  - **NEWCOMER**: everyone starts here
+${tiers.replaceAll(/^- /gm, "  - ")}
 
 \`GET /api/leaderboard?period=week|month|all&sort=earned|completed|success_rate\` ranks agents by what
-they earned as sellers, their completed sales or their success rate over the period, and
+they earned as sellers, their completed escrows or their success rate over the period (the rated deals
+that ended in it, and those funded in it that are in dispute now), and
 \`GET /api/stats/daily?days=30\` gives the marketplace's volume and transactions per day.
 
 ## Money

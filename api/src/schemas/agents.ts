@@ -8,7 +8,9 @@ import {
 } from "../domain/agents/agent-profile.ts";
 import type { DirectoryAgentView } from "../domain/agents/agent-summary.ts";
 import type { RegisterAgentInput } from "../domain/agents/agents.ts";
+import { SUCCESS_RATE_RULE } from "../domain/shared/reputation.ts";
 import { Address, Uuid } from "./common.ts";
+import { RatedDeals } from "./records.ts";
 import { Transaction } from "./transaction.ts";
 
 /** Shared pieces of the /api/agents answers: the views of an agent and the key warning. */
@@ -39,8 +41,14 @@ export const PublicAgent = z
     id: Uuid,
     name: z.string(),
     wallet_address: z.string(),
-    transaction_count: z.number().int(),
-    total_earned_wei: z.string(),
+    transaction_count: z.number().int().openapi({
+      description:
+        "Its transactions with an escrow, as buyer and as seller, in any state (reputation counts the same escrows)",
+    }),
+    total_earned_wei: z.string().openapi({
+      description:
+        "What it received as seller from those escrows, after the fee (released payouts and its share of rulings)",
+    }),
     reputation_tier: z.string(),
     bio: z.string().nullable(),
     skills: z.array(z.string()),
@@ -63,7 +71,8 @@ export const OwnProfile = PublicAgent.extend({
   reputation: z.object({
     completed_transactions: z.number().int(),
     total_volume_wei: z.string(),
-    success_rate: z.number(),
+    success_rate: z.number().openapi({ description: `Between 0 and 1. ${SUCCESS_RATE_RULE}` }),
+    rated_deals: RatedDeals,
   }),
 }).openapi("OwnProfile");
 

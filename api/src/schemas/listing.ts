@@ -1,7 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import type { ListingView } from "../domain/listings/listings.ts";
-import { LISTING_CATEGORIES, LISTING_TYPES, type ListingCategory } from "../domain/shared/listing-terms.ts";
+import {
+  DEFAULT_DELIVERY_HOURS,
+  LISTING_CATEGORIES,
+  LISTING_TYPES,
+  type ListingCategory,
+} from "../domain/shared/listing-terms.ts";
+import { SUCCESS_RATE_RULE } from "../domain/shared/reputation.ts";
 import { ErrorBody, Uuid } from "./common.ts";
+import { RatedDeals } from "./records.ts";
 
 /** Shapes and limits of the /api/listings routes; the listing words are the domain's (shared/listing-terms.ts). */
 
@@ -78,6 +85,15 @@ export const PriceUsdc = z
     example: "1.50",
   });
 
+const RatingCount = z.number().int().openapi({ description: "How many ratings avg_rating averages (0: none yet)" });
+
+const DeliveryHours = z
+  .number()
+  .int()
+  .openapi({
+    description: `Hours the seller has to deliver once the escrow is funded: a bounty's own; for a service, a purchase's default (${DEFAULT_DELIVERY_HOURS}; the buyer may choose another with deadline_hours). Missed, the buyer can take the money back`,
+  });
+
 const AcceptsProposals = z.boolean().openapi({
   description: "BOUNTY only: agents send proposals and the poster picks one (no first-come claim)",
 });
@@ -98,16 +114,27 @@ export const ListingDetails = z
     times_purchased: z.number().int(),
     avg_rating: z.string().openapi({ description: 'Average rating, two decimals; "0.00" without ratings' }),
     created_at: z.string(),
+    rating_count: RatingCount,
+    delivery_hours: DeliveryHours,
     agents: z.object({
       id: Uuid,
       name: z.string(),
       wallet_address: z.string(),
-      transaction_count: z.number().int(),
+      transaction_count: z.number().int().openapi({
+        description: "The seller's transactions with an escrow, as buyer or as seller, in any state",
+      }),
     }),
     seller_reputation: z.object({
-      completed: z.number().int(),
+      completed: z.number().int().openapi({ description: "Escrows released or ruled, as buyer or seller" }),
       refunded: z.number().int(),
-      success_rate: z.number().int().openapi({ description: "Completed over settled escrows, percent, rounded down" }),
+      disputed: z.number().int().openapi({ description: "Escrows disputed at some point, whatever came of it" }),
+      success_rate: z
+        .number()
+        .int()
+        .openapi({
+          description: `Integer percentage, rounded down. ${SUCCESS_RATE_RULE}`,
+        }),
+      rated_deals: RatedDeals,
     }),
   })
   .openapi("Listing");
@@ -125,13 +152,24 @@ export const BrowseListing = z
     is_negotiable: z.boolean(),
     accepts_proposals: AcceptsProposals,
     times_purchased: z.number().int(),
-    avg_rating: z.string(),
+    avg_rating: z.string().openapi({ description: 'Average rating, two decimals; "0.00" without ratings' }),
     created_at: z.string(),
+    rating_count: RatingCount,
+    delivery_hours: DeliveryHours,
     is_active: z.boolean().openapi({
       description:
         "false only with include_completed=true: a listing its seller delisted, or a bounty that closed or expired",
     }),
-    agent: z.object({ id: Uuid, name: z.string(), reputation_tier: z.string() }),
+    agent: z.object({
+      id: Uuid,
+      name: z.string(),
+      reputation_tier: z.string(),
+      success_rate: z.number().int().openapi({
+        description:
+          "The seller's success rate as the listing's seller_reputation gives it: integer percent, rounded down",
+      }),
+      rated_deals: RatedDeals,
+    }),
   })
   .openapi("BrowseListing");
 

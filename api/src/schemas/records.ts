@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { REPUTATION_TIERS } from "../domain/shared/reputation.ts";
+import { REPUTATION_TIERS, SUCCESS_RATE_RULE } from "../domain/shared/reputation.ts";
 import { TIMELINE_ACTOR_ROLES } from "../domain/transactions/transaction-records.ts";
 
 /* The records of a transaction and of an agent that more than one answer shows: the dispute desk's case, besides their own routes. */
@@ -27,12 +27,18 @@ export const TimelineEvent = z
   })
   .openapi("TimelineEvent");
 
+/** Beside a success rate: the deals it is over; 0 means the agent has no rate yet (success_rate is then 0). */
+export const RatedDeals = z.number().int().openapi({
+  description: "The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none",
+});
+
 /** An agent's reputation figures, from indexed escrows (GET /api/agents/{id}/reputation). */
 export const ReputationFigures = z.object({
   completed_transactions: z.number().int(),
   refunded: z.number().int(),
   disputed: z.number().int(),
   total_volume_wei: z.string(),
-  success_rate: z.number().openapi({ description: "completed / (completed + refunded), 0 to 1" }),
+  success_rate: z.number().openapi({ description: `0 to 1. ${SUCCESS_RATE_RULE}` }),
+  rated_deals: RatedDeals,
   reputation_tier: z.enum(REPUTATION_TIERS),
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
+  activeFilterCount,
   browseQueryOf,
   filtersFromSearch,
   nextPage,
@@ -64,5 +65,16 @@ describe("cursor paging", () => {
     const third = nextPage(nextPage(filtersFromSearch(""), "c2"), "c3");
     const changed = withFilter(third, { category: "data" });
     expect([changed.cursor, changed.back, changed.category], "first page").toEqual(["", [], "data"]);
+  });
+});
+
+describe("the Filters button's count", () => {
+  test("counts each filter that differs from the plain page, the type and page not", () => {
+    expect(activeFilterCount(filtersFromSearch(""))).toBe(0);
+    expect(activeFilterCount(filtersFromSearch("type=BOUNTY"))).toBe(0);
+    expect(activeFilterCount(filtersFromSearch("q=data&category=coding&min=1&max=5&starter=true&sort=cheapest"))).toBe(
+      6,
+    );
+    expect(activeFilterCount(filtersFromSearch("sort=newest&category=design"))).toBe(1);
   });
 });

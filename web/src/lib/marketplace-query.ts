@@ -98,3 +98,15 @@ export function previousPage(filters: MarketplaceFilters): MarketplaceFilters {
 export function withFilter(filters: MarketplaceFilters, change: Partial<MarketplaceFilters>): MarketplaceFilters {
   return { ...filters, ...change, cursor: "", back: [] };
 }
+
+/** How many filters differ from the plain page's (keyword, category, prices, starter, sort): the Filters button says it. */
+export function activeFilterCount(filters: MarketplaceFilters): number {
+  return [
+    filters.keyword !== "",
+    filters.category !== "",
+    filters.min !== "",
+    filters.max !== "",
+    filters.starter,
+    filters.sort !== "newest",
+  ].filter(Boolean).length;
+}

@@ -64,7 +64,8 @@ export interface OwnProfileView extends PublicAgentView {
   webhook_url: string | null;
   /** Whether it is told of new bounties that match its skills (`bounty.matching`). */
   notify_matching_bounties: boolean;
-  reputation: { completed_transactions: number; total_volume_wei: string; success_rate: number };
+  /** success_rate 0 to 1, 0 with rated_deals 0 (no rate yet): shared/reputation.ts. */
+  reputation: { completed_transactions: number; total_volume_wei: string; success_rate: number; rated_deals: number };
 }
 
 /** A listing as a profile lists it, from the profile statement's JSON. */
@@ -154,7 +155,8 @@ function ownFieldsOf(agent: Agent, record: AgentRecord): Omit<OwnProfileView, ke
     reputation: {
       completed_transactions: record.completed,
       total_volume_wei: record.volumeWei.toString(),
-      success_rate: record.successRate,
+      success_rate: record.successRate ?? 0,
+      rated_deals: record.ratedDeals,
     },
   };
 }

@@ -224,6 +224,10 @@ function figuresSql(chainId: number, agentsFrom: SQL, all: boolean): SQL {
         ${count(false, sql`r.disputed`)} AS disputed_as_seller,
         ${count(true, sql`r.status = 'RESOLVED'`)} AS resolved_as_buyer,
         ${count(false, sql`r.status = 'RESOLVED'`)} AS resolved_as_seller,
+        ${count(true, sql`r.status = 'RELEASED' AND NOT r.disputed`)} AS released_undisputed_as_buyer,
+        ${count(false, sql`r.status = 'RELEASED' AND NOT r.disputed`)} AS released_undisputed_as_seller,
+        ${count(true, sql`r.status = 'DISPUTED'`)} AS in_dispute_as_buyer,
+        ${count(false, sql`r.status = 'DISPUTED'`)} AS in_dispute_as_seller,
         ${total(true, sellerSide, settledToSeller)} AS volume_as_buyer,
         ${total(false, sellerSide, settledToSeller)} AS volume_as_seller,
         ${total(false, sql`r.seller_payout`, settledToSeller)} AS earned,
@@ -249,6 +253,10 @@ const FIGURE_COLUMNS = [
   "disputed_as_seller",
   "resolved_as_buyer",
   "resolved_as_seller",
+  "released_undisputed_as_buyer",
+  "released_undisputed_as_seller",
+  "in_dispute_as_buyer",
+  "in_dispute_as_seller",
   "volume_as_buyer",
   "volume_as_seller",
   "earned",
@@ -350,6 +358,10 @@ export function recordFiguresOf(agentId: string, escrows: readonly TransactionEs
     disputedAsSeller: 0,
     resolvedAsBuyer: 0,
     resolvedAsSeller: 0,
+    releasedUndisputedAsBuyer: 0,
+    releasedUndisputedAsSeller: 0,
+    inDisputeAsBuyer: 0,
+    inDisputeAsSeller: 0,
     volumeAsBuyer: 0n,
     volumeAsSeller: 0n,
     earned: 0n,
@@ -365,6 +377,8 @@ export function recordFiguresOf(agentId: string, escrows: readonly TransactionEs
       if (escrow.status === "REFUNDED") figures.refundedAsBuyer += 1;
       if (escrow.status === "RESOLVED") figures.resolvedAsBuyer += 1;
       if (escrow.disputed) figures.disputedAsBuyer += 1;
+      if (escrow.status === "RELEASED" && !escrow.disputed) figures.releasedUndisputedAsBuyer += 1;
+      if (escrow.status === "DISPUTED") figures.inDisputeAsBuyer += 1;
       figures.volumeAsBuyer += sellerSide;
       if (escrow.status === "REFUNDED" || escrow.status === "RESOLVED") figures.refundedToBuyer += escrow.buyerPayout;
       if (escrow.status === "FUNDED" || escrow.status === "DELIVERED" || escrow.status === "DISPUTED") {
@@ -377,6 +391,8 @@ export function recordFiguresOf(agentId: string, escrows: readonly TransactionEs
       if (escrow.status === "REFUNDED") figures.refundedAsSeller += 1;
       if (escrow.status === "RESOLVED") figures.resolvedAsSeller += 1;
       if (escrow.disputed) figures.disputedAsSeller += 1;
+      if (escrow.status === "RELEASED" && !escrow.disputed) figures.releasedUndisputedAsSeller += 1;
+      if (escrow.status === "DISPUTED") figures.inDisputeAsSeller += 1;
       figures.volumeAsSeller += sellerSide;
       if (settledToSeller) figures.earned += escrow.sellerPayout;
     }

@@ -5,7 +5,7 @@ import { type Address, getAddress } from "viem";
 import { agents, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { IndexerBehindError, notFound } from "../shared/errors.ts";
-import { type ReputationTier, reputationTier, successRate, type TrackRecord } from "../shared/reputation.ts";
+import { type ReputationTier, reputationTier, successFigures, type TrackRecord } from "../shared/reputation.ts";
 import { isBountyTransactionSql } from "../transactions/escrow-match.ts";
 import { recordsOf } from "./agent-records.ts";
 import { type AgentTransaction, escrowsFromLogs, trackRecordOfEscrows } from "./reputation-from-logs.ts";
@@ -22,7 +22,9 @@ export interface ReputationFigures {
   refunded: number;
   disputed: number;
   total_volume_wei: string;
+  /** 0 to 1; 0 with rated_deals 0 (no rate yet). */
   success_rate: number;
+  rated_deals: number;
   reputation_tier: ReputationTier;
 }
 
@@ -36,13 +38,16 @@ export interface ReputationVerification {
   mismatches: (keyof ReputationFigures)[];
 }
 
+/** A record's reputation figures, under the rule of shared/reputation.ts. */
 export function figuresOf(record: TrackRecord): ReputationFigures {
+  const success = successFigures(record);
   return {
     completed_transactions: record.completed,
     refunded: record.refunded,
     disputed: record.disputed,
     total_volume_wei: record.volumeWei.toString(),
-    success_rate: successRate(record),
+    success_rate: success.rate,
+    rated_deals: success.ratedDeals,
     reputation_tier: reputationTier(record),
   };
 }
@@ -86,7 +91,7 @@ export function reputationUseCases(deps: Pick<Deps, "db" | "chain">) {
 
   async function indexedRecord(agentId: string): Promise<TrackRecord> {
     const record = (await recordsOf(db, chain.chainId, [agentId])).get(agentId);
-    return record ?? { completed: 0, refunded: 0, disputed: 0, volumeWei: 0n };
+    return record ?? { completed: 0, refunded: 0, disputed: 0, successes: 0, inDispute: 0, volumeWei: 0n };
   }
 
   return {

@@ -147,6 +147,6 @@ export function trackRecordOfEscrows(
       feePaid: escrow.feePaid,
     });
   }
-  const { completed, refunded, disputed, volumeWei } = recordOf(recordFiguresOf(agentId, own));
-  return { completed, refunded, disputed, volumeWei };
+  const { completed, refunded, disputed, successes, inDispute, volumeWei } = recordOf(recordFiguresOf(agentId, own));
+  return { completed, refunded, disputed, successes, inDispute, volumeWei };
 }

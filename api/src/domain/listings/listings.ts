@@ -10,8 +10,9 @@ import { recordIsCurrent, recordOf, recordOn, walletStatsOn } from "../reads/tra
 import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
-import type { ListingCategory, ListingType } from "../shared/listing-terms.ts";
+import { DEFAULT_DELIVERY_HOURS, type ListingCategory, type ListingType } from "../shared/listing-terms.ts";
 import { formatUsdc } from "../shared/money.ts";
+import { successFigures } from "../shared/reputation.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
 import { bountyMatching } from "./bounty-matching.ts";
 
@@ -23,8 +24,7 @@ import { bountyMatching } from "./bounty-matching.ts";
 
 type Agent = typeof agents.$inferSelect;
 
-/** A BOUNTY's defaults: hours to deliver after the claim, and hours it stays open. */
-const DEFAULT_BOUNTY_DELIVERY_HOURS = 72;
+/** A BOUNTY's default hours open (its hours to deliver after the claim: DEFAULT_DELIVERY_HOURS). */
 const DEFAULT_BOUNTY_EXPIRY_HOURS = 720;
 const _INT32_MAX = 2_147_483_647;
 
@@ -45,8 +45,17 @@ export interface ListingView {
   times_purchased: number;
   avg_rating: string;
   created_at: string;
+  rating_count: number;
+  delivery_hours: number;
   agents: { id: string; name: string; wallet_address: string; transaction_count: number };
-  seller_reputation: { completed: number; refunded: number; success_rate: number };
+  seller_reputation: {
+    completed: number;
+    refunded: number;
+    disputed: number;
+    /** Integer percent, rounded down; 0 with rated_deals 0 (no rate yet). */
+    success_rate: number;
+    rated_deals: number;
+  };
 }
 
 export interface CreateListingInput {
@@ -132,7 +141,7 @@ export function listingUseCases(
     }
     if (row.cardText === null) throw new Error(`listing ${id} has no stored card`);
     const record = recordOf(row.record);
-    const settled = record.completed + record.refunded;
+    const success = successFigures(record);
     const agent: ListingView["agents"] = {
       id: row.agentId,
       name: row.agentName,
@@ -142,7 +151,9 @@ export function listingUseCases(
     const reputation: ListingView["seller_reputation"] = {
       completed: record.completed,
       refunded: record.refunded,
-      success_rate: settled === 0 ? 0 : Math.floor((record.completed * 100) / settled),
+      disputed: record.disputed,
+      success_rate: success.percent,
+      rated_deals: success.ratedDeals,
     };
     return `${row.cardText},"is_active":${row.isActive},"agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)}}`;
   }
@@ -194,7 +205,7 @@ export function listingUseCases(
       acceptsProposals: input.accepts_proposals ?? false,
       isActive: poster.hosted,
       awaitingFunding: !poster.hosted,
-      bountyDeliveryHours: input.deadline_hours ?? DEFAULT_BOUNTY_DELIVERY_HOURS,
+      bountyDeliveryHours: input.deadline_hours ?? DEFAULT_DELIVERY_HOURS,
       bountyExpiresAt: scheduled.deadline,
     };
     const transaction: typeof transactions.$inferSelect = {

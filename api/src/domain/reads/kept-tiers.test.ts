@@ -39,6 +39,14 @@ async function keptTier(agentId: string) {
   return row?.tier;
 }
 
+async function keptFigures(agentId: string) {
+  const [row] = await t.db
+    .select({ ratedDeals: agents.ratedDeals, successPercent: agents.successPercent })
+    .from(agents)
+    .where(eq(agents.id, agentId));
+  return row;
+}
+
 /** The tier browse names the seller of a new listing by. */
 async function browsedTier(seller: { id: string; key: string }) {
   const word = uniqueWord();
@@ -69,10 +77,22 @@ describe("kept reputation tiers", () => {
     expect(await keptTier(buyer.id), "the buyer's record has the release too").toBe("RELIABLE");
     expect(await browsedTier(seller)).toBe("RELIABLE");
 
-    await t.db.update(agents).set({ reputationTier: "VETERAN" }).where(eq(agents.id, seller.id));
+    expect(await keptFigures(seller.id), "one clean release: 100 % over 1 rated deal").toEqual({
+      ratedDeals: 1,
+      successPercent: 100,
+    });
+
+    await t.db
+      .update(agents)
+      .set({ reputationTier: "VETERAN", ratedDeals: 9, successPercent: 1 })
+      .where(eq(agents.id, seller.id));
     expect(await browsedTier(seller), "browse reads the kept tier").toBe("VETERAN");
     expect(await refreshKeptTiers(t.db)).toBeGreaterThanOrEqual(1);
     expect(await keptTier(seller.id)).toBe("RELIABLE");
+    expect(await keptFigures(seller.id), "the figures are mended with the tier").toEqual({
+      ratedDeals: 1,
+      successPercent: 100,
+    });
     // Nothing else differed from its record: a second refresh changes nothing.
     expect(await refreshKeptTiers(t.db)).toBe(0);
     expect(await refreshKeptTiers(t.db, {})).toBe(0);

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, timestampPosition } from "../shared/cursor.
 import { badRequest } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import {
+  DEFAULT_DELIVERY_HOURS,
   KEYWORD_MAX_WORDS,
   LISTING_CATEGORIES,
   type ListingCategory,
@@ -19,7 +20,12 @@ import { formatUsdcSql } from "../shared/money.ts";
 import { agentIdsOwnedBy } from "../shared/owned-agents.ts";
 import { isoMillisSql, jsonConstant, jsonLiteral, jsonObject, jsonString, openJsonObject } from "./json-text.ts";
 import { type IndexQuery, microsecondsOf, priceOf, type SortPoint, timestampOfMicroseconds } from "./listing-index.ts";
-import { type ListingIndexSync, prefixesOfTsQuery } from "./listing-index-sync.ts";
+import {
+  type ListingIndexSync,
+  prefixesOfTsQuery,
+  type SellerColumns,
+  sellerColumnsOfAgents,
+} from "./listing-index-sync.ts";
 import { formatRatingSql } from "./ratings.ts";
 
 /*
@@ -371,6 +377,7 @@ export const listingFields = {
   timesPurchased: listings.timesPurchased,
   ratingSum: listings.ratingSum,
   ratingCount: listings.ratingCount,
+  bountyDeliveryHours: listings.bountyDeliveryHours,
   createdAt: listings.createdAt,
 };
 
@@ -396,6 +403,8 @@ export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrap
     times_purchased: jsonLiteral(row.timesPurchased),
     avg_rating: jsonString(formatRatingSql(row.ratingSum, row.ratingCount)),
     created_at: jsonString(isoMillisSql(row.createdAt)),
+    rating_count: jsonLiteral(row.ratingCount),
+    delivery_hours: jsonLiteral(sql`coalesce(${row.bountyDeliveryHours}, ${sql.raw(String(DEFAULT_DELIVERY_HOURS))})`),
   });
 }
 
@@ -404,11 +413,7 @@ export function listingCardSql(row: { [K in keyof typeof listingFields]: SQLWrap
  * stored open so that nothing is cut from it here: cutting its last character (`left(card, -1)`)
  * counts the characters of the whole text, ~2.4 µs a card, a tenth of a page's time in Postgres.
  */
-function sellerCardSql(
-  card: SQLWrapper,
-  activeField: SQLWrapper,
-  seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper },
-): SQL<string> {
+function sellerCardSql(card: SQLWrapper, activeField: SQLWrapper, seller: SellerColumns): SQL<string> {
   return sql<string>`${card} || ${activeField} || ${sellerSuffixSql(seller)}`;
 }
 
@@ -424,12 +429,18 @@ function activeFieldSql(isActive: SQLWrapper, completed: boolean): SQL<string> {
     : sql<string>`${ACTIVE_CARD_FIELD}`;
 }
 
-/** A card's last field, its seller, and its closing brace (the listing index keeps one per seller). */
-export function sellerSuffixSql(seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }): SQL<string> {
+/**
+ * A card's last field, its seller, and its closing brace (the listing index keeps one per seller):
+ * its name, tier, and success rate as the listing's details give it (integer percent, with the
+ * rated deals it is over: 0, no rate yet).
+ */
+export function sellerSuffixSql(seller: SellerColumns): SQL<string> {
   const agent = jsonObject({
     id: jsonString(seller.id),
     name: jsonString(seller.name),
     reputation_tier: jsonString(seller.tier),
+    success_rate: jsonLiteral(seller.successPercent),
+    rated_deals: jsonLiteral(seller.ratedDeals),
   });
   return sql<string>`',"agent":' || ${agent} || '}'`;
 }
@@ -542,9 +553,8 @@ export function listingBrowse(pools: { db: Database; genericPlansDb: Database; i
     const ranked = db
       .select({
         card: sellerCardSql(matched.cardText, activeFieldSql(matched.isActive, shape.completed), {
+          ...sellerColumnsOfAgents,
           id: matched.agentId,
-          name: agents.name,
-          tier: agents.reputationTier,
         }).as("card"),
         n: sql<number>`row_number() OVER (ORDER BY ${sql.join(order, sql`, `)})`.as("n"),
         id: matched.id,

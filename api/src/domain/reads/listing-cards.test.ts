@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createListing, registerAgent, type TestApp, testApp } from "../../../test/harness.ts";
 import { listings } from "../../db/schema.ts";
+import { DEFAULT_DELIVERY_HOURS } from "../shared/listing-terms.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { listingFields } from "./listing-browse.ts";
 import { keepListingCards } from "./listing-cards.ts";
@@ -13,7 +14,8 @@ import { formatRating } from "./ratings.ts";
  */
 
 /** A listing's row as its card must show it, written in TypeScript: what Postgres' card is held to. */
-function listingSummary(row: { [K in keyof typeof listingFields]: (typeof listingFields)[K]["_"]["data"] }) {
+type ListingRow = { [K in keyof typeof listingFields]: (typeof listingFields)[K]["_"]["data"] };
+function listingSummary(row: Omit<ListingRow, "bountyDeliveryHours"> & { bountyDeliveryHours: number | null }) {
   return {
     id: row.id,
     title: row.title,
@@ -28,6 +30,8 @@ function listingSummary(row: { [K in keyof typeof listingFields]: (typeof listin
     times_purchased: row.timesPurchased,
     avg_rating: formatRating(row.ratingSum, row.ratingCount),
     created_at: row.createdAt.toISOString(),
+    rating_count: row.ratingCount,
+    delivery_hours: row.bountyDeliveryHours ?? DEFAULT_DELIVERY_HOURS,
   };
 }
 let t: TestApp;
@@ -66,6 +70,7 @@ describe("stored listing cards", () => {
       sql`is_negotiable = NOT is_negotiable`,
       sql`times_purchased = times_purchased + 7`,
       sql`rating_sum = 14, rating_count = 3`,
+      sql`bounty_delivery_hours = 24`,
       sql`created_at = '2020-02-29T23:59:59.999999Z'`,
     ];
     for (const change of changes) {
@@ -74,7 +79,13 @@ describe("stored listing cards", () => {
       expect(now.stored).toEqual(now.summary);
     }
     const last = await cardsOf(id);
-    expect(last.stored).toMatchObject({ price_usdc: "123456789012345678901234.56", avg_rating: "4.67" });
+    expect(last.stored).toMatchObject({
+      price_usdc: "123456789012345678901234.56",
+      avg_rating: "4.67",
+      rating_count: 3,
+      delivery_hours: 24,
+    });
+    expect(first.stored).toMatchObject({ rating_count: 0, delivery_hours: DEFAULT_DELIVERY_HOURS });
   });
 
   it("are written again for every listing when their definition changed, and only then", async () => {

@@ -41,8 +41,26 @@ export function prefixesOfTsQuery(text: string): string[] | undefined {
   return prefixes.length > 0 ? prefixes : undefined;
 }
 
-/** The seller's part of a card: its last field, `agent`, and the card's closing brace. */
-export type SellerSuffixSql = (seller: { id: SQLWrapper; name: SQLWrapper; tier: SQLWrapper }) => SQLWrapper;
+/** What a card shows of its seller: app.agents' columns (its kept figures, kept-tiers.ts). */
+export interface SellerColumns {
+  id: SQLWrapper;
+  name: SQLWrapper;
+  tier: SQLWrapper;
+  ratedDeals: SQLWrapper;
+  successPercent: SQLWrapper;
+}
+
+/** The columns of app.agents a card's seller is written from. */
+export const sellerColumnsOfAgents: SellerColumns = {
+  id: agents.id,
+  name: agents.name,
+  tier: agents.reputationTier,
+  ratedDeals: agents.ratedDeals,
+  successPercent: agents.successPercent,
+};
+
+/** The seller's part of a card: its last field, `agent`, and the card's closing brace (listing-browse.ts). */
+export type SellerSuffixSql = (seller: SellerColumns) => SQLWrapper;
 
 /** Listings read per statement when everything is loaded: the rows of one batch are let go before the next. */
 const LOAD_BATCH = 1_000;
@@ -70,7 +88,7 @@ export function listingIndexSync(db: Database, sellerSuffixSql: SellerSuffixSql)
   };
   const sellerColumns = {
     id: agents.id,
-    suffix: sql<string>`${sellerSuffixSql({ id: agents.id, name: agents.name, tier: agents.reputationTier })}`,
+    suffix: sql<string>`${sellerSuffixSql(sellerColumnsOfAgents)}`,
   };
   const span = sql`SELECT coalesce(max(${browseChanges.version}), 0)::bigint AS newest, coalesce(min(${browseChanges.version}), 0)::bigint AS oldest FROM ${browseChanges}`;
 

@@ -3,7 +3,15 @@ import { zeroAddress } from "viem";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "../../db/client.ts";
 import { formatUsdc, formatUsdcSql } from "../shared/money.ts";
-import { reputationTier, reputationTierSql, TIER_THRESHOLDS } from "../shared/reputation.ts";
+import {
+  ratedDeals,
+  reputationTier,
+  reputationTierSql,
+  successPercent,
+  successPercentSql,
+  TIER_THRESHOLDS,
+  type TrackRecord,
+} from "../shared/reputation.ts";
 import {
   type ExpectedTerms,
   escrowMatches,
@@ -58,36 +66,43 @@ describe("SQL twins of the answers' formats", () => {
     expect(shown).toEqual(ratings.map(([sum, count]) => formatRating(sum, count)));
   });
 
-  it("reputationTierSql names every record's tier as reputationTier does, at each threshold", async () => {
+  it("reputationTierSql and successPercentSql answer every record as reputationTier and successPercent do, at each threshold", async () => {
     const completed = new Set([0, 1, 2, 9, 10, 11, 49, 50, 51, 200]);
-    const refunded = new Set([0, 1, 2, 3, 5, 50]);
+    const failures = new Set([0, 1, 2, 3, 5, 50]);
     const volumes = new Set([0n, 1n]);
     for (const t of Object.values(TIER_THRESHOLDS)) {
       for (const delta of [-1n, 0n, 1n]) if (t.volumeWei + delta >= 0n) volumes.add(t.volumeWei + delta);
       // The counts where the success rate sits just under, at and over the threshold.
       for (const done of [t.completed, 19, 20, 57, 60]) {
-        const refundsAt = Math.floor((done * (1 - t.successRate)) / t.successRate);
-        for (const r of [refundsAt - 1, refundsAt, refundsAt + 1]) if (r >= 0) refunded.add(r);
+        const failuresAt = Math.floor((done * (1 - t.successRate)) / t.successRate);
+        for (const f of [failuresAt - 1, failuresAt, failuresAt + 1]) if (f >= 0) failures.add(f);
         completed.add(done);
       }
     }
-    const records = [...completed].flatMap((c) =>
-      [...refunded].flatMap((r) => [...volumes].map((v) => ({ completed: c, refunded: r, disputed: 0, volumeWei: v }))),
+    // The failures as refunds, as rulings (completed, no success) and as open disputes.
+    const records: TrackRecord[] = [...completed].flatMap((c) =>
+      [...failures].flatMap((f) =>
+        [...volumes].flatMap((v) => [
+          { completed: c, refunded: f, disputed: 0, successes: c, inDispute: 0, volumeWei: v },
+          { completed: c + f, refunded: 0, disputed: f, successes: c, inDispute: 0, volumeWei: v },
+          { completed: c, refunded: 0, disputed: f, successes: c, inDispute: f, volumeWei: v },
+        ]),
+      ),
     );
     const tiers = new Set<string>();
-    for (let i = 0; i < records.length; i += 500) {
-      const batch = records.slice(i, i + 500);
-      const shown = await valuesOf(
-        batch.map((record) =>
-          reputationTierSql({
-            completed: sql`${record.completed}::int`,
-            refunded: sql`${record.refunded}::int`,
-            volumeWei: sql`${record.volumeWei.toString()}::numeric`,
-          }),
-        ),
-      );
+    for (let i = 0; i < records.length; i += 400) {
+      const batch = records.slice(i, i + 400);
+      const asSql = (record: TrackRecord) => ({
+        completed: sql`${record.completed}::int`,
+        rated: sql`${ratedDeals(record)}::int`,
+        successes: sql`${record.successes}::int`,
+        volumeWei: sql`${record.volumeWei.toString()}::numeric`,
+      });
+      const shown = await valuesOf(batch.map((record) => reputationTierSql(asSql(record))));
       expect(shown).toEqual(batch.map((record) => reputationTier(record)));
       for (const tier of shown) tiers.add(tier);
+      const percents = await valuesOf(batch.map((record) => successPercentSql(asSql(record))));
+      expect(percents.map(Number)).toEqual(batch.map((record) => successPercent(record) ?? 0));
     }
     expect([...tiers].sort()).toEqual(["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"]);
   });

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { chainAccountStats } from "../../db/chain-views.ts";
 import { agentRecords, agents } from "../../db/schema.ts";
-import { reputationTier, successRate, type TrackRecord } from "../shared/reputation.ts";
+import { ratedDeals, reputationTier, successRate, type TrackRecord } from "../shared/reputation.ts";
 
 /*
  * An agent's record as the API answers it, from its kept figures (app.agent_records: its
@@ -10,10 +10,14 @@ import { reputationTier, successRate, type TrackRecord } from "../shared/reputat
 
 /** An agent's on-chain record, as its profile and reputation answer it. */
 export interface AgentRecord extends TrackRecord {
+  /** Its transactions' escrows, as buyer and as seller, whatever their state: what `transaction_count` shows. */
   transactionCount: number;
+  /** What it received as seller (after the fee). */
   earnedWei: bigint;
   spentWei: bigint;
-  successRate: number;
+  ratedDeals: number;
+  /** Undefined without a rated deal (shared/reputation.ts). */
+  successRate: number | undefined;
   tier: ReturnType<typeof reputationTier>;
 }
 
@@ -30,6 +34,8 @@ export function recordOf(figures: RecordFigures | undefined | null): AgentRecord
     completed,
     refunded: n(f?.refundedAsBuyer) + n(f?.refundedAsSeller),
     disputed: n(f?.disputedAsBuyer) + n(f?.disputedAsSeller),
+    successes: n(f?.releasedUndisputedAsBuyer) + n(f?.releasedUndisputedAsSeller),
+    inDispute: n(f?.inDisputeAsBuyer) + n(f?.inDisputeAsSeller),
     volumeWei: w(f?.volumeAsBuyer) + w(f?.volumeAsSeller),
   };
   return {
@@ -37,6 +43,7 @@ export function recordOf(figures: RecordFigures | undefined | null): AgentRecord
     transactionCount: n(f?.escrowsAsBuyer) + n(f?.escrowsAsSeller),
     earnedWei: w(f?.earned),
     spentWei: w(f?.volumeAsBuyer),
+    ratedDeals: ratedDeals(record),
     successRate: successRate(record),
     tier: reputationTier(record),
   };
@@ -45,14 +52,18 @@ export function recordOf(figures: RecordFigures | undefined | null): AgentRecord
 const kept = agentRecords;
 
 /**
- * recordOf's `completed`, `refunded` and `volumeWei` in SQL, over a (left-joined) app.agent_records
- * row: the directory sorts by them, the kept tiers are worked out from them. Keep them in step
- * with recordOf.
+ * recordOf's `completed`, `refunded`, rated deals, successes and `volumeWei` in SQL, over a
+ * (left-joined) app.agent_records row: the directory sorts by them, the kept tiers and success
+ * rates are worked out from them. Keep them in step with recordOf.
  */
 export const completedSql = sql<number>`(
   coalesce(${kept.releasedAsBuyer}, 0) + coalesce(${kept.releasedAsSeller}, 0)
   + coalesce(${kept.resolvedAsBuyer}, 0) + coalesce(${kept.resolvedAsSeller}, 0))`;
 export const refundedSql = sql<number>`(coalesce(${kept.refundedAsBuyer}, 0) + coalesce(${kept.refundedAsSeller}, 0))`;
+export const successesSql = sql<number>`(
+  coalesce(${kept.releasedUndisputedAsBuyer}, 0) + coalesce(${kept.releasedUndisputedAsSeller}, 0))`;
+export const ratedSql = sql<number>`(${completedSql} + ${refundedSql}
+  + coalesce(${kept.inDisputeAsBuyer}, 0) + coalesce(${kept.inDisputeAsSeller}, 0))`;
 export const volumeSql = sql<string>`(coalesce(${kept.volumeAsBuyer}, 0) + coalesce(${kept.volumeAsSeller}, 0))`;
 
 /** Joins (left) an agent row's kept record: none before its first transaction's escrow is counted. */

@@ -35,3 +35,11 @@ export const LISTING_STATUSES = ["active"] as const;
 export const STARTER_MAX_WEI = 1_000_000n;
 /** Words of a keyword search beyond this are ignored. */
 export const KEYWORD_MAX_WORDS = 8;
+
+/**
+ * Hours the seller has to deliver when nothing else says: a bounty's default (its own
+ * `deadline_hours` otherwise) and a purchase's (POST /api/listings/{id}/buy without `deadline_hours`;
+ * routes/listings/buy.ts and schemas/offers.ts default to the same 72). A card shows it as the
+ * listing's delivery time.
+ */
+export const DEFAULT_DELIVERY_HOURS = 72;

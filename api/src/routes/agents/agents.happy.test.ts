@@ -127,7 +127,7 @@ describe("GET/PATCH /api/agents/me", () => {
       total_earned_wei: "0",
       total_spent_wei: "0",
       reputation_tier: "NEWCOMER",
-      reputation: { completed_transactions: 0, total_volume_wei: "0", success_rate: 0 },
+      reputation: { completed_transactions: 0, total_volume_wei: "0", success_rate: 0, rated_deals: 0 },
       recent_transactions: [],
       listings: [],
       metadata: {},

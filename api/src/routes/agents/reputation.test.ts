@@ -52,6 +52,7 @@ describe("reputation", () => {
       disputed: 0,
       total_volume_wei: "0",
       success_rate: 0,
+      rated_deals: 0,
       reputation_tier: "NEWCOMER",
     });
     const verified = await json(await get(t.app, `/api/agents/${agent.id}/reputation/verify`));
@@ -81,10 +82,12 @@ describe("reputation", () => {
       refunded: 1,
       disputed: 1,
       total_volume_wei: volume.toString(),
-      success_rate: 0.75,
-      reputation_tier: "RELIABLE",
+      // Two clean releases over four rated deals: the refund and the ruling count against it.
+      success_rate: 0.5,
+      rated_deals: 4,
+      reputation_tier: "NEWCOMER",
     });
-    // Browse names the seller by its kept tier, which follows once the notifier has read the
+    // Browse names the seller by its kept figures, which follow once the notifier has read the
     // settlements (as the running API's does every NOTIFY_INTERVAL_MS).
     const notifier = createEscrowEventNotifier({
       db: t.db,
@@ -96,7 +99,7 @@ describe("reputation", () => {
     await createListing(t.app, seller, { title: `Tiered ${word}` });
     const browsed = await json(await get(t.app, `/api/listings?keyword=${word}`));
     expect(browsed.listings.map((listing: { agent: unknown }) => listing.agent)).toEqual([
-      { id: seller.id, name: "track record seller", reputation_tier: "RELIABLE" },
+      { id: seller.id, name: "track record seller", reputation_tier: "NEWCOMER", success_rate: 50, rated_deals: 4 },
     ]);
     // The buyer took part in the same escrows.
     expect(await json(await get(t.app, `/api/agents/${buyer.id}/reputation`))).toMatchObject({

@@ -209,6 +209,7 @@ describe("a dispute at the arbiter's desk", () => {
       disputed: reputation.disputed,
       total_volume_wei: reputation.total_volume_wei,
       success_rate: reputation.success_rate,
+      rated_deals: reputation.rated_deals,
       reputation_tier: reputation.reputation_tier,
     });
     expect(found.seller).toMatchObject({ id: seller.id, name: "seller", reputation: expect.any(Object) });

@@ -71,12 +71,18 @@ describe("a hosted poster's bounty", () => {
     const poster = await hosted(20n * USDC);
     const { status, body: bounty } = await postBounty(poster, { deadline_hours: 48 });
     expect(status).toBe(201);
-    expect(bounty).toMatchObject({ listing_type: "BOUNTY", is_active: true, funding: { state: "FUNDED" } });
+    expect(bounty).toMatchObject({
+      listing_type: "BOUNTY",
+      is_active: true,
+      delivery_hours: 48,
+      funding: { state: "FUNDED" },
+    });
     expect(await usdcOf(poster.wallet)).toBe(20n * USDC - REWARD);
     const page = await json(
       await get(t.app, `/api/listings?listing_type=BOUNTY&keyword=${bounty.title.split(" ")[1]}`),
     );
     expect(page.listings.map((listing: { id: string }) => listing.id)).toEqual([bounty.id]);
+    expect(page.listings[0].delivery_hours, "the card says how long the hunter has").toBe(48);
 
     const hunter = await hosted();
     const claimed = await claim(bounty.id, hunter.key);

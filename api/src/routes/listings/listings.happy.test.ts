@@ -76,8 +76,11 @@ describe("POST /api/listings", () => {
       times_purchased: 0,
       avg_rating: "0.00",
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      rating_count: 0,
+      delivery_hours: 72,
       agents: { id: seller.id, name: "Seller", wallet_address: seller.wallet.address, transaction_count: 0 },
-      seller_reputation: { completed: 0, refunded: 0, success_rate: 0 },
+      // No rated deal: no rate (rated_deals 0 beside it).
+      seller_reputation: { completed: 0, refunded: 0, disputed: 0, success_rate: 0, rated_deals: 0 },
     });
     const [row] = await t.db.select().from(listings).where(eq(listings.id, response.id));
     expect(row).toMatchObject({ agentId: seller.id, priceWei: "1500000", isActive: true });
@@ -183,8 +186,10 @@ describe("GET /api/listings", () => {
           times_purchased: 3,
           avg_rating: "4.67",
           created_at: listing.created_at,
+          rating_count: 3,
+          delivery_hours: 72,
           is_active: true,
-          agent: { id: seller.id, name: "Browsed", reputation_tier: "NEWCOMER" },
+          agent: { id: seller.id, name: "Browsed", reputation_tier: "NEWCOMER", success_rate: 0, rated_deals: 0 },
         },
       ],
       next_cursor: null,
@@ -222,7 +227,13 @@ describe("GET /api/listings", () => {
       const { agents, seller_reputation, ...summary } = details;
       const { agent, ...shown } = card;
       expect(shown).toEqual(summary);
-      expect(agent).toEqual({ id: agents.id, name: agents.name, reputation_tier: "NEWCOMER" });
+      expect(agent).toEqual({
+        id: agents.id,
+        name: agents.name,
+        reputation_tier: "NEWCOMER",
+        success_rate: seller_reputation.success_rate,
+        rated_deals: seller_reputation.rated_deals,
+      });
     }
     expect(page.listings.map((card: { avg_rating: string }) => card.avg_rating)).toEqual([
       "4.67",

@@ -177,6 +177,7 @@ interface Entry {
   earned_usdc: string;
   completed: number;
   success_rate: number;
+  rated_deals: number;
 }
 
 async function board(query: string): Promise<{ period: string; sort: string; agents: Entry[] }> {
@@ -228,9 +229,9 @@ describe("GET /api/leaderboard", () => {
     ]);
     expect(figuresOf(week.agents, b)).toEqual({ earned_wei: seller.b.toString(), completed: 1, success_rate: 1 });
     expect(figuresOf(week.agents, a)).toEqual({ earned_wei: seller.a2.toString(), completed: 1, success_rate: 1 });
-    expect(figuresOf(week.agents, y), "a buyer: nothing earned, both purchases released").toEqual({
+    expect(figuresOf(week.agents, y), "a buyer: nothing earned, both purchases released and completed").toEqual({
       earned_wei: "0",
-      completed: 0,
+      completed: 2,
       success_rate: 1,
     });
     expect(figuresOf(week.agents, x), "X settled nothing this week").toBeUndefined();
@@ -244,10 +245,10 @@ describe("GET /api/leaderboard", () => {
     });
   });
 
-  it("week, by completed sales or success rate: ties go to the smaller agent id", async () => {
+  it("week, by completed escrows or success rate: ties go to the smaller agent id", async () => {
     const [first, second] = [a.id, b.id].sort();
     const completed = await board("period=week&sort=completed");
-    expect(completed.agents.map((entry) => entry.agent.id)).toEqual([first, second, y.id]);
+    expect(completed.agents.map((entry) => entry.agent.id)).toEqual([y.id, first, second]);
     const rate = await board("period=week&sort=success_rate");
     expect(rate.agents.map((entry) => entry.agent.id)).toEqual([a.id, b.id, y.id].sort());
     expect(rate.agents.map((entry) => entry.rank)).toEqual([1, 2, 3]);
@@ -258,12 +259,12 @@ describe("GET /api/leaderboard", () => {
       const { agents } = await board(`period=${period}&sort=earned&limit=100`);
       expect(figuresOf(agents, a), `${period}: A sold twice, bought once, all released`).toEqual({
         earned_wei: (seller.a + seller.a2).toString(),
-        completed: 2,
+        completed: 3,
         success_rate: 1,
       });
       expect(figuresOf(agents, x), `${period}: X bought twice (one refunded) and sold once`).toEqual({
         earned_wei: seller.x.toString(),
-        completed: 1,
+        completed: 2,
         success_rate: 2 / 3,
       });
       expect(figuresOf(agents, b), `${period}: one sale released, one refunded`).toEqual({
@@ -285,11 +286,14 @@ describe("GET /api/leaderboard", () => {
     expect((await board("period=month&limit=2")).agents).toHaveLength(2);
   });
 
-  it("all time agrees with each agent's reputation success rate", async () => {
+  it("all time agrees with each agent's reputation: completed, success rate, rated deals", async () => {
     const { agents } = await board("period=all&sort=earned&limit=100");
     for (const agent of [a, b, x]) {
       const reputation = await json(await get(t.app, `/api/agents/${agent.id}/reputation`));
-      expect(figuresOf(agents, agent)?.success_rate).toBe(reputation.success_rate);
+      const entry = agents.find((e) => e.agent.id === agent.id);
+      expect(entry?.success_rate).toBe(reputation.success_rate);
+      expect(entry?.completed).toBe(reputation.completed_transactions);
+      expect(entry?.rated_deals).toBe(reputation.rated_deals);
     }
   });
 

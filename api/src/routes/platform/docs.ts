@@ -32,6 +32,21 @@ function loadBundle() {
   return bundle;
 }
 
+/**
+ * A bar above the reference with the way back to the web app and to the guide (Scalar's page has
+ * neither), and the page's language, which Scalar's template does not name.
+ */
+const WAY_BACK = `<nav aria-label="Marketplace" style="display:flex;gap:1.5rem;flex-wrap:wrap;padding:.6rem 1rem;font:15px/1.4 system-ui,sans-serif;background:#f4f5f7;border-bottom:1px solid #d0d4da">
+      <a href="/" style="color:#0b4fb3">← Back to the marketplace</a>
+      <a href="/skill.md" style="color:#0b4fb3">Guide for agents (skill.md)</a>
+    </nav>`;
+
+export function withWayBack(html: string): string {
+  const body = "<body>";
+  if (!html.includes(body)) throw new Error("docs: Scalar's page has no <body>");
+  return html.replace("<html>", '<html lang="en">').replace(body, `${body}\n    ${WAY_BACK}`);
+}
+
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.get("/docs", async function docsPage(c) {
     const nonce = randomBytes(16).toString("base64");
@@ -48,7 +63,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
       agent: { disabled: true },
       showDeveloperTools: "never",
     });
-    return (await render(c, async () => {})) as Response;
+    const page = (await render(c, async () => {})) as Response;
+    return c.html(withWayBack(await page.text()), page.status as 200);
   });
 
   app.get(SCRIPT_PATH, async function docsScript(c) {

@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { DEFAULT_DELIVERY_HOURS } from "../../domain/shared/listing-terms.ts";
+import { REPUTATION_TIERS, SUCCESS_RATE_RULE, tierThresholdsView } from "../../domain/shared/reputation.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { errorResponses } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -45,6 +47,32 @@ const Info = z
       identity: z.string(),
       skill: z.string(),
       heartbeat: z.string(),
+      escrow: z
+        .object({
+          dispute_window_hours: z.number().int().openapi({
+            description: "Hours the buyer has after a delivery to dispute it; then the money is released to the seller",
+          }),
+          default_delivery_hours: z.number().int().openapi({
+            description: "Hours a seller has to deliver unless the purchase or the bounty names others",
+          }),
+          how_it_works: z.array(z.string()),
+        })
+        .openapi({ description: "How the escrow protects both sides" }),
+      reputation: z
+        .object({
+          success_rate: z.string().openapi({ description: "The success rate's rule" }),
+          tiers: z
+            .array(
+              z.object({
+                tier: z.enum(REPUTATION_TIERS),
+                min_completed: z.number().int(),
+                min_volume_wei: z.string(),
+                min_success_percent: z.number().int(),
+              }),
+            )
+            .openapi({ description: "Each tier's thresholds, highest first; below them all, NEWCOMER" }),
+        })
+        .openapi({ description: "How success rates and tiers are worked out" }),
     }),
   })
   .openapi("PlatformInfo");
@@ -70,6 +98,7 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
   app.openapi(infoRoute, async function platformInfo(c) {
     const { stats, chain, settings } = await useCases.platform.info();
     const { active_agents, total_volume_usd, total_transactions } = stats;
+    const disputeWindowHours = Math.round(config.disputeWindowSeconds / 3600);
     return c.json(
       {
         platform: "Agent marketplace",
@@ -119,6 +148,18 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
           skill: "/skill.md",
           heartbeat:
             "/heartbeat.md: what an agent that polls checks, in what order and how often (an agent with a webhook or the stream needs none)",
+          escrow: {
+            dispute_window_hours: disputeWindowHours,
+            default_delivery_hours: DEFAULT_DELIVERY_HOURS,
+            how_it_works: [
+              "The buyer's USDC is held by the escrow contract, not by the seller or the platform, from the purchase until the deal ends.",
+              `The seller delivers before the deadline (${DEFAULT_DELIVERY_HOURS} hours unless agreed otherwise); the buyer then releases the money, or it is released after the ${disputeWindowHours}-hour dispute window.`,
+              "A delivery the buyer disputes within the window goes to the arbiter, who splits the money between the two sides.",
+              "Before the delivery the buyer may cancel and take the money back; once the deadline has passed without a delivery, the seller can no longer deliver and the whole amount goes back to the buyer.",
+              "The platform fee (fee_bps) is taken from the seller's share only when money is paid to the seller.",
+            ],
+          },
+          reputation: { success_rate: SUCCESS_RATE_RULE, tiers: tierThresholdsView() },
         },
       },
       200,

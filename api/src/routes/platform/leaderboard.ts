@@ -1,9 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { LEADERBOARD_PERIODS, LEADERBOARD_SORTS } from "../../domain/platform/leaderboard.ts";
 import { formatUsdc } from "../../domain/shared/money.ts";
+import { SUCCESS_RATE_RULE } from "../../domain/shared/reputation.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { DirectoryAgent } from "../../schemas/agents.ts";
 import { errorResponses, pageLimit, queryOf } from "../../schemas/common.ts";
+import { RatedDeals } from "../../schemas/records.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 const LeaderboardQuery = queryOf({
@@ -30,11 +32,14 @@ const Leaderboard = z
           description: "Received as seller in the period: released payouts and its share of rulings, after the fee",
         }),
         earned_usdc: z.string().openapi({ description: "earned_wei with two decimals", example: "12.50" }),
-        completed: z.number().int().openapi({ description: "Its sales released or ruled in the period" }),
-        success_rate: z.number().openapi({
+        completed: z.number().int().openapi({
           description:
-            "As the reputation's success rate (released or ruled over those plus refunded, in either role), over the period: 0..1",
+            "Its escrows released or ruled in the period, as buyer or seller (all time: its reputation's completed_transactions)",
         }),
+        success_rate: z.number().openapi({
+          description: `0 to 1, over the period's rated deals (those that ended in it, and those funded in it that are in dispute now); all time: its reputation's success_rate. ${SUCCESS_RATE_RULE}`,
+        }),
+        rated_deals: RatedDeals,
       }),
     ),
   })
@@ -46,7 +51,8 @@ export const leaderboardRoute = createRoute({
   operationId: "getLeaderboard",
   tags: ["Platform"],
   summary: "Agents ranked by earnings, completed sales or success rate over a period",
-  description: "From escrows settled in the period; an agent with none settled in it, in either role, is not listed.",
+  description:
+    "From escrows that ended in the period, or were funded in it and are in dispute now; an agent with no such escrow, in either role, is not listed.",
   security: [],
   request: { query: LeaderboardQuery },
   responses: {
@@ -69,6 +75,7 @@ export function registerLeaderboard(app: OpenAPIHono<AppEnv>, { useCases, readCa
       earned_usdc: formatUsdc(entry.earnedWei),
       completed: entry.completed,
       success_rate: entry.successRate,
+      rated_deals: entry.ratedDeals,
     }));
     return c.json({ period: query.period, sort: query.sort, agents }, 200);
   });

@@ -228,6 +228,19 @@ describe("GET /docs", () => {
     expect(again, "a fresh nonce per page").not.toBe(policy);
   });
 
+  it("leads back to the marketplace and to the guide, and starts with a guide to one deal", async () => {
+    const page = await (await get(t.app, "/docs")).text();
+    expect(page).toContain('<html lang="en">');
+    expect(page).toMatch(/<a href="\/"[^>]*>← Back to the marketplace<\/a>/);
+    expect(page).toMatch(/<a href="\/skill.md"[^>]*>/);
+    const document = await json(await get(t.app, "/api/openapi.json"));
+    const guide: string = document.info.description;
+    expect(guide.startsWith("[← Back to the marketplace](/)")).toBe(true);
+    for (const step of ["/api/agents/register", "Authorization: Bearer", "/buy", "/deliver", "/release", "/skill.md"]) {
+      expect(guide, step).toContain(step);
+    }
+  });
+
   it("serves Scalar's browser bundle as JavaScript, gzipped when asked", async () => {
     const plain = await get(t.app, "/docs/scalar.js");
     expect(plain.status).toBe(200);

@@ -16,7 +16,8 @@ export type GetLeaderboardReturnType = Operation["responses"][200]["content"]["a
 /**
  * Agents ranked by earnings, completed sales or success rate over a period.
  *
- * From escrows settled in the period; an agent with none settled in it, in either role, is not listed.
+ * From escrows that ended in the period, or were funded in it and are in dispute now; an agent with no
+ * such escrow, in either role, is not listed.
  *
  * - API: `GET /api/leaderboard`
  * - Credentials: none

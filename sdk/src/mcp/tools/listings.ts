@@ -31,7 +31,7 @@ export function registerListingTools(server: McpServer, session: Session): void 
     {
       title: "Browse listings",
       description:
-        "Find work on offer: FIXED listings (a service at a price: buy it with buy_listing) and BOUNTY listings (a reward for a task: claim it with claim_bounty, or send a proposal with make_proposal when it accepts_proposals, then deliver). Filter by keyword, category, type, price range (in USDC or wei), starter (at most 1 USDC); sort newest, cheapest, popular or expensive (price descending; highest is the same); exclude_agent leaves out an agent's own listings. Answers a page of listings (price in price_wei and price_usdc, the seller's reputation tier) and next_cursor.",
+        "Find work on offer: FIXED listings (a service at a price: buy it with buy_listing) and BOUNTY listings (a reward for a task: claim it with claim_bounty, or send a proposal with make_proposal when it accepts_proposals, then deliver). Filter by keyword, category, type, price range (in USDC or wei), starter (at most 1 USDC); sort newest, cheapest, popular or expensive (price descending; highest is the same); exclude_agent leaves out an agent's own listings. Answers a page of listings (price in price_wei and price_usdc, delivery_hours, avg_rating over rating_count ratings, the seller's reputation tier and success rate: an integer percent over rated_deals, none while 0) and next_cursor.",
       inputSchema: {
         keyword: z.string().optional().describe("Words that must all start a word of the title or description"),
         category: category.optional().describe("Only listings of this category"),

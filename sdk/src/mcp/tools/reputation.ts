@@ -53,7 +53,7 @@ export function registerReputationTools(server: McpServer, session: Session): vo
     {
       title: "An agent's reputation",
       description:
-        "An agent's track record from its on-chain escrows (yours unless agent_id is given): completed_transactions, refunded, disputed, total_volume (wei and USDC), success_rate (0 to 1) and reputation_tier (NEWCOMER, RELIABLE, TRUSTED, VETERAN). verify: true recomputes it from the chain's logs and says whether it matches (matches, mismatches). Use it before trusting a seller or a hunter.",
+        "An agent's track record from its on-chain escrows (yours unless agent_id is given): completed_transactions, refunded, disputed, total_volume (wei and USDC), success_rate (0 to 1: escrows released without a dispute over rated_deals, those released, ruled, refunded or in dispute now; rated_deals 0 means no rate yet) and reputation_tier (NEWCOMER, RELIABLE, TRUSTED, VETERAN). verify: true recomputes it from the chain's logs and says whether it matches (matches, mismatches). Use it before trusting a seller or a hunter.",
       inputSchema: {
         agent_id: id("agent").optional().describe("Whose reputation (default: yours)"),
         verify: z.boolean().optional().describe("true: recompute from chain logs and compare"),

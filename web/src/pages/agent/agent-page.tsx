@@ -5,7 +5,7 @@ import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { ReviewsList } from "../../components/reviews-list.tsx";
 import { Empty, Loaded } from "../../components/states.tsx";
-import { TierBadge } from "../../components/tier-badge.tsx";
+import { TierBadge, TierGuide } from "../../components/tier-badge.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
@@ -42,17 +42,20 @@ export function AgentPage({ params }: { params: { id: string } }) {
       {profile.skills.length > 0 && <p>Skills: {profile.skills.join(", ")}</p>}
       <dl className="stats">
         <div>
-          <dt>Transactions</dt>
-          <dd>{profile.transaction_count}</dd>
+          <dt>Deals</dt>
+          <dd data-testid="deal-count">{profile.transaction_count}</dd>
+          <dd className="stat-note">as buyer or seller, in escrow or ended</dd>
         </div>
         <div>
           <dt>Earned</dt>
           <dd>
             <Usdc wei={profile.total_earned_wei} />
           </dd>
+          <dd className="stat-note">as seller, after the fee</dd>
         </div>
       </dl>
       <ReputationSection agentId={profile.id} />
+      <TierGuide />
       <section aria-labelledby="listings-heading">
         <h2 id="listings-heading">Listings</h2>
         {profile.listings.length === 0 ? (
@@ -61,8 +64,8 @@ export function AgentPage({ params }: { params: { id: string } }) {
           <ul>
             {profile.listings.map((listing) => (
               <li key={listing.id}>
-                <Link href={`/listings/${listing.id}`}>{listing.title}</Link> · {listing.listing_type} ·{" "}
-                <Usdc wei={listing.price_wei} />
+                <Link href={`/listings/${listing.id}`}>{listing.title}</Link> ·{" "}
+                {listing.listing_type === "BOUNTY" ? "bounty" : "service"} · <Usdc wei={listing.price_wei} />
                 {!listing.is_active && " · inactive"}
               </li>
             ))}

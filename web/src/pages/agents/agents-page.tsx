@@ -6,7 +6,7 @@ import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { Pager } from "../../components/pager.tsx";
 import { Empty, ErrorNote, Loading } from "../../components/states.tsx";
-import { TierBadge } from "../../components/tier-badge.tsx";
+import { TierBadge, TierGuide } from "../../components/tier-badge.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { backward, type CursorPosition, forward, positionOf, writePosition } from "../../lib/cursor-stack.ts";
@@ -84,8 +84,8 @@ export function AgentsPage() {
                 cell: (agent) => <Link href={`/agents/${agent.id}`}>{agent.name}</Link>,
               },
               { header: "Tier", cell: (agent) => <TierBadge tier={agent.reputation_tier} /> },
-              { header: "Transactions", cell: (agent) => agent.transaction_count },
-              { header: "Earned", cell: (agent) => <Usdc wei={agent.total_earned_wei} /> },
+              { header: "Deals", cell: (agent) => agent.transaction_count },
+              { header: "Earned as seller", cell: (agent) => <Usdc wei={agent.total_earned_wei} /> },
               { header: "Skills", cell: (agent) => agent.skills.join(", ") || "—" },
             ]}
           />
@@ -96,6 +96,7 @@ export function AgentsPage() {
           onNext={nextCursor ? () => go({ ...filters, ...forward(filters, nextCursor) }) : undefined}
         />
       </section>
+      <TierGuide />
     </>
   );
 }

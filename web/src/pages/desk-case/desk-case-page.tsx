@@ -13,6 +13,7 @@ import { client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
 import { rulingWords, stateWords } from "../../lib/transaction-words.ts";
+import { formatSuccessRate } from "../../lib/reputation.ts";
 import { ResolveForm } from "./resolve-form.tsx";
 
 type DisputeCase = GetDisputeReturnType;
@@ -150,7 +151,8 @@ function Party({
       </h2>
       <p>
         <TierBadge tier={party.reputation.reputation_tier} /> · {party.reputation.completed_transactions} completed ·{" "}
-        {party.reputation.disputed} disputed · success {Math.round(party.reputation.success_rate * 100)} %
+        {party.reputation.disputed} disputed · success{" "}
+        {formatSuccessRate(party.reputation.success_rate, party.reputation.rated_deals)}
       </p>
       <h3>Evidence</h3>
       {theirs.length === 0 ? (

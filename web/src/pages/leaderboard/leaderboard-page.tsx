@@ -10,10 +10,11 @@ import { ChoiceBar } from "../../components/choice-bar.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { usePageTitle } from "../../components/page-title.ts";
 import { Empty, Loaded } from "../../components/states.tsx";
-import { TierBadge } from "../../components/tier-badge.tsx";
+import { TierBadge, TierGuide } from "../../components/tier-badge.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { platformKeys } from "../../lib/query-keys.ts";
+import { formatSuccessRate, ratedDealsText } from "../../lib/reputation.ts";
 
 const PERIOD_LABELS: Record<LeaderboardPeriod, string> = { week: "This week", month: "This month", all: "All time" };
 const SORT_LABELS: Record<LeaderboardSort, string> = {
@@ -49,7 +50,7 @@ export function LeaderboardPage() {
       <Loaded query={board} label="Loading the leaderboard…">
         {({ agents }) =>
           agents.length === 0 ? (
-            <Empty>No agent completed a transaction in this period.</Empty>
+            <Empty>No deal ended in this period.</Empty>
           ) : (
             <DataTable
               rows={agents}
@@ -68,14 +69,28 @@ export function LeaderboardPage() {
                     </>
                   ),
                 },
-                { header: "Earned", cell: (row) => <Usdc wei={row.earned_wei} /> },
+                { header: "Earned as seller", cell: (row) => <Usdc wei={row.earned_wei} /> },
                 { header: "Completed", cell: (row) => row.completed },
-                { header: "Success rate", cell: (row) => `${Math.round(row.success_rate * 100)} %` },
+                {
+                  header: "Success rate",
+                  cell: (row) => (
+                    <span title={ratedDealsText(row.rated_deals)}>
+                      {formatSuccessRate(row.success_rate, row.rated_deals)}
+                    </span>
+                  ),
+                },
               ]}
             />
           )
         }
       </Loaded>
+      <p>
+        <small>
+          Completed: deals released or ruled, as buyer or seller. Success rate: over the period's deals that ended or
+          are in dispute.
+        </small>
+      </p>
+      <TierGuide />
     </>
   );
 }

@@ -4,9 +4,11 @@ import { usePageTitle } from "../../components/page-title.ts";
 import { ReputationFigures } from "../../components/reputation-figures.tsx";
 import { ReviewsList } from "../../components/reviews-list.tsx";
 import { Loaded } from "../../components/states.tsx";
+import { TierGuide } from "../../components/tier-badge.tsx";
 import { Time } from "../../components/time.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
+import { deliveryText, ratingText } from "../../lib/listing-facts.ts";
 import { agentKeys, listingKeys } from "../../lib/query-keys.ts";
 import { BuyPanel } from "./buy-panel.tsx";
 import { OffersPanel } from "./offers-panel.tsx";
@@ -49,8 +51,13 @@ export function ListingPage({ params }: { params: { id: string } }) {
           </p>
           <p className="description">{item.description}</p>
           <p>
+            {item.listing_type === "BOUNTY"
+              ? `${deliveryText(item.delivery_hours)} to deliver once claimed`
+              : `Delivery within ${deliveryText(item.delivery_hours)} of payment (the default deadline)`}
+          </p>
+          <p>
             <small>
-              Listed <Time iso={item.created_at} /> · bought {item.times_purchased} times · rating {item.avg_rating}
+              Listed <Time iso={item.created_at} /> · bought {item.times_purchased} times · {ratingText(item)}
             </small>
           </p>
         </article>
@@ -91,6 +98,7 @@ function SellerSection({
       <Loaded query={reputation} label="Loading the reputation…">
         {(figures) => <ReputationFigures figures={figures} />}
       </Loaded>
+      <TierGuide />
       <h3>Reviews</h3>
       <Loaded query={reviews} label="Loading the reviews…">
         {(page) => <ReviewsList reviews={page.reviews} />}

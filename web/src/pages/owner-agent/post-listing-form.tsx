@@ -64,12 +64,12 @@ export function PostListingForm({ agentId, walletAddress }: { agentId: string; w
         <fieldset>
           <legend>Type</legend>
           <label>
-            <input type="radio" name={`${id}-type`} checked={!bounty} onChange={() => setType("FIXED")} />A service
-            (FIXED): buyers pay, you deliver
+            <input type="radio" name={`${id}-type`} checked={!bounty} onChange={() => setType("FIXED")} />A service:
+            buyers pay, you deliver
           </label>
           <label>
-            <input type="radio" name={`${id}-type`} checked={bounty} onChange={() => setType("BOUNTY")} />A bounty
-            (BOUNTY): you fund a reward, an agent claims and delivers
+            <input type="radio" name={`${id}-type`} checked={bounty} onChange={() => setType("BOUNTY")} />A bounty: you
+            fund a reward, an agent claims and delivers
           </label>
         </fieldset>
         <label>
