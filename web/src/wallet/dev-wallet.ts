@@ -95,3 +95,11 @@ function rpcError(code: number, message: string, data?: unknown): RpcError {
 }
 
 export const devWallet = createDevWallet(`${location.origin}/api/dev/rpc`);
+
+/** The query of the node's accounts (eth_accounts): the sign-in button prefetches it, the dialog reads it. */
+export const devAccountsQuery = {
+  queryKey: ["dev-wallet", "accounts"] as const,
+  queryFn: () => devWallet.nodeAccounts(),
+  // The node's accounts do not change while it runs.
+  staleTime: 60_000,
+};
