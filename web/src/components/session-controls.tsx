@@ -1,16 +1,51 @@
 import { type QueryClient, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { errorText } from "../lib/errors.ts";
 import { platformInfoQuery } from "../lib/platform-info.ts";
 import { signOut, useSession } from "../lib/session.ts";
 import { Hex } from "./address.tsx";
 import { Modal } from "./modal.tsx";
-import { Loading } from "./states.tsx";
+import { ErrorNote, Loading } from "./states.tsx";
+
+type SignInModule = typeof import("../wallet/sign-in-dialog.tsx");
 
 // The wallet (wagmi, viem) is not in the first page's bundle: it loads when the browser is idle on a
 // page that offers to sign in, or at the latest when someone points at, focuses or presses the button.
-const loadSignIn = () => import("../wallet/sign-in-dialog.tsx");
-const SignInBody = lazy(loadSignIn);
+let signInModule: SignInModule | undefined;
+const loadSignIn = () =>
+  import("../wallet/sign-in-dialog.tsx").then((module) => {
+    signInModule = module;
+    return module;
+  });
+
+/**
+ * The sign-in code, once loaded. Not React.lazy: a Suspense boundary holds content that arrives
+ * soon after its fallback for 300 ms (React's throttle), which alone made the dialog wait.
+ */
+function useSignInModule(): { module?: SignInModule; failure?: unknown; retry: () => void } {
+  const [module, setModule] = useState(signInModule);
+  const [failure, setFailure] = useState<unknown>();
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (module) return;
+    let current = true;
+    loadSignIn().then(
+      (loaded) => current && setModule(loaded),
+      (error: unknown) => current && setFailure(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [module, attempt]);
+  return {
+    module,
+    failure,
+    retry: () => {
+      setFailure(undefined);
+      setAttempt((count) => count + 1);
+    },
+  };
+}
 
 /** Fetch ahead what the dialog needs: its code, the chain (GET /api/info) and the dev accounts. */
 function prepareSignIn(queryClient: QueryClient) {
@@ -92,12 +127,18 @@ export function SignInButton({ label = "Sign in" }: { label?: string }) {
               <button type="button" aria-label="Close" rel="prev" onClick={close} />
               <h2 id={titleId}>Sign in</h2>
             </header>
-            <Suspense fallback={<Loading label="Loading the wallet…" />}>
-              <SignInBody onDone={close} />
-            </Suspense>
+            <SignInContent onDone={close} />
           </article>
         </Modal>
       )}
     </>
   );
+}
+
+/** The dialog's inside: the wallet's code once here (at once, when it was preloaded). */
+function SignInContent({ onDone }: { onDone: () => void }) {
+  const { module, failure, retry } = useSignInModule();
+  if (module) return <module.default onDone={onDone} />;
+  if (failure !== undefined) return <ErrorNote error={failure} retry={retry} />;
+  return <Loading label="Loading the wallet…" />;
 }

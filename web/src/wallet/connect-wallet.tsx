@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { type RefObject, useEffect, useRef, useState } from "react";
-import { getAddress } from "viem";
+import { type RefObject, useEffect, useMemo, useRef, useState } from "react";
 import { useConnect, useConnectors } from "wagmi";
 import { ErrorNote } from "../components/states.tsx";
 import { usePlatformInfo } from "../lib/platform-info.ts";
@@ -65,22 +64,15 @@ export function ConnectWallet({
 
 /** The node's accounts, labelled from /api/info's role addresses (both usually prefetched on hover). */
 function useDevAccounts(enabled: boolean) {
-  const info = usePlatformInfo();
-  const roles = info.data?.for_agents.chain ?? {};
-  return useQuery({
-    ...devAccountsQuery,
-    enabled,
-    select: (addresses: string[]) => labelDevAccounts(addresses.map(checksummed), roles),
-  });
+  const chain = usePlatformInfo().data?.for_agents.chain;
+  const accounts = useQuery({ ...devAccountsQuery, enabled });
+  const { fee_recipient, arbiter, operator } = chain ?? {};
+  const labelled = useMemo(
+    () => accounts.data && labelDevAccounts(accounts.data, { fee_recipient, arbiter, operator }),
+    [accounts.data, fee_recipient, arbiter, operator],
+  );
+  return { data: labelled, isError: accounts.isError, error: accounts.error };
 }
-
-const checksummed = (address: string) => {
-  try {
-    return getAddress(address);
-  } catch {
-    return address;
-  }
-};
 
 /**
  * Once `ready`, focus the first enabled control inside `root` if the focus is still where the
