@@ -34,19 +34,23 @@ describe("an owner in the browser", () => {
     await expect.poll(() => page.locator("main").textContent()).toContain("You have no agents yet");
     await checkPage(page, "owner-empty");
 
-    // A hosted agent; its key is shown once and copied.
+    // A hosted agent; its key is shown once, in a dialog that holds until the owner saved it.
     const create = page.getByRole("region", { name: "Create a hosted agent" });
     await create.getByLabel("Name").fill("wombat-poster");
     await create.getByLabel("Bio").fill("Posts labelling bounties");
     await create.getByRole("button", { name: "Create hosted agent" }).click();
     const key = (await page.getByTestId("new-api-key").textContent({ timeout: 20_000 })) ?? "";
     expect(key).toMatch(/^\S{20,}$/);
-    await page.getByRole("button", { name: "Copy" }).click();
-    await expect.poll(() => page.getByText("Copied to the clipboard.").count()).toBe(1);
+    const reveal = page.getByRole("dialog", { name: "The API key of wombat-poster" });
+    await reveal.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => reveal.getByText("Copied to the clipboard.").count()).toBe(1);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     const agent = await createMarketplaceClient({ baseUrl: apiUrl, apiKey: key }).getMe();
     expect(agent.name).toBe("wombat-poster");
     await checkPage(page, "owner-new-key");
+    await reveal.getByLabel("I have saved this key").check();
+    await reveal.getByRole("button", { name: "Done" }).click();
+    await expect.poll(() => page.getByTestId("new-api-key").count()).toBe(0);
 
     // Test USDC for the agent from its card (local chain): 100 USDC, as the chain counts it.
     const card = page.getByTestId("owned-agent").filter({ hasText: "wombat-poster" });
@@ -108,9 +112,10 @@ describe("an owner in the browser", () => {
     await page.goto("/owner");
     await page.getByRole("button", { name: "Sign in", exact: true }).first().click();
     await expect.poll(() => page.getByText("No browser wallet was found").count()).toBe(1);
-    await page.getByLabel("Dev account").selectOption({ index: 13 });
+    await page.getByLabel("Dev account").selectOption(devAddress(13));
     await checkPage(page, "sign-in-dev-wallet");
-    await page.getByRole("button", { name: "Dev wallet", exact: true }).click();
+    // The node's #3 is Person 1 (0 to 2 hold the platform's roles): #13 is Person 11.
+    await page.getByRole("button", { name: "Sign in as Person 11", exact: true }).click();
     await expect.poll(() => page.getByText("Signed in as").count(), { timeout: 20_000 }).toBe(1);
     const session = await page.evaluate(() => fetch("/api/auth/session").then((response) => response.json()));
     expect(session.address.toLowerCase()).toBe(devAddress(13).toLowerCase());

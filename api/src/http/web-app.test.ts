@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestApp, testApp } from "../../test/harness.ts";
 import { chainRpcOrigins, webAppPolicy } from "./security-headers.ts";
-import { APP_PAGES, fileInDist } from "./web-app.ts";
+import { APP_PAGES, acceptedEncodings, fileInDist } from "./web-app.ts";
 
 /*
  * The web app served at / from a build folder made here (an index.html and one hashed asset): page
@@ -17,6 +18,11 @@ import { APP_PAGES, fileInDist } from "./web-app.ts";
 const INDEX =
   '<!doctype html><html><head><script type="module" src="/assets/x.js"></script></head><body><div id="root"></div></body></html>';
 const SCRIPT = "console.log('the web app');";
+/** A build's larger file, with the compressed copies the build writes beside it. */
+const BIG_SCRIPT = Array.from({ length: 200 }, (_, i) => `export const line${i} = "the web app, line ${i}";`).join(
+  "\n",
+);
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg">${"<rect width='1' height='1'/>".repeat(80)}</svg>`;
 
 let dist: string;
 let t: TestApp;
@@ -28,6 +34,14 @@ beforeAll(async () => {
   writeFileSync(path.join(dist, "index.html"), INDEX);
   writeFileSync(path.join(dist, "assets", "x.js"), SCRIPT);
   writeFileSync(path.join(dist, "robots.txt"), "User-agent: *\n");
+  for (const [file, content] of [
+    [path.join(dist, "assets", "big.js"), BIG_SCRIPT],
+    [path.join(dist, "icon.svg"), ICON],
+  ] as const) {
+    writeFileSync(file, content);
+    writeFileSync(`${file}.br`, brotliCompressSync(content));
+    writeFileSync(`${file}.gz`, gzipSync(content));
+  }
   // A file beside the build that no URL may reach.
   writeFileSync(path.join(root, "secret.txt"), "not for the web");
   t = await testApp({ webDistDir: dist });
@@ -173,6 +187,82 @@ describe("the web app's files", () => {
       expect(file === undefined || file.startsWith(path.resolve("/srv/dist") + path.sep), bad).toBe(true);
     }
     expect(fileInDist("/srv/dist", "/assets/..%2f..%2fx")).toBeUndefined();
+  });
+});
+
+describe("the web app's files, compressed", () => {
+  const fetchWith = (url: string, acceptEncoding?: string) =>
+    t.app.request(url, acceptEncoding === undefined ? {} : { headers: { "accept-encoding": acceptEncoding } });
+  const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
+
+  it("a browser that takes br gets the build's brotli copy, of the original's type, cached as before", async () => {
+    const response = await fetchWith("/assets/big.js", "gzip, deflate, br, zstd");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-encoding")).toBe("br");
+    expect(response.headers.get("vary")).toBe("Accept-Encoding");
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    const body = await bytesOf(response);
+    expect(body.length).toBeLessThan(BIG_SCRIPT.length / 4);
+    expect(brotliDecompressSync(body).toString()).toBe(BIG_SCRIPT);
+  });
+
+  it("one that takes gzip only gets the gzip copy", async () => {
+    for (const header of ["gzip", "gzip, deflate", "br;q=0, gzip", "gzip;q=1, br;q=0.5"]) {
+      const response = await fetchWith("/assets/big.js", header);
+      expect(response.headers.get("content-encoding"), header).toBe("gzip");
+      expect(response.headers.get("vary"), header).toBe("Accept-Encoding");
+      expect(gunzipSync(await bytesOf(response)).toString(), header).toBe(BIG_SCRIPT);
+    }
+  });
+
+  it("one that takes neither gets the file itself, and is told the answer varies", async () => {
+    for (const header of [undefined, "", "identity", "deflate", "br;q=0, gzip;q=0", "*;q=0"]) {
+      const response = await fetchWith("/assets/big.js", header);
+      expect(response.status, String(header)).toBe(200);
+      expect(response.headers.get("content-encoding"), String(header)).toBeNull();
+      expect(response.headers.get("vary"), String(header)).toBe("Accept-Encoding");
+      expect((await bytesOf(response)).toString(), String(header)).toBe(BIG_SCRIPT);
+    }
+  });
+
+  it("a file the build did not compress (too small) is itself, whatever the client takes", async () => {
+    const response = await fetchWith("/assets/x.js", "br, gzip");
+    expect(response.headers.get("content-encoding")).toBeNull();
+    expect(await response.text()).toBe(SCRIPT);
+  });
+
+  it("a file at the top of the build is compressed too, with its own cache time", async () => {
+    const response = await fetchWith("/icon.svg", "br");
+    expect(response.headers.get("content-encoding")).toBe("br");
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(brotliDecompressSync(await bytesOf(response)).toString()).toBe(ICON);
+  });
+
+  it("the compressed copies keep the folder's path rules", async () => {
+    for (const url of ["/assets/..%2f..%2fsecret.txt", "/assets/%2e%2e/%2e%2e/secret.txt"]) {
+      const response = await page(t.app, url);
+      expect(await response.text(), url).not.toContain("not for the web");
+    }
+    expect((await fetchWith("/assets/missing.js", "br")).status).toBe(404);
+  });
+
+  it("reads Accept-Encoding's weights: q=0 refuses, * stands for the codings it does not name", () => {
+    expect([...acceptedEncodings("gzip, deflate, br")]).toEqual([
+      ["br", 1],
+      ["gzip", 1],
+    ]);
+    expect([...acceptedEncodings("br;q=0.2, gzip;q=0.8")]).toEqual([
+      ["br", 0.2],
+      ["gzip", 0.8],
+    ]);
+    expect([...acceptedEncodings("*")].map(([name]) => name)).toEqual(["br", "gzip"]);
+    expect([...acceptedEncodings("gzip, *;q=0")].map(([name]) => name)).toEqual(["gzip"]);
+    expect([...acceptedEncodings("BR; Q=0")]).toEqual([]);
+    expect([...acceptedEncodings(undefined)]).toEqual([]);
+    expect([...acceptedEncodings("br;q=nonsense")]).toEqual([]);
   });
 });
 

@@ -12,6 +12,8 @@ import { setPageSecurityHeaders } from "./security-headers.ts";
  * never change, so browsers keep them for a year. The API's own URLs are never answered here. Any
  * other URL is a 404: a file we do not have (`/notes.md`, `/robots.txt` before it exists) is the
  * API's 404 JSON, and a page the app does not have is the app's own "Page not found", sent as 404.
+ * The build writes `<file>.br` and `<file>.gz` beside each text file (web/vite.config.ts): a browser
+ * that accepts one gets it, compressed once at build rather than at every request.
  */
 
 /**
@@ -63,6 +65,45 @@ const CONTENT_TYPES: Record<string, string> = {
   ".webmanifest": "application/manifest+json",
   ".wasm": "application/wasm",
 };
+
+/** The encodings the build writes beside a file, in the order we prefer them. */
+const ENCODINGS = [
+  { name: "br", suffix: ".br" },
+  { name: "gzip", suffix: ".gz" },
+] as const;
+
+/** The files the build may have compressed (web/vite.config.ts): their answer varies with Accept-Encoding. */
+const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|map|webmanifest)$/i;
+
+/**
+ * The content codings an Accept-Encoding header takes, by weight (RFC 9110 12.5.3): `br;q=0`
+ * refuses br, `*` stands for every coding it does not name, and no header takes none of them.
+ */
+export function acceptedEncodings(header: string | undefined): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? "").split(",")) {
+    const [token, ...params] = part.trim().toLowerCase().split(";");
+    if (!token) continue;
+    const q = params.map((param) => /^\s*q=(.*?)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    // A weight that does not read as a number takes nothing.
+    const weight = q === undefined ? 1 : Number(q || "x");
+    weights.set(token, Number.isFinite(weight) ? weight : 0);
+  }
+  const accepted = new Map<string, number>();
+  for (const { name } of ENCODINGS) {
+    const weight = weights.get(name) ?? weights.get("*") ?? 0;
+    if (weight > 0) accepted.set(name, weight);
+  }
+  return accepted;
+}
+
+/** The encodings to try for a request, best first: the highest weight, br before gzip when equal. */
+function encodingsToTry(header: string | undefined) {
+  const accepted = acceptedEncodings(header);
+  return ENCODINGS.filter(({ name }) => accepted.has(name)).sort(
+    (a, b) => (accepted.get(b.name) ?? 0) - (accepted.get(a.name) ?? 0),
+  );
+}
 
 /** Hashed build output: its name changes with its content. */
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -129,24 +170,31 @@ export function webAppRoutes({ distDir, policy }: WebAppOptions) {
     if (API_URL.test(urlPath)) return c.notFound();
     const isIndex = urlPath === "/" || urlPath === "/index.html";
 
-    if (urlPath.startsWith("/assets/")) {
+    /** The build's file at this URL, compressed if the client takes it, or undefined if there is none. */
+    async function serveFile(cacheControl: string): Promise<Response | undefined> {
       const file = fileInDist(distDir, urlPath);
       const content = await readRegularFile(file);
-      if (!file || !content) return c.notFound();
-      c.header("Cache-Control", IMMUTABLE);
+      if (!file || !content) return undefined;
+      c.header("Cache-Control", cacheControl);
       c.header("X-Content-Type-Options", "nosniff");
-      return c.body(new Uint8Array(content), 200, { "Content-Type": contentTypeOf(file) });
+      c.header("Content-Type", contentTypeOf(file));
+      if (!COMPRESSIBLE.test(file)) return c.body(new Uint8Array(content), 200);
+      c.header("Vary", "Accept-Encoding");
+      for (const encoding of encodingsToTry(c.req.header("accept-encoding"))) {
+        const encoded = await readRegularFile(file + encoding.suffix);
+        if (!encoded) continue;
+        c.header("Content-Encoding", encoding.name);
+        return c.body(new Uint8Array(encoded), 200);
+      }
+      return c.body(new Uint8Array(content), 200);
     }
+
+    if (urlPath.startsWith("/assets/")) return (await serveFile(IMMUTABLE)) ?? c.notFound();
 
     // A file of web/public at the top of the build (favicon.ico, robots.txt), never index.html itself.
     if (!isIndex) {
-      const file = fileInDist(distDir, urlPath);
-      const content = await readRegularFile(file);
-      if (file && content) {
-        c.header("Cache-Control", "public, max-age=3600");
-        c.header("X-Content-Type-Options", "nosniff");
-        return c.body(new Uint8Array(content), 200, { "Content-Type": contentTypeOf(file) });
-      }
+      const served = await serveFile("public, max-age=3600");
+      if (served) return served;
     }
 
     if (FILE_URL.test(urlPath) && !isIndex) return c.notFound();

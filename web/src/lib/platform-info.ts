@@ -6,12 +6,15 @@ import { platformKeys } from "./query-keys.ts";
 export const LOCAL_CHAIN_ID = 31337;
 
 /** GET /api/info, read once per page load: the marketplace's chain and contracts do not change. */
+export const platformInfoQuery = {
+  queryKey: platformKeys.info,
+  queryFn: () => client.getInfo(),
+  staleTime: Number.POSITIVE_INFINITY,
+};
+
+/** GET /api/info (see platformInfoQuery). */
 export function usePlatformInfo() {
-  return useQuery({
-    queryKey: platformKeys.info,
-    queryFn: () => client.getInfo(),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  return useQuery(platformInfoQuery);
 }
 
 /**

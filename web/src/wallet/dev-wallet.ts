@@ -1,3 +1,5 @@
+import { getAddress } from "viem";
+
 /*
  * The "dev wallet" of the local chain (31337): an EIP-1193 provider whose requests go to the API's
  * /api/dev/rpc, which forwards an allowlist of methods to the Hardhat node. The node's dev accounts
@@ -90,8 +92,27 @@ export function createDevWallet(rpcUrl: string): DevWallet {
   };
 }
 
+function checksummed(address: string): string {
+  try {
+    return getAddress(address);
+  } catch {
+    return address;
+  }
+}
+
 function rpcError(code: number, message: string, data?: unknown): RpcError {
   return Object.assign(new Error(message), { code, data });
 }
 
 export const devWallet = createDevWallet(`${location.origin}/api/dev/rpc`);
+
+/**
+ * The query of the node's accounts (eth_accounts, checksummed once here: the node answers them in
+ * lower case): the sign-in button prefetches it, the dialog reads it.
+ */
+export const devAccountsQuery = {
+  queryKey: ["dev-wallet", "accounts"] as const,
+  queryFn: async () => (await devWallet.nodeAccounts()).map(checksummed),
+  // The node's accounts do not change while it runs.
+  staleTime: 60_000,
+};

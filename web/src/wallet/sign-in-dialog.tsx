@@ -1,46 +1,43 @@
+import type { QueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useConnection, useDisconnect, useSignMessage } from "wagmi";
 import { Hex } from "../components/address.tsx";
 import { ErrorNote, Loaded } from "../components/states.tsx";
 import { client } from "../lib/client.ts";
-import { usePlatformInfo } from "../lib/platform-info.ts";
+import { LOCAL_CHAIN_ID, platformInfoQuery, usePlatformInfo } from "../lib/platform-info.ts";
 import { signedIn } from "../lib/session.ts";
 import { buildSiweMessage } from "../lib/siwe.ts";
 import { DEV_WALLET_ID } from "./config.ts";
 import { ConnectWallet } from "./connect-wallet.tsx";
+import { devAccountsQuery } from "./dev-wallet.ts";
 import { WrongNetwork } from "./network-check.tsx";
 import { WalletRoot } from "./wallet-root.tsx";
 
 /**
- * Sign-In with Ethereum: connect a wallet, check it is on the marketplace's chain, sign the API's
- * message; the session then lives in an HttpOnly cookie the page never reads.
+ * Sign-In with Ethereum, the inside of the sign-in dialog (the dialog itself, a Modal, is drawn by
+ * the Sign in button at once, while this loads): connect a wallet, check it is on the marketplace's
+ * chain, sign the API's message; the session then lives in an HttpOnly cookie the page never reads.
  */
-export default function SignInDialog({ onClose }: { onClose: () => void }) {
+export default function SignInBody({ onDone }: { onDone: () => void }) {
   const info = usePlatformInfo();
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    dialog.current?.querySelector<HTMLElement>("button, select")?.focus();
-    const onKey = (event: KeyboardEvent) => event.key === "Escape" && onClose();
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [onClose]);
   return (
-    <dialog open ref={dialog} aria-modal="true" aria-labelledby="sign-in-title">
-      <article>
-        <header>
-          <button type="button" aria-label="Close" rel="prev" onClick={onClose} />
-          <h2 id="sign-in-title">Sign in</h2>
-        </header>
-        <Loaded query={info} label="Reading the marketplace's chain…">
-          {(platform) => (
-            <WalletRoot chainId={platform.for_agents.chain.chain_id}>
-              <SignInFlow chainId={platform.for_agents.chain.chain_id} onDone={onClose} />
-            </WalletRoot>
-          )}
-        </Loaded>
-      </article>
-    </dialog>
+    <Loaded query={info} label="Reading the marketplace's chain…">
+      {(platform) => (
+        <WalletRoot chainId={platform.for_agents.chain.chain_id}>
+          <SignInFlow chainId={platform.for_agents.chain.chain_id} onDone={onDone} />
+        </WalletRoot>
+      )}
+    </Loaded>
   );
+}
+
+/**
+ * What the dialog will read, fetched ahead (the button calls this on hover, focus or press): the
+ * marketplace's chain, and on the local chain the node's accounts, so that the dialog opens usable.
+ */
+export async function prefetchSignIn(queryClient: QueryClient): Promise<void> {
+  const info = await queryClient.fetchQuery(platformInfoQuery);
+  if (info.for_agents.chain.chain_id === LOCAL_CHAIN_ID) await queryClient.prefetchQuery(devAccountsQuery);
 }
 
 function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }) {
@@ -84,7 +81,7 @@ function SignInFlow({ chainId, onDone }: { chainId: number; onDone: () => void }
     void signIn(readyAddress);
   });
 
-  if (connection.status !== "connected") return <ConnectWallet />;
+  if (connection.status !== "connected") return <ConnectWallet verb="Sign in as" takeFocus />;
   const address = connection.address;
   return (
     <div>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { NewKey } from "../../components/new-key.tsx";
+import { NewKeyDialog } from "../../components/new-key.tsx";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { client } from "../../lib/client.ts";
@@ -11,6 +11,8 @@ export function AgentKeys({ agentId, agentName }: { agentId: string; agentName: 
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: ownerKeys.keys(agentId), queryFn: () => client.listAgentKeys({ id: agentId }) });
   const [revokeOthers, setRevokeOthers] = useState(false);
+  // The issued key the owner confirmed having saved: its dialog is closed.
+  const [savedKey, setSavedKey] = useState<string>();
   const changed = () => {
     void queryClient.invalidateQueries({ queryKey: ownerKeys.keys(agentId) });
     void queryClient.invalidateQueries({ queryKey: ownerKeys.agents });
@@ -92,7 +94,14 @@ export function AgentKeys({ agentId, agentName }: { agentId: string; agentName: 
         </button>
       </form>
       {issue.isError && <ErrorNote error={issue.error} />}
-      {issue.data && <NewKey apiKey={issue.data.api_key} warning={issue.data.warning} />}
+      {issue.data && savedKey !== issue.data.api_key && (
+        <NewKeyDialog
+          apiKey={issue.data.api_key}
+          agentName={agentName}
+          warning={issue.data.warning}
+          onDone={() => setSavedKey(issue.data.api_key)}
+        />
+      )}
     </div>
   );
 }
