@@ -25,9 +25,9 @@ const loadSignIn = () =>
 function useSignInModule(): { module?: SignInModule; failure?: unknown; retry: () => void } {
   const [module, setModule] = useState(signInModule);
   const [failure, setFailure] = useState<unknown>();
-  const [attempt, setAttempt] = useState(0);
+  // A failure stops the loading; retry clears it, which loads again.
   useEffect(() => {
-    if (module) return;
+    if (module || failure !== undefined) return;
     let current = true;
     loadSignIn().then(
       (loaded) => current && setModule(loaded),
@@ -36,14 +36,11 @@ function useSignInModule(): { module?: SignInModule; failure?: unknown; retry: (
     return () => {
       current = false;
     };
-  }, [module, attempt]);
+  }, [module, failure]);
   return {
     module,
     failure,
-    retry: () => {
-      setFailure(undefined);
-      setAttempt((count) => count + 1);
-    },
+    retry: () => setFailure(undefined),
   };
 }
 

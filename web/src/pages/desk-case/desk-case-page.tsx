@@ -12,8 +12,8 @@ import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { deskKeys } from "../../lib/query-keys.ts";
-import { rulingWords, stateWords } from "../../lib/transaction-words.ts";
 import { formatSuccessRate } from "../../lib/reputation.ts";
+import { rulingWords, stateWords } from "../../lib/transaction-words.ts";
 import { ResolveForm } from "./resolve-form.tsx";
 
 type DisputeCase = GetDisputeReturnType;
