@@ -54,6 +54,12 @@ export const ENUM_LISTS: readonly EnumList[] = [
     at: { operation: "browseListings", query: "status" },
   },
   {
+    name: "LISTING_STATES",
+    type: "ListingState",
+    doc: "Where a listing stands for its seller: active, paused (may be listed again), awaiting_funding (a bounty), closed (for good).",
+    at: { schema: "ListingState" },
+  },
+  {
     name: "FEED_TYPES",
     type: "FeedType",
     doc: "The types listFeed keeps: posts, events, or one event's kind (with the live service's names).",

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   "proposal_closed",
   "proposal_exists",
   "proposal_price_differs",
+  "listing_closed",
   "wallet_registered",
   "webhook_not_set",
   "withdrawal_refused",
@@ -73,6 +74,10 @@ export type ListingSort = (typeof LISTING_SORTS)[number];
 /** The statuses browseListings takes (active, its default; include_completed adds the others). (The document's browseListings query status.) */
 export const LISTING_STATUSES = ["active"] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
+
+/** Where a listing stands for its seller: active, paused (may be listed again), awaiting_funding (a bounty), closed (for good). (The document's ListingState.) */
+export const LISTING_STATES = ["active", "paused", "awaiting_funding", "closed"] as const;
+export type ListingState = (typeof LISTING_STATES)[number];
 
 /** The types listFeed keeps: posts, events, or one event's kind (with the live service's names). (The document's listFeed query type.) */
 export const FEED_TYPES = [

@@ -39,6 +39,26 @@ export interface paths {
         patch: operations["updateMe"];
         trace?: never;
     };
+    "/api/agents/me/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your listings in every state (active, paused, awaiting funding, closed), newest first
+         * @description What the seller manages: each listing with its `state`. Browse shows only what is on the market; this shows also what you paused (PATCH /api/listings/{id} is_active true lists it again) and what closed for good (DELETE, or a bounty refunded at its expiry).
+         */
+        get: operations["listOwnListings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/key-challenge": {
         parameters: {
             query?: never;
@@ -388,13 +408,16 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Deactivate own listing
-         * @description Sets is_active to false (the listing stays readable by id). Repeating it is harmless.
+         * Deactivate own listing: close it for good
+         * @description Closes the listing for good: is_active false and `state` closed; it stays readable by id but cannot be listed again (PATCH is_active true answers 409 `listing_closed`). To take it off the market for a while, PATCH is_active false (state paused) instead. Repeating it is harmless.
          */
         delete: operations["deleteListing"];
         options?: never;
         head?: never;
-        /** Update own listing */
+        /**
+         * Update own listing
+         * @description Changes the fields given. is_active false pauses it (off the market, state paused), true lists it again; a closed listing (deactivated with DELETE) is not listed again: 409 `listing_closed`. A bounty's reward cannot change (it is in escrow).
+         */
         patch: operations["updateListing"];
         trace?: never;
     };
@@ -1418,10 +1441,10 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /**
-             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
+             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "busy" | "chain_unavailable" | "database_unavailable";
+            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "busy" | "chain_unavailable" | "database_unavailable";
             /** @description The request's X-Request-Id: quote it when reporting */
             request_id?: string;
         } & {
@@ -1619,6 +1642,43 @@ export interface components {
             /** @description Whether the agent is notified (`bounty.matching`) when a bounty that matches its skills is posted; true by default, false opts out */
             notify_matching_bounties?: boolean;
         };
+        OwnListingPage: {
+            listings: components["schemas"]["OwnListing"][];
+            next_cursor: string | null;
+        };
+        OwnListing: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            title: string;
+            description: string;
+            /**
+             * @description One of the listing categories
+             * @enum {string}
+             */
+            category: "research" | "writing" | "coding" | "analysis" | "design" | "data" | "other";
+            /** @enum {string} */
+            listing_type: "FIXED" | "BOUNTY";
+            price_wei: string;
+            price_usdc: string;
+            /** @enum {string} */
+            currency: "USDC";
+            is_active: boolean;
+            state: components["schemas"]["ListingState"];
+            is_negotiable: boolean;
+            /** @description BOUNTY only: agents send proposals and the poster picks one (no first-come claim) */
+            accepts_proposals: boolean;
+            times_purchased: number;
+            created_at: string;
+            updated_at: string;
+        };
+        /**
+         * @description Where the listing stands for its seller: active (on the market), paused (taken off it by its seller, who may list it again with PATCH is_active true), awaiting_funding (a bounty hidden until its reward is in escrow), closed (for good: deactivated with DELETE, or a bounty refunded at its expiry; never listed again)
+         * @enum {string}
+         */
+        ListingState: "active" | "paused" | "awaiting_funding" | "closed";
         NewApiKey: {
             success: boolean;
             api_key: string;
@@ -1968,6 +2028,7 @@ export interface components {
             /** @enum {string} */
             currency: "USDC";
             is_active: boolean;
+            state: components["schemas"]["ListingState"];
             is_negotiable: boolean;
             /** @description BOUNTY only: agents send proposals and the poster picks one (no first-come claim) */
             accepts_proposals: boolean;
@@ -3546,6 +3607,75 @@ export interface operations {
             };
             /** @description Body too large */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOwnListings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 or more (default 50); above 100 it is served as 100 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of your listings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnListingPage"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

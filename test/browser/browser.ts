@@ -67,7 +67,9 @@ export function problemsOf(page: Page): string[] {
 /** Writes `<name>.png` (the whole page) under the test output folder. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  // A whole page under a modal's blurred backdrop, on a loaded 2-core machine, can take well over
+  // Playwright's default 30 s to render in software: a slow machine is not a failure of the page.
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, timeout: 120_000 });
 }
 
 /**

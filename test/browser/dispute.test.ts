@@ -54,8 +54,10 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     await page.goto(`/listings/${listing.id}`);
     await page.getByLabel("Your agent").selectOption(buyer.id);
     await page.getByRole("button", { name: "Buy", exact: true }).click();
-    await expect.poll(() => page.getByText("the escrow is funded").count(), { timeout: 30_000 }).toBe(1);
-    await page.getByRole("link", { name: "Open the transaction" }).click();
+    // The review, then the purchase.
+    await page.getByRole("button", { name: "Confirm: buy for 10.00 USDC" }).click();
+    await expect.poll(() => page.getByText("Bought: the escrow is funded").count(), { timeout: 30_000 }).toBe(1);
+    await page.getByRole("article", { name: "Buy" }).getByRole("link", { name: "Open the transaction" }).click();
     const transactionId = new URL(page.url()).pathname.split("/").at(-1) as string;
 
     // The seller delivers (over the API); the buyer's owner disputes with evidence.

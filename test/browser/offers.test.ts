@@ -73,6 +73,7 @@ describe("an offer from the browser", () => {
     await offers.getByLabel("Offer as").selectOption(buyer.id);
     await expect.poll(() => buyersOffer.getAttribute("data-status"), { timeout: 20_000 }).toBe("ACCEPTED");
     await buyersOffer.getByRole("button", { name: /^Buy at/ }).click();
+    await page.getByRole("button", { name: "Confirm: buy for 7.00 USDC" }).click();
     await expect.poll(() => buyersOffer.getByRole("status").count(), { timeout: 30_000 }).toBe(1);
     expect(await usdcOnChain(env, buyer.wallet_address)).toBe(13_000_000n);
     const { transactions } = await api.listTransactions({ agent_id: buyer.id });

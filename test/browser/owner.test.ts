@@ -67,6 +67,8 @@ describe("an owner in the browser", () => {
     await page.getByLabel("Description").fill("Draw a box around every wombat");
     await page.getByLabel("Reward (USDC)").fill("3");
     await page.getByRole("button", { name: "Post bounty" }).click();
+    // The review: the reward leaves the agent's balance at once.
+    await page.getByRole("button", { name: "Confirm: post and fund 3.00 USDC" }).click();
     await expect.poll(() => page.getByText("the reward is in escrow").count(), { timeout: 30_000 }).toBe(1);
     await checkPage(page, "owner-agent");
 

@@ -76,6 +76,16 @@ describe("proposals from the browser", () => {
     expect(await hunters.textContent()).toContain("I wrote the SDK");
     await checkPage(posterPage, "listing-proposals-received");
     await hunters.getByRole("button", { name: "Accept" }).click();
+    // The review: the reward's figures, and the other proposal declined with it.
+    const sheet = posterPage.getByRole("dialog", { name: "Accept docs-hunter's proposal" });
+    await expect.poll(() => sheet.textContent()).toContain("Reward (in escrow since you posted)6.00 USDC");
+    expect(await sheet.textContent()).toContain("The other pending proposal is declined, and their agents told.");
+    await checkPage(posterPage, "listing-proposal-accept-review");
+    await sheet.getByRole("button", { name: "Cancel" }).click();
+    expect(await hunters.getAttribute("data-status")).toBe("PENDING");
+    expect((await api.listTransactions({ agent_id: hunter.id })).transactions).toEqual([]);
+    await hunters.getByRole("button", { name: "Accept" }).click();
+    await sheet.getByRole("button", { name: "Confirm: accept docs-hunter" }).click();
     await expect.poll(() => hunters.getAttribute("data-status"), { timeout: 30_000 }).toBe("ACCEPTED");
     await expect.poll(() => received.filter({ hasText: "docs-outsider" }).getAttribute("data-status")).toBe("DECLINED");
 

@@ -47,6 +47,10 @@ describe("refusals in the browser", () => {
     await page.goto(`/listings/${listing.id}`);
     await page.getByLabel("Your agent").selectOption(buyer.id);
     await page.getByRole("button", { name: "Buy", exact: true }).click();
+    // The review already says the balance is short; the API refuses the confirmed move.
+    const sheet = page.getByRole("dialog", { name: 'Buy "An expensive audit"' });
+    await expect.poll(() => sheet.textContent(), { timeout: 20_000 }).toContain("Not enough: short by 25.00 USDC");
+    await sheet.getByRole("button", { name: "Confirm: buy for 25.00 USDC" }).click();
     const alert = page.getByRole("alert").filter({ hasText: "Insufficient balance" });
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
     expect(await alert.textContent()).toMatch(/25\.00 USDC/);
@@ -88,11 +92,13 @@ describe("refusals in the browser", () => {
     });
     await page.getByLabel("Your agent").selectOption(buyer.id);
     await page.getByRole("button", { name: "Buy", exact: true }).click();
+    await page.getByRole("button", { name: "Confirm: buy for 1.00 USDC" }).click();
     const alert = page.getByRole("alert").filter({ hasText: "price changed" });
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
-    expect(await alert.textContent()).toMatch(/1\.00 USDC then, 50\.00 USDC now/);
-    // The page reads the listing again: the new price is what it shows now.
+    expect(await alert.textContent()).toContain("The price changed to 50.00 USDC: review again.");
+    // The page reads the listing again: the new price is what it shows now, in the review too.
     await expect.poll(() => page.getByText("50.00 USDC").count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(await page.getByRole("button", { name: "Confirm: buy for 50.00 USDC" }).count()).toBe(1);
     await checkPage(page, "refusal-price-changed");
     expect(
       (await createMarketplaceClient({ baseUrl: apiUrl }).getListing({ id: listing.id })).times_purchased ?? 0,

@@ -125,6 +125,12 @@ export const listings = app.table(
     isNegotiable: boolean("is_negotiable").notNull().default(true),
     isActive: boolean("is_active").notNull().default(true),
     /**
+     * When it closed for good: its seller deactivated it (DELETE), or a bounty's reward went back
+     * to its poster at its expiry. A closed listing is never listed again (is_active stays false);
+     * one only paused (PATCH is_active false) has none and may be resumed.
+     */
+    closedAt: timestamp("closed_at", { withTimezone: true }),
+    /**
      * Whether its seller is active and not paused: a copy of the agent's two flags, kept by a trigger
      * on app.agents (migration 0019), so that browsing filters and sorts listings without joining
      * every candidate row to its agent.

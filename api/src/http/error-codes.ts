@@ -52,6 +52,8 @@ export const ERROR_STATUS = {
   proposal_exists: 409,
   /** The proposal asks another price than the bounty's reward, which is in escrow already. */
   proposal_price_differs: 409,
+  /** The listing was deactivated (or its bounty refunded): it cannot be listed again. */
+  listing_closed: 409,
   wallet_registered: 409,
   webhook_not_set: 409,
   withdrawal_refused: 409,

@@ -56,6 +56,7 @@ describe("query strings", () => {
       ["/api/messages", agent.key],
       ["/api/notifications", agent.key],
       ["/api/offers", agent.key],
+      ["/api/agents/me/listings", agent.key],
       ["/api/proposals", agent.key],
     ];
     for (const [path, key] of lists) {

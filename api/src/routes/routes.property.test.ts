@@ -72,6 +72,7 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/listings/{id}" },
   { method: "PATCH", path: "/api/listings/{id}" },
   { method: "DELETE", path: "/api/listings/{id}" },
+  { method: "GET", path: "/api/agents/me/listings" },
   { method: "POST", path: "/api/listings/{id}/buy" },
   { method: "POST", path: "/api/listings/{id}/claim" },
   {

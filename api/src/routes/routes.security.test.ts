@@ -260,6 +260,8 @@ const KEYED: Record<string, KeyedRoute> = {
   },
   "GET /api/listings/{id}/offers": { params: () => ({ id: thirdListing }), intruder: "self" },
   "GET /api/offers": { intruder: "self" },
+  // Own listings: another key lists its own, never the owner's.
+  "GET /api/agents/me/listings": { intruder: "self" },
   "GET /api/offers/{id}": { params: () => ({ id: ownerOffer }), intruder: "forbidden" },
   "POST /api/offers/{id}/counter": {
     body: () => ({ price_wei: "950000" }),

@@ -3,9 +3,11 @@ import type { ListingView } from "../domain/listings/listings.ts";
 import {
   DEFAULT_DELIVERY_HOURS,
   LISTING_CATEGORIES,
+  LISTING_STATES,
   LISTING_TYPES,
   type ListingCategory,
 } from "../domain/shared/listing-terms.ts";
+
 import { SUCCESS_RATE_RULE } from "../domain/shared/reputation.ts";
 import { ErrorBody, Uuid } from "./common.ts";
 import { RatedDeals } from "./records.ts";
@@ -16,6 +18,7 @@ export {
   KEYWORD_MAX_WORDS,
   LISTING_CATEGORIES,
   LISTING_SORTS,
+  LISTING_STATES,
   LISTING_STATUSES,
   LISTING_TYPES,
   type ListingCategory,
@@ -52,6 +55,11 @@ export function categoryOf(body: { category?: ListingCategory; categories?: stri
   );
 }
 export const ListingTypeEnum = z.enum(LISTING_TYPES);
+
+export const ListingStateEnum = z.enum(LISTING_STATES).openapi("ListingState", {
+  description:
+    "Where the listing stands for its seller: active (on the market), paused (taken off it by its seller, who may list it again with PATCH is_active true), awaiting_funding (a bounty hidden until its reward is in escrow), closed (for good: deactivated with DELETE, or a bounty refunded at its expiry; never listed again)",
+});
 
 /**
  * Categories in a query string: comma-separated, repeated, or both (`categories=coding,data`,
@@ -109,6 +117,7 @@ export const ListingDetails = z
     price_usdc: z.string(),
     currency: z.literal("USDC"),
     is_active: z.boolean(),
+    state: ListingStateEnum,
     is_negotiable: z.boolean(),
     accepts_proposals: AcceptsProposals,
     times_purchased: z.number().int(),
@@ -194,3 +203,28 @@ export const Claimed = z
 export const unsupportedMediaType = {
   415: { description: "Body not sent as application/json", content: { "application/json": { schema: ErrorBody } } },
 };
+
+/** One of the caller's own listings, in any state (GET /api/agents/me/listings). */
+export const OwnListing = z
+  .object({
+    id: Uuid,
+    title: z.string(),
+    description: z.string(),
+    category: Category,
+    listing_type: ListingTypeEnum,
+    price_wei: z.string(),
+    price_usdc: z.string(),
+    currency: z.literal("USDC"),
+    is_active: z.boolean(),
+    state: ListingStateEnum,
+    is_negotiable: z.boolean(),
+    accepts_proposals: AcceptsProposals,
+    times_purchased: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("OwnListing");
+
+export const OwnListingPage = z
+  .object({ listings: z.array(OwnListing), next_cursor: z.string().nullable() })
+  .openapi("OwnListingPage");

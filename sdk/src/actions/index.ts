@@ -28,6 +28,7 @@ import { claimListing } from "./listings/claimListing.ts";
 import { createListing } from "./listings/createListing.ts";
 import { deleteListing } from "./listings/deleteListing.ts";
 import { getListing } from "./listings/getListing.ts";
+import { listOwnListings } from "./listings/listOwnListings.ts";
 import { updateListing } from "./listings/updateListing.ts";
 import { getConversation } from "./messages/getConversation.ts";
 import { listConversations } from "./messages/listConversations.ts";
@@ -150,6 +151,11 @@ export { type ClaimListingParameters, type ClaimListingReturnType, claimListing 
 export { type CreateListingParameters, type CreateListingReturnType, createListing } from "./listings/createListing.ts";
 export { type DeleteListingParameters, type DeleteListingReturnType, deleteListing } from "./listings/deleteListing.ts";
 export { type GetListingParameters, type GetListingReturnType, getListing } from "./listings/getListing.ts";
+export {
+  type ListOwnListingsParameters,
+  type ListOwnListingsReturnType,
+  listOwnListings,
+} from "./listings/listOwnListings.ts";
 export { type UpdateListingParameters, type UpdateListingReturnType, updateListing } from "./listings/updateListing.ts";
 export {
   type GetConversationParameters,
@@ -345,6 +351,8 @@ export interface MarketplaceActions {
   getMe: BoundAction<typeof getMe>;
   /** Update own profile: {@link updateMe}. */
   updateMe: BoundAction<typeof updateMe>;
+  /** Your listings in every state (active, paused, awaiting funding, closed), newest first: {@link listOwnListings}. */
+  listOwnListings: BoundAction<typeof listOwnListings>;
   /** Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet): {@link getKeyChallenge}. */
   getKeyChallenge: BoundAction<typeof getKeyChallenge>;
   /** Rotate the API key (with the current key): {@link rotateKey}. */
@@ -387,7 +395,7 @@ export interface MarketplaceActions {
   getListing: BoundAction<typeof getListing>;
   /** Update own listing: {@link updateListing}. */
   updateListing: BoundAction<typeof updateListing>;
-  /** Deactivate own listing: {@link deleteListing}. */
+  /** Deactivate own listing: close it for good: {@link deleteListing}. */
   deleteListing: BoundAction<typeof deleteListing>;
   /** Buy a FIXED listing into a funded escrow: {@link buyListing}. */
   buyListing: BoundAction<typeof buyListing>;
@@ -517,6 +525,7 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     registerAgent: (params) => registerAgent(client, params),
     getMe: (params) => getMe(client, params),
     updateMe: (params) => updateMe(client, params),
+    listOwnListings: (params) => listOwnListings(client, params),
     getKeyChallenge: (params) => getKeyChallenge(client, params),
     rotateKey: (params) => rotateKey(client, params),
     rotateKeyWithSignature: (params) => rotateKeyWithSignature(client, params),

@@ -51,6 +51,8 @@ export const ownerKeys = {
   withdrawals: (agentId: string) => ["owner", "withdrawals", agentId] as const,
   offers: (agentId: string) => ["owner", "offers", agentId] as const,
   proposals: (agentId: string) => ["owner", "proposals", agentId] as const,
+  /** The agent's own listings in every state (its seller's view). */
+  listings: (agentId: string) => ["owner", "listings", agentId] as const,
 };
 
 export const deskKeys = {

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { zeroAddress } from "viem";
 import { chainAccountStats } from "../../db/chain-views.ts";
 import { compiled } from "../../db/compiled-statement.ts";
@@ -8,9 +8,18 @@ import { refreshAgentRecords } from "../agents/agent-records.ts";
 import { listingBrowse } from "../reads/listing-browse.ts";
 import { recordIsCurrent, recordOf, recordOn, walletStatsOn } from "../reads/track-record.ts";
 import type { ApiPaths } from "../shared/api-paths.ts";
-import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor.ts";
+import { badRequest, ConflictError, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
-import { DEFAULT_DELIVERY_HOURS, type ListingCategory, type ListingType } from "../shared/listing-terms.ts";
+import {
+  DEFAULT_DELIVERY_HOURS,
+  type ListingCategory,
+  type ListingState,
+  type ListingType,
+  listingStateOf,
+  storedCategory,
+  storedListingType,
+} from "../shared/listing-terms.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { successFigures } from "../shared/reputation.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
@@ -40,6 +49,8 @@ export interface ListingView {
   price_usdc: string;
   currency: "USDC";
   is_active: boolean;
+  /** Where it stands for its seller: active, paused, awaiting_funding or closed. */
+  state: ListingState;
   is_negotiable: boolean;
   accepts_proposals: boolean;
   times_purchased: number;
@@ -83,6 +94,30 @@ export interface UpdateListingInput {
   title?: string;
   description?: string;
   category?: ListingCategory;
+}
+
+/** One of an agent's own listings, as its seller manages it (GET /api/agents/me/listings). */
+export interface OwnListingView {
+  id: string;
+  title: string;
+  description: string;
+  category: ListingCategory;
+  listing_type: ListingType;
+  price_wei: string;
+  price_usdc: string;
+  currency: "USDC";
+  is_active: boolean;
+  state: ListingState;
+  is_negotiable: boolean;
+  accepts_proposals: boolean;
+  times_purchased: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OwnListingsInput {
+  limit: number;
+  cursor?: string;
 }
 
 /** A BOUNTY's escrow as its creation leaves it: funded now (hosted poster) or awaiting the poster's funding. */
@@ -155,7 +190,8 @@ export function listingUseCases(
       success_rate: success.percent,
       rated_deals: success.ratedDeals,
     };
-    return `${row.cardText},"is_active":${row.isActive},"agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)}}`;
+    const state = listingStateOf(row);
+    return `${row.cardText},"is_active":${row.isActive},"state":"${state}","agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)}}`;
   }
 
   /** A listing's details (detailsJson), as the answers of writes include them. */
@@ -170,6 +206,8 @@ export function listingUseCases(
       .select({
         cardText: listings.cardText,
         isActive: listings.isActive,
+        awaitingFunding: listings.awaitingFunding,
+        closedAt: listings.closedAt,
         agentId: listings.agentId,
         agentName: agents.name,
         walletAddress: agents.walletAddress,
@@ -284,6 +322,7 @@ export function listingUseCases(
         priceWei: listings.priceWei,
         listingType: listings.listingType,
         awaitingFunding: listings.awaitingFunding,
+        closedAt: listings.closedAt,
       })
       .from(listings)
       .where(eq(listings.id, id));
@@ -298,6 +337,13 @@ export function listingUseCases(
     checkPriceUsdc(input.price_usdc, input.price_wei ?? listing.priceWei);
     if (listing.listingType === "BOUNTY" && input.price_wei !== undefined && input.price_wei !== listing.priceWei) {
       throw conflict("A bounty's reward is in escrow: it cannot change");
+    }
+    if (listing.closedAt !== null && input.is_active === true) {
+      throw new ConflictError(
+        "This listing is closed for good: it cannot be listed again. Create a new listing to offer it again",
+        { listing_id: id, state: "closed" },
+        "listing_closed",
+      );
     }
     if (listing.awaitingFunding && input.is_active === true) {
       throw conflict(`This bounty is listed once its reward is funded: POST ${paths.confirmTransaction("{id}")}`);
@@ -324,18 +370,53 @@ export function listingUseCases(
     return details(id);
   }
 
-  /** Sets `agentId`'s own listing inactive (it stays readable by id); repeating it is harmless. */
+  /**
+   * Closes `agentId`'s own listing for good: inactive, and never listed again (it stays readable
+   * by id; offers on it can no longer be bought). Repeating it is harmless.
+   */
   async function deactivate(agentId: string, id: string): Promise<ListingView> {
     await ownListing(id, agentId);
     await db
       .update(listings)
-      .set({ isActive: false, updatedAt: new Date() })
-      .where(and(eq(listings.id, id), eq(listings.agentId, agentId), eq(listings.isActive, true)));
+      .set({ isActive: false, closedAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(listings.id, id), eq(listings.agentId, agentId), isNull(listings.closedAt)));
     browseChanged();
     return details(id);
   }
 
-  return { browse, details, detailsJson, create, update, deactivate };
+  /** `agentId`'s own listings in every state, newest first, a page at a time. */
+  async function own(agentId: string, input: OwnListingsInput) {
+    const rows = await db
+      .select({
+        listing: listings,
+        position: timestampPosition(listings.createdAt),
+      })
+      .from(listings)
+      .where(and(eq(listings.agentId, agentId), olderThanCursor(listings.createdAt, listings.id, input.cursor)))
+      .orderBy(desc(listings.createdAt), desc(listings.id))
+      .limit(input.limit + 1);
+    const { page, nextCursor } = keysetPage(rows, input.limit, (row) => ({ at: row.position, id: row.listing.id }));
+    const views: OwnListingView[] = page.map(({ listing }) => ({
+      id: listing.id,
+      title: listing.title,
+      description: listing.description,
+      category: storedCategory(listing.category),
+      listing_type: storedListingType(listing.listingType),
+      price_wei: listing.priceWei,
+      price_usdc: formatUsdc(listing.priceWei),
+      currency: "USDC",
+      is_active: listing.isActive,
+      state: listingStateOf(listing),
+      is_negotiable: listing.isNegotiable,
+      accepts_proposals: listing.acceptsProposals,
+      times_purchased: listing.timesPurchased,
+      created_at: listing.createdAt.toISOString(),
+      updated_at: listing.updatedAt.toISOString(),
+    }));
+    return { listings: views, nextCursor };
+  }
+
+  return { browse, details, detailsJson, create, update, deactivate, own };
 }
 
 export type ListingUseCases = ReturnType<typeof listingUseCases>;

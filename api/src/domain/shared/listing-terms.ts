@@ -31,6 +31,35 @@ export function listingOrderOf(sort: ListingSortName): ListingSort {
  */
 export const LISTING_STATUSES = ["active"] as const;
 
+/**
+ * Where a listing stands for its seller: `active` (on the market), `paused` (taken off it by its
+ * seller, who may put it back), `awaiting_funding` (a bounty hidden until its reward is in
+ * escrow), `closed` (for good: deactivated, or a bounty refunded at its expiry).
+ */
+export const LISTING_STATES = ["active", "paused", "awaiting_funding", "closed"] as const;
+export type ListingState = (typeof LISTING_STATES)[number];
+
+/** A stored category as its type (the column holds only these: the routes validate what is written). */
+export function storedCategory(value: string): ListingCategory {
+  return LISTING_CATEGORIES.find((category) => category === value) ?? "other";
+}
+
+/** A stored listing type as its type. */
+export function storedListingType(value: string): ListingType {
+  return value === "BOUNTY" ? "BOUNTY" : "FIXED";
+}
+
+/** A listing's state from its flags. */
+export function listingStateOf(row: {
+  isActive: boolean;
+  awaitingFunding: boolean;
+  closedAt: Date | null;
+}): ListingState {
+  if (row.closedAt !== null) return "closed";
+  if (row.isActive) return "active";
+  return row.awaitingFunding ? "awaiting_funding" : "paused";
+}
+
 /** The starter filter: listings priced at or under $1. */
 export const STARTER_MAX_WEI = 1_000_000n;
 /** Words of a keyword search beyond this are ignored. */

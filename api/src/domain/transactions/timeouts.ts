@@ -210,7 +210,7 @@ export function escrowTimeouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rel
       if (outcome.settled && item.isBounty && item.listingId) {
         await db
           .update(listings)
-          .set({ isActive: false, updatedAt: new Date() })
+          .set({ isActive: false, closedAt: new Date(), updatedAt: new Date() })
           .where(eq(listings.id, item.listingId));
         await declineProposalsOfClosedBounty(db, item.listingId);
         deps.readCache?.invalidate();

@@ -11,8 +11,9 @@ export const deactivateListingRoute = createRoute({
   path: "/{id}",
   operationId: "deleteListing",
   tags: ["Listings"],
-  summary: "Deactivate own listing",
-  description: "Sets is_active to false (the listing stays readable by id). Repeating it is harmless.",
+  summary: "Deactivate own listing: close it for good",
+  description:
+    "Closes the listing for good: is_active false and `state` closed; it stays readable by id but cannot be listed again (PATCH is_active true answers 409 `listing_closed`). To take it off the market for a while, PATCH is_active false (state paused) instead. Repeating it is harmless.",
   security: bearerSecurity,
   middleware: guard.agent,
   request: { params: idParam("Listing") },

@@ -71,6 +71,7 @@ describe("POST /api/listings", () => {
       price_usdc: "1.50",
       currency: "USDC",
       is_active: true,
+      state: "active",
       is_negotiable: true,
       accepts_proposals: false,
       times_purchased: 0,
@@ -224,7 +225,9 @@ describe("GET /api/listings", () => {
     expect(page.listings).toHaveLength(cases.length);
     for (const card of page.listings) {
       const details = await json(await get(t.app, `/api/listings/${card.id}`));
-      const { agents, seller_reputation, ...summary } = details;
+      // The seller's state of a listing is the details' alone: a card on the market is active.
+      const { agents, seller_reputation, state, ...summary } = details;
+      expect(state).toBe("active");
       const { agent, ...shown } = card;
       expect(shown).toEqual(summary);
       expect(agent).toEqual({
@@ -541,7 +544,7 @@ describe("DELETE /api/listings/{id}", () => {
     const first = await del(t.app, `/api/listings/${listing.id}`, seller.key);
     expect(first.status).toBe(200);
     const body = await json(first);
-    expect(body).toEqual({ ...listing, is_active: false });
+    expect(body).toEqual({ ...listing, is_active: false, state: "closed" });
     const again = await del(t.app, `/api/listings/${listing.id}`, seller.key);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(body);

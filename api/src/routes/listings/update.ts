@@ -36,6 +36,8 @@ export const updateListingRoute = createRoute({
   operationId: "updateListing",
   tags: ["Listings"],
   summary: "Update own listing",
+  description:
+    "Changes the fields given. is_active false pauses it (off the market, state paused), true lists it again; a closed listing (deactivated with DELETE) is not listed again: 409 `listing_closed`. A bounty's reward cannot change (it is in escrow).",
   security: bearerSecurity,
   middleware: guard.agent,
   request: {

@@ -14,9 +14,11 @@ export type DeleteListingParameters = Prettify<Operation["parameters"]["path"]>;
 export type DeleteListingReturnType = Operation["responses"][200]["content"]["application/json"];
 
 /**
- * Deactivate own listing.
+ * Deactivate own listing: close it for good.
  *
- * Sets is_active to false (the listing stays readable by id). Repeating it is harmless.
+ * Closes the listing for good: is_active false and `state` closed; it stays readable by id but cannot
+ * be listed again (PATCH is_active true answers 409 `listing_closed`). To take it off the market for a
+ * while, PATCH is_active false (state paused) instead. Repeating it is harmless.
  *
  * - API: `DELETE /api/listings/{id}`
  * - Credentials: the agent's API key

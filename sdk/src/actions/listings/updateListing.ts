@@ -18,6 +18,10 @@ export type UpdateListingReturnType = Operation["responses"][200]["content"]["ap
 /**
  * Update own listing.
  *
+ * Changes the fields given. is_active false pauses it (off the market, state paused), true lists it
+ * again; a closed listing (deactivated with DELETE) is not listed again: 409 `listing_closed`. A
+ * bounty's reward cannot change (it is in escrow).
+ *
  * - API: `PATCH /api/listings/{id}`
  * - Credentials: the agent's API key
  *

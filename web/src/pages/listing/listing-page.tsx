@@ -11,6 +11,7 @@ import { client } from "../../lib/client.ts";
 import { deliveryText, ratingText } from "../../lib/listing-facts.ts";
 import { agentKeys, listingKeys } from "../../lib/query-keys.ts";
 import { BuyPanel } from "./buy-panel.tsx";
+import { LISTING_STATE_TEXT } from "./listing-state.ts";
 import { OffersPanel } from "./offers-panel.tsx";
 import { ProposalsPanel } from "./proposals-panel.tsx";
 
@@ -38,8 +39,7 @@ export function ListingPage({ params }: { params: { id: string } }) {
       <hgroup>
         <h1>{item.title}</h1>
         <p>
-          {item.listing_type === "BOUNTY" ? "Bounty" : "Service"} · {item.category} ·{" "}
-          {item.is_active ? "active" : "inactive"}
+          {item.listing_type === "BOUNTY" ? "Bounty" : "Service"} · {item.category} · {LISTING_STATE_TEXT[item.state]}
           {takesProposals && " · takes proposals"}
         </p>
       </hgroup>

@@ -3,21 +3,27 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
 import { AsOwnedAgent } from "../../components/as-owned-agent.tsx";
-import { InsufficientBalance } from "../../components/insufficient-balance.tsx";
+import { balanceLines, feeLines, MoveRefusal, useOwnedAgent } from "../../components/money-review.tsx";
+import { ReviewSheet } from "../../components/review-sheet.tsx";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
+import { useToast } from "../../components/toasts.tsx";
 import { Usdc } from "../../components/usdc.tsx";
-import { parseUsdc } from "../../lib/amounts.ts";
+import { formatUsdc, parseUsdc } from "../../lib/amounts.ts";
 import { agentClient } from "../../lib/client.ts";
 import { isStatus } from "../../lib/errors.ts";
 import { useMarketChanged } from "../../lib/market-changed.ts";
+import { useFeeBps } from "../../lib/platform-info.ts";
 import { listingKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
+import { OFFERS_POLL } from "./listing-state.ts";
 
 /*
  * Offers on a negotiable FIXED listing, for a signed-in owner: as the seller (one of its agents
  * sells it), every offer with the moves of its turn; as a buyer, its agent's offer with the moves
- * of its turn, Withdraw, and Buy at the agreed price once ACCEPTED; or a new offer.
+ * of its turn, Withdraw, and Buy at the agreed price once ACCEPTED (after a review of the
+ * figures); or a new offer. The list is read again every few seconds while the page is visible, so
+ * the other side's move shows without a reload.
  */
 
 type Listing = GetListingReturnType;
@@ -43,6 +49,7 @@ function OfferList({ listing, agentId, asSeller }: { listing: Listing; agentId: 
   const offers = useQuery({
     queryKey: listingKeys.offers(listing.id, agentId),
     queryFn: () => agentClient(agentId).listListingOffers({ id: listing.id, limit: 20 }),
+    ...OFFERS_POLL,
   });
   return (
     <Loaded query={offers} label="Loading the offers…">
@@ -56,7 +63,7 @@ function OfferList({ listing, agentId, asSeller }: { listing: Listing; agentId: 
             ) : (
               <ul className="offers">
                 {page.offers.map((offer) => (
-                  <OfferItem key={offer.id} offer={offer} agentId={agentId} asSeller={asSeller} />
+                  <OfferItem key={offer.id} offer={offer} listing={listing} agentId={agentId} asSeller={asSeller} />
                 ))}
               </ul>
             )}
@@ -105,8 +112,22 @@ function MakeOffer({ listing, agentId }: { listing: Listing; agentId: string }) 
   );
 }
 
-function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string; asSeller: boolean }) {
+function OfferItem({
+  offer,
+  listing,
+  agentId,
+  asSeller,
+}: {
+  offer: Offer;
+  listing: Listing;
+  agentId: string;
+  asSeller: boolean;
+}) {
   const refresh = useMarketChanged();
+  const toast = useToast();
+  const feeBps = useFeeBps();
+  const agent = useOwnedAgent(agentId);
+  const [reviewing, setReviewing] = useState(false);
   const party = asSeller ? "seller" : "buyer";
   const myTurn = offer.turn === party;
   const [counter, setCounter] = useState("");
@@ -126,9 +147,23 @@ function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string
       agentClient(agentId).buyListing({
         id: offer.listing_id,
         offer_id: offer.id,
+        // The agreed price the sheet shows: another one answers 409 price_changed and nothing is bought.
         expected_price_wei: offer.price_wei,
       }),
-    onSuccess: refresh,
+    onSuccess: (answer) => {
+      setReviewing(false);
+      refresh();
+      toast({
+        message:
+          answer.state === "FUNDED"
+            ? `Bought "${listing.title}" at the agreed ${formatUsdc(answer.amount_wei)} USDC: the escrow is funded.`
+            : `Purchase of "${listing.title}" at the agreed price started: send the funding from the agent's wallet.`,
+        link: { href: `/owner/transactions/${answer.transaction_id}?agent=${agentId}`, label: "Open the transaction" },
+      });
+    },
+    onError: (error) => {
+      if (isStatus(error, 409)) refresh();
+    },
   });
   const last = offer.moves.at(-1);
   return (
@@ -169,12 +204,41 @@ function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string
           </button>
         </fieldset>
       )}
-      {!asSeller && offer.status === "ACCEPTED" && (
-        <button type="button" aria-busy={buy.isPending} disabled={buy.isPending} onClick={() => buy.mutate()}>
+      {!asSeller && offer.status === "ACCEPTED" && !buy.isSuccess && (
+        <button
+          type="button"
+          onClick={() => {
+            buy.reset();
+            setReviewing(true);
+          }}
+        >
           Buy at <Usdc wei={offer.price_wei} />
         </button>
       )}
-      {!asSeller && LIVE.includes(offer.status) && (
+      {reviewing && (
+        <ReviewSheet
+          title={`Buy "${listing.title}" at the agreed price`}
+          lines={[
+            { label: "You pay (into escrow)", wei: offer.price_wei, strong: true },
+            { label: "Listed price", text: <Usdc wei={listing.price_wei} /> },
+            ...feeLines(offer.price_wei, feeBps, offer.seller.name),
+            ...balanceLines(agent, offer.price_wei),
+          ]}
+          irreversible={
+            <>
+              The agreed price leaves {agent?.name ?? "your agent"}'s wallet into escrow at once, and the offer is used.
+              The money comes back only by a refund (the seller misses the deadline, or a dispute rules for you).
+            </>
+          }
+          confirmLabel={`Confirm: buy for ${formatUsdc(offer.price_wei)} USDC`}
+          onConfirm={() => buy.mutate()}
+          onCancel={() => setReviewing(false)}
+          pending={buy.isPending}
+        >
+          <MoveRefusal error={buy.error} />
+        </ReviewSheet>
+      )}
+      {!asSeller && LIVE.includes(offer.status) && !buy.isSuccess && (
         <button type="button" disabled={act.isPending} onClick={() => act.mutate("withdraw")}>
           Withdraw
         </button>
@@ -184,10 +248,15 @@ function OfferItem({ offer, agentId, asSeller }: { offer: Offer; agentId: string
           <Link href={`/owner/transactions/${offer.transaction_id}?agent=${agentId}`}>Open the transaction</Link>
         </p>
       )}
-      {buy.data && buy.data.state === "FUNDED" && <p role="status">Bought: the escrow is funded.</p>}
+      {buy.data && (
+        <p role="status">
+          {buy.data.state === "FUNDED" ? "Bought: the escrow is funded." : "Purchase started."}{" "}
+          {!offer.transaction_id && (
+            <Link href={`/owner/transactions/${buy.data.transaction_id}?agent=${agentId}`}>Open the transaction</Link>
+          )}
+        </p>
+      )}
       {act.isError && <ErrorNote error={act.error} />}
-      {buy.isError &&
-        (isStatus(buy.error, 402) ? <InsufficientBalance error={buy.error} /> : <ErrorNote error={buy.error} />)}
     </li>
   );
 }

@@ -7,6 +7,7 @@ import { TierBadge } from "../../components/tier-badge.tsx";
 import { Usdc } from "../../components/usdc.tsx";
 import { client } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
+import { AgentListings } from "./agent-listings.tsx";
 import { AgentOffers } from "./agent-offers.tsx";
 import { AgentProposals } from "./agent-proposals.tsx";
 import { AgentTransactions } from "./agent-transactions.tsx";
@@ -14,7 +15,7 @@ import { MessagesPanel } from "./messages-panel.tsx";
 import { NotificationsPanel } from "./notifications-panel.tsx";
 import { PostListingForm } from "./post-listing-form.tsx";
 
-/** One owned agent at work: its transactions, offers and proposals, a new listing, its messages, live notifications. */
+/** One owned agent at work: its transactions, offers and proposals, its listings and a new one, its messages, live notifications. */
 export default function OwnerAgentPage({ params }: { params: { id: string } }) {
   return (
     <RequireSession reason="Sign in with your wallet to run this agent.">
@@ -55,6 +56,7 @@ function OwnedAgentView({ agentId }: { agentId: string }) {
       <AgentTransactions agentId={agent.id} />
       <AgentOffers agentId={agent.id} />
       <AgentProposals agentId={agent.id} />
+      <AgentListings agentId={agent.id} agentName={agent.name} />
       <PostListingForm agentId={agent.id} walletAddress={agent.wallet_address} />
       <MessagesPanel agentId={agent.id} />
     </>
