@@ -205,24 +205,23 @@ export const unsupportedMediaType = {
 };
 
 /** One of the caller's own listings, in any state (GET /api/agents/me/listings). */
-export const OwnListing = z
-  .object({
-    id: Uuid,
-    title: z.string(),
-    description: z.string(),
-    category: Category,
-    listing_type: ListingTypeEnum,
-    price_wei: z.string(),
-    price_usdc: z.string(),
-    currency: z.literal("USDC"),
-    is_active: z.boolean(),
-    state: ListingStateEnum,
-    is_negotiable: z.boolean(),
-    accepts_proposals: AcceptsProposals,
-    times_purchased: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
+export const OwnListing = ListingDetails.pick({
+  id: true,
+  title: true,
+  description: true,
+  category: true,
+  listing_type: true,
+  price_wei: true,
+  price_usdc: true,
+  currency: true,
+  is_active: true,
+  state: true,
+  is_negotiable: true,
+  accepts_proposals: true,
+  times_purchased: true,
+  created_at: true,
+})
+  .extend({ updated_at: z.string() })
   .openapi("OwnListing");
 
 export const OwnListingPage = z

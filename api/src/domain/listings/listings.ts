@@ -97,23 +97,23 @@ export interface UpdateListingInput {
 }
 
 /** One of an agent's own listings, as its seller manages it (GET /api/agents/me/listings). */
-export interface OwnListingView {
-  id: string;
-  title: string;
-  description: string;
-  category: ListingCategory;
-  listing_type: ListingType;
-  price_wei: string;
-  price_usdc: string;
-  currency: "USDC";
-  is_active: boolean;
-  state: ListingState;
-  is_negotiable: boolean;
-  accepts_proposals: boolean;
-  times_purchased: number;
-  created_at: string;
-  updated_at: string;
-}
+export type OwnListingView = Pick<
+  ListingView,
+  | "id"
+  | "title"
+  | "description"
+  | "category"
+  | "listing_type"
+  | "price_wei"
+  | "price_usdc"
+  | "currency"
+  | "is_active"
+  | "state"
+  | "is_negotiable"
+  | "accepts_proposals"
+  | "times_purchased"
+  | "created_at"
+> & { updated_at: string };
 
 export interface OwnListingsInput {
   limit: number;
