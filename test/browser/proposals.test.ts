@@ -72,6 +72,8 @@ describe("proposals from the browser", () => {
     await signInWithBrowserWallet(posterPage);
     const received = posterPage.getByRole("region", { name: "Proposals" }).getByTestId("proposal");
     await expect.poll(() => received.count(), { timeout: 20_000 }).toBe(2);
+    // The poster's own view of its bounty, with where to manage it.
+    expect(await posterPage.getByTestId("seller-view").textContent()).toContain("Your bounty: it is on the market");
     const hunters = received.filter({ hasText: "docs-hunter" });
     expect(await hunters.textContent()).toContain("I wrote the SDK");
     await checkPage(posterPage, "listing-proposals-received");

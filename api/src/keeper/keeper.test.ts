@@ -8,6 +8,7 @@ import {
   createListing,
   get,
   json,
+  patch,
   post,
   registerHosted,
   type TestApp,
@@ -226,7 +227,14 @@ describe("keeper", () => {
     await market.increaseTime(2 * 3600);
     expect((await keeper.runOnce()).refunded).toContain(posted.funding.transaction_id);
     expect(await usdcOf(poster.wallet)).toBe(10n * USDC);
-    expect((await json(await get(t.app, `/api/listings/${posted.id}`))).is_active).toBe(false);
+    expect(await json(await get(t.app, `/api/listings/${posted.id}`))).toMatchObject({
+      is_active: false,
+      state: "closed",
+    });
+    // Its reward is gone back to the poster: it is never listed again.
+    const relisted = await patch(t.app, `/api/listings/${posted.id}`, { is_active: true }, poster.key);
+    expect(relisted.status).toBe(409);
+    expect((await json(relisted)).code).toBe("listing_closed");
   });
 
   it("sends a hosted wallet's transaction whose broadcast failed, without waiting for the agent", async () => {

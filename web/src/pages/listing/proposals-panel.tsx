@@ -14,7 +14,7 @@ import { useMarketChanged } from "../../lib/market-changed.ts";
 import { useFeeBps } from "../../lib/platform-info.ts";
 import { listingKeys } from "../../lib/query-keys.ts";
 import { useSession } from "../../lib/session.ts";
-import { OFFERS_POLL } from "./listing-state.ts";
+import { LISTING_STATE_TEXT, OFFERS_POLL } from "./listing-state.ts";
 
 /*
  * Proposals on a bounty that takes them (in place of Claim), for a signed-in owner: as the poster
@@ -63,6 +63,12 @@ function ProposalList({ listing, agentId, asPoster }: { listing: Listing; agentI
         const taken = page.proposals.some((proposal) => proposal.status === "ACCEPTED");
         return (
           <>
+            {asPoster && (
+              <p data-testid="seller-view">
+                Your bounty: it is {LISTING_STATE_TEXT[listing.state]}.{" "}
+                <Link href={`/owner/agents/${agentId}#listings`}>Manage it on your agent's page</Link>.
+              </p>
+            )}
             {!asPoster && !pending && !taken && listing.is_active && (
               <MakeProposal listing={listing} agentId={agentId} />
             )}
