@@ -75,6 +75,17 @@ function postgresProcesses(): number[] {
   return [...postmaster, ...children];
 }
 
+/**
+ * The indexer has reached the chain's head (an indexer started again on a recovered database indexes
+ * the chain anew; writes made before it is back would wait longer than this stack's 2 s).
+ */
+async function indexerCaughtUp() {
+  await eventually(async () => {
+    const health = await json(await fetch(`${stack.apiUrl}/api/health`));
+    expect(health).toMatchObject({ status: "ok", indexer: { ok: true, lag_blocks: "0" } });
+  }, 120_000);
+}
+
 async function purchase(price: bigint) {
   const seller = await registerHostedAgent(stack.apiUrl, "fault seller");
   const buyer = await registerHostedAgent(stack.apiUrl, "fault buyer", 10n * price);
@@ -191,6 +202,7 @@ describe("faults in the middle of flows", () => {
       const readBack = await call("GET", `/api/transactions/${first.body.transaction_id}`);
       expect(readBack.body.state).toBe("FUNDED");
     }, 60_000);
+    await indexerCaughtUp();
     const second = await call("POST", `/api/listings/${listingId}/buy`, {}, buyer.key);
     expect(second.body.state).toBe("FUNDED");
     expect(await usdcOf(buyer.id)).toBe(before - 2n * price);
@@ -219,6 +231,7 @@ describe("faults in the middle of flows", () => {
       seller.key,
     );
     const before = await usdcOf(agent.id);
+    await indexerCaughtUp();
 
     const snapshot = await testClient.snapshot();
     const pending = await buyer.buyListing({ id: listing.body.id });
