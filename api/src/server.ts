@@ -13,12 +13,9 @@ import { KEPT_TIERS_FULL_REFRESH_MS } from "./domain/reads/kept-tiers.ts";
 import { sellerSuffixSql } from "./domain/reads/listing-browse.ts";
 import { BROWSE_CHANGES_PRUNE_MS, listingIndexSync, pruneBrowseChanges } from "./domain/reads/listing-index-sync.ts";
 import { ReadCache } from "./domain/reads/read-cache.ts";
-import { createKeeper } from "./keeper/keeper.ts";
+import { startDuties } from "./keeper/duties.ts";
 import { migrateDatabase } from "./migrate.ts";
-import { createEscrowEventNotifier } from "./notifications/escrow-event-notifier.ts";
-import { createWebhookSender } from "./notifications/webhook-sender.ts";
 import { PostgresRateLimitStore, SharedRateLimitStore } from "./rate-limit/store.ts";
-import { apiPaths } from "./routes/paths.ts";
 
 /** How long closing waits for open requests before it ends every connection (live streams too). */
 const CLOSE_GRACE_MS = 2_000;
@@ -63,18 +60,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const listingIndex = config.browseIndex === "memory" ? listingIndexSync(db, sellerSuffixSql) : undefined;
   await listingIndex?.check(undefined);
   const app = createApp({ config, db, genericPlansDb, ...services, logger, rateLimitStore, readCache, listingIndex });
-  const stopKeeper =
-    config.keeperIntervalMs > 0
-      ? createKeeper({ db, config, ...services, logger, readCache, paths: apiPaths }).start(config.keeperIntervalMs)
-      : async () => {};
-  // Indexed escrow events become notifications; due webhooks are sent.
-  const stopNotifying =
-    config.notifyIntervalMs > 0
-      ? [
-          createEscrowEventNotifier({ db, chainId: config.chainId, logger }).start(config.notifyIntervalMs),
-          createWebhookSender({ db, config, logger }).start(config.notifyIntervalMs),
-        ]
-      : [];
+  // The keeper's rounds, notifications and webhooks (off here when the keeper process runs them).
+  const stopDuties = startDuties({ db, config, ...services, logger, readCache });
   const stopKeepingRecords = repeatEvery(
     KEPT_TIERS_FULL_REFRESH_MS,
     () => refreshAgentRecords(db, config.chainId),
@@ -103,8 +90,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         // Requests in flight get a moment to finish; live streams never would.
         setTimeout(() => (server as Server).closeAllConnections(), CLOSE_GRACE_MS).unref();
       });
-      await stopKeeper();
-      await Promise.all([...stopNotifying, stopKeepingRecords, stopPruning].map((stop) => stop()));
+      await Promise.all([stopDuties, stopKeepingRecords, stopPruning].map((stop) => stop()));
       await rateLimitStore.close();
       await Promise.all([db.$client.end(), genericPlansDb.$client.end()]);
     },

@@ -8,6 +8,13 @@
  *
  * An existing deployment whose escrow still has code on the chain is kept. On a local chain that
  * was restarted (no code at the recorded address) the deployment is redone from scratch.
+ *
+ * On Base and Base Sepolia: BASE_RPC_URL / BASE_SEPOLIA_RPC_URL and DEPLOYER_PRIVATE_KEY (from the
+ * environment or Hardhat's keystore); the escrow's roles from `ignition/parameters/<network>.json`,
+ * or from the file DEPLOY_PARAMETERS names (`{ "AgentEscrow": { "token", "arbiter", "operator",
+ * "feeRecipient", "owner", "feeBps", "maxFeeBps" } }`: see ignition/escrowArgs.ts; unnamed roles are
+ * the deployer). DEPLOYMENT_ID names Ignition's journal (ignition/deployments/<id>; default
+ * chain-<chainId>), DEPLOYMENTS_DIR where `<chainId>.json` is written.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -76,14 +83,19 @@ async function deployLocal(startBlock: number): Promise<Deployment> {
 async function deployLive(startBlock: number): Promise<Deployment> {
   const token = USDC_ADDRESSES[chainId];
   if (!token) throw new Error(`No USDC address known for chain ${chainId}`);
-  const parametersFile = path.join(root, "ignition/parameters", `${connection.networkName}.json`);
+  const parametersFile = process.env.DEPLOY_PARAMETERS
+    ? path.resolve(process.env.DEPLOY_PARAMETERS)
+    : path.join(root, "ignition/parameters", `${connection.networkName}.json`);
   const parameters = existsSync(parametersFile)
     ? JSON.parse(readFileSync(parametersFile, "utf8"))
     : { AgentEscrow: { token } };
   if (parameters.AgentEscrow?.token?.toLowerCase() !== token.toLowerCase()) {
     throw new Error(`${parametersFile} must name USDC ${token} as the escrow's token`);
   }
-  const { escrow } = await connection.ignition.deploy(AgentEscrowModule, { parameters });
+  const { escrow } = await connection.ignition.deploy(AgentEscrowModule, {
+    parameters,
+    ...(process.env.DEPLOYMENT_ID && { deploymentId: process.env.DEPLOYMENT_ID }),
+  });
   return {
     chainId,
     contracts: {

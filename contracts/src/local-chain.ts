@@ -28,15 +28,30 @@ export interface LocalNode {
 
 /**
  * Starts `hardhat node` on 127.0.0.1:`port` and waits until it answers. Its output goes to
- * `logFile` (appended) or is dropped.
+ * `logFile` (appended) or is dropped. `chainId` (default 31337) lets it pass for another chain, as
+ * the production rehearsal's Base (8453, an OP-stack chain: `chainType: "op"`).
  */
-export async function startHardhatNode(options: { port: number; logFile?: string }): Promise<LocalNode> {
+export async function startHardhatNode(options: {
+  port: number;
+  logFile?: string;
+  chainId?: number;
+  chainType?: "l1" | "op";
+}): Promise<LocalNode> {
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   if ((await chainIdAt(rpcUrl)) !== undefined) throw new Error(`A chain already answers at ${rpcUrl}`);
   const output = options.logFile ? openSync(options.logFile, "a") : "ignore";
   const child = spawn(
     process.execPath,
-    [hardhatCli(), "node", "--hostname", "127.0.0.1", "--port", String(options.port)],
+    [
+      hardhatCli(),
+      "node",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      String(options.port),
+      ...(options.chainId === undefined ? [] : ["--chain-id", String(options.chainId)]),
+      ...(options.chainType === undefined ? [] : ["--chain-type", options.chainType]),
+    ],
     {
       cwd: contractsDir,
       stdio: ["ignore", output, output],
@@ -75,6 +90,16 @@ export async function deployLocalMarketplace(options: {
     chainId === undefined ? undefined : readDeployment(chainId, deploymentsDir({ ...process.env, ...env }));
   if (!deployment) throw new Error(`no deployment recorded for chain ${chainId}`);
   return deployment;
+}
+
+/**
+ * The documented deploy command, `pnpm --filter @agent-marketplace/contracts deploy --network
+ * <network>` (scripts/deploy.ts), run with `env` (BASE_RPC_URL, DEPLOYER_PRIVATE_KEY,
+ * DEPLOY_PARAMETERS, DEPLOYMENTS_DIR, DEPLOYMENT_ID: see the script): what an operator runs against
+ * Base, pointed by the production rehearsal at its Base-like node.
+ */
+export async function deployToNetwork(network: "base" | "baseSepolia", env: Record<string, string>): Promise<void> {
+  await run([hardhatCli(), "run", "scripts/deploy.ts", "--network", network], env);
 }
 
 /** The chain id the node at `url` reports, or undefined if nothing answers. */

@@ -39,6 +39,8 @@ export interface IndexerOptions {
   pollingIntervalMs?: number;
   /** Ponder's output is appended here; without it, Ponder writes to this process's output. */
   logFile?: string;
+  /** Ponder's log lines: "pretty" (the default) or "json" (one object a line, for a log collector). */
+  logFormat?: "pretty" | "json";
 }
 
 export interface IndexerProcess {
@@ -116,6 +118,7 @@ function spawnIndexer(options: IndexerOptions, heldLock: boolean): IndexerProces
     String(options.port),
     "--hostname",
     "127.0.0.1",
+    ...(options.logFormat ? ["--log-format", options.logFormat] : []),
   ];
   const child = spawn(process.execPath, args, { cwd: indexerDir, env, stdio: ["ignore", output, output] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

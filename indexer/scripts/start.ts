@@ -7,6 +7,8 @@
  * instance (lib/indexer-process.ts, schemaNameFor): a restart of the same build resumes, a new
  * build or a fresh local chain indexes from its start block into a new schema. On the local chain,
  * schemas of earlier builds are dropped once the new one is ready.
+ *
+ * With NODE_ENV=production every line is JSON (Ponder's `--log-format json`, and this script's own).
  */
 import { readFileSync } from "node:fs";
 import { deploymentFile, deploymentsDir, LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
@@ -16,6 +18,12 @@ import { dropStaleIndexerSchemas, schemaNameFor, startIndexer } from "../lib/ind
 import { resolveIndexerTarget } from "../lib/target.ts";
 
 const DEFAULT_PORT = 42069;
+const json = process.env.NODE_ENV === "production";
+
+/** One line of this script's own: JSON in production, like Ponder's. */
+function log(msg: string, fields: Record<string, unknown> = {}) {
+  console.log(json ? JSON.stringify({ level: "info", time: Date.now(), service: "indexer", msg, ...fields }) : msg);
+}
 
 const target = resolveIndexerTarget();
 const deploymentJson = readFileSync(deploymentFile(target.chainId, deploymentsDir()), "utf8");
@@ -24,13 +32,14 @@ const startBlock = await client.getBlock({ blockNumber: BigInt(target.contracts.
 const schema = process.env.DATABASE_SCHEMA || schemaNameFor(deploymentJson, startBlock.hash);
 const databaseUrl = process.env.DATABASE_URL || undefined;
 
-console.log(`Indexing chain ${target.chainId} from ${target.rpcUrl} into schema ${schema} (views: chain)`);
+log(`Indexing chain ${target.chainId} into schema ${schema} (views: chain)`, { chain_id: target.chainId, schema });
 const indexer = startIndexer({
   databaseUrl,
   schema,
   chainId: target.chainId,
   rpcUrl: target.rpcUrl,
   port: Number(process.env.INDEXER_PORT || DEFAULT_PORT),
+  ...(json && { logFormat: "json" as const }),
 });
 const stop = async () => {
   await indexer.stop();
@@ -46,5 +55,5 @@ if (databaseUrl && target.chainId === LOCAL_CHAIN_ID) {
   await db.connect();
   const dropped = await dropStaleIndexerSchemas((sql) => db.query(sql), schema);
   await db.end();
-  if (dropped.length > 0) console.log(`Dropped the schemas of earlier local indexers: ${dropped.join(", ")}`);
+  if (dropped.length > 0) log(`Dropped the schemas of earlier local indexers: ${dropped.join(", ")}`);
 }
