@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
-import type { RateLimitKind } from "../rate-limit/middleware.ts";
+import type { RateLimitKind } from "../rate-limit/kinds.ts";
 
 /**
  * What the app's own middleware puts on every request's context. What a guard sets (the acting

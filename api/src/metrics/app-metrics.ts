@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { OperationsFigures } from "../domain/platform/operations.ts";
-import { RATE_LIMIT_KINDS, type RateLimitKind } from "../rate-limit/middleware.ts";
+import { RATE_LIMIT_KINDS, type RateLimitKind } from "../rate-limit/kinds.ts";
 import { operationsRegistry } from "./operations-gauges.ts";
 
 /*

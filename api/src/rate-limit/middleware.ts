@@ -7,16 +7,10 @@ import { unauthorized } from "../domain/shared/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KeyHolders } from "./key-holders.ts";
+import type { RateLimitKind } from "./kinds.ts";
 import type { RateLimitStore } from "./store.ts";
 
 const MINUTE_MS = 60_000;
-
-/**
- * The budgets a request can be refused by: a caller's (its agent's key or an owner's session), a
- * client IP's (requests without a credential), registrations per IP, messages per agent.
- */
-export const RATE_LIMIT_KINDS = ["per_caller", "per_ip", "registrations", "messages"] as const;
-export type RateLimitKind = (typeof RATE_LIMIT_KINDS)[number];
 
 export interface RateLimitRule {
   /** Names the limit in its key and its error ("requests", "registrations"). */
