@@ -16,6 +16,8 @@ import { clientIp } from "./http/request.ts";
 import { webAppPolicy } from "./http/security-headers.ts";
 import { webAppRoutes } from "./http/web-app.ts";
 import { createMcpSessionStore } from "./mcp/session-store.ts";
+import { createAppMetrics } from "./metrics/app-metrics.ts";
+import { requestMetrics } from "./metrics/request-metrics.ts";
 import { KeyHolders } from "./rate-limit/key-holders.ts";
 import { IN_PROCESS_CALL, requestBudget } from "./rate-limit/middleware.ts";
 import { agentRoutes } from "./routes/agents/index.ts";
@@ -31,6 +33,7 @@ import { offerRoutes } from "./routes/offers/index.ts";
 import { ownerRoutes } from "./routes/owner/index.ts";
 import { apiPaths, withPaths } from "./routes/paths.ts";
 import { platformRoutes } from "./routes/platform/index.ts";
+import { registerLive } from "./routes/platform/probes.ts";
 import { proposalRoutes } from "./routes/proposals/index.ts";
 import { reviewFileRoutes } from "./routes/reviews/index.ts";
 import type { RouteDeps } from "./routes/route-deps.ts";
@@ -47,7 +50,8 @@ export function createApp(given: Deps) {
   const deps: Deps = { ...given, readCache, listingIndex, keyHolders };
   const useCases = createUseCases(deps, apiPaths);
   const guards = createGuards(deps, { ownProfileByKey: useCases.agents.ownProfileByKey });
-  const routeDeps: RouteDeps = { useCases, config: deps.config, readCache };
+  const metrics = createAppMetrics();
+  const routeDeps: RouteDeps = { useCases, config: deps.config, readCache, metrics };
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "X-Request-Id" }));
@@ -59,6 +63,7 @@ export function createApp(given: Deps) {
       c.res.headers.set("X-Api-Instance", instance);
     });
   }
+  app.use(requestMetrics(metrics));
   app.use(async (c, next) => {
     const started = performance.now();
     const logger = deps.logger.child({ request_id: c.get("requestId") });
@@ -78,6 +83,9 @@ export function createApp(given: Deps) {
   });
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
+  // Liveness answers before the session cookie and the budget, which may ask Postgres: a database
+  // that is down must not make every process look dead (routes/platform/probes.ts).
+  registerLive(app);
   // Before the budget and every guard: a browser's session cookie is admitted (CSRF-checked) here.
   app.use("/api/*", cookieSession(deps.db, deps.config));
   // The guards routes declare in their definitions (http/guards.ts `guard`) run the app's own.

@@ -132,6 +132,16 @@ const EnvSchema = z.object({
   DEV_ROUTES: z
     .enum(["on", "off"], { message: 'must be "on" or "off" (unset: clients on this machine only)' })
     .optional(),
+  /**
+   * The Bearer token a scraper presents for GET /metrics from another machine (clients on this
+   * machine need none); unset, only clients on this machine are answered.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9._~+/=-]{16,256}$/, "METRICS_TOKEN must be 16 to 256 letters, digits or ._~+/=-")
+    .optional(),
+  /** How many blocks the indexer may be behind the chain head for GET /api/ready to answer 200. */
+  READY_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).max(100_000).default(5),
   /** Behind a proxy, trust its X-Forwarded-For for the client's address (rate limits by IP). */
   TRUST_PROXY: z
     .enum(["true", "false"])
@@ -186,6 +196,10 @@ export interface Config {
   arbiter?: { privateKey: `0x${string}`; apiKeyHash: string };
   /** API_INSTANCE: this process's name in the `X-Api-Instance` header; absent: no header. */
   instance?: string;
+  /** METRICS_TOKEN: admits a scraper of GET /metrics from another machine; absent: this machine's only. */
+  metricsToken?: string;
+  /** READY_MAX_LAG_BLOCKS: the indexer's lag (blocks) up to which GET /api/ready answers 200. */
+  readyMaxLagBlocks: number;
 }
 
 /** The most processes API_PROCESSES may ask for. */
@@ -275,6 +289,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webDistDir: e.WEB_DIST_DIR ? path.resolve(e.WEB_DIST_DIR) : DEFAULT_WEB_DIST_DIR,
     arbiter: arbiterOf(e),
     instance: e.API_INSTANCE,
+    metricsToken: e.METRICS_TOKEN,
+    readyMaxLagBlocks: e.READY_MAX_LAG_BLOCKS,
   };
 }
 

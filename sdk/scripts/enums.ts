@@ -173,6 +173,12 @@ export const ENUM_LISTS: readonly EnumList[] = [
     doc: "The statuses of getHealth.",
     at: { schema: "Health", property: "status" },
   },
+  {
+    name: "READY_STATUSES",
+    type: "ReadyStatus",
+    doc: "The statuses of getReady.",
+    at: { schema: "Readiness", property: "status" },
+  },
 ];
 
 /** Enums no list names: "true"/"false" of query strings are booleans. */

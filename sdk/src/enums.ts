@@ -203,3 +203,7 @@ export type FeedEventName = (typeof FEED_EVENTS)[number];
 /** The statuses of getHealth. (The document's Health.status.) */
 export const HEALTH_STATUSES = ["ok", "degraded", "down"] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+
+/** The statuses of getReady. (The document's Readiness.status.) */
+export const READY_STATUSES = ["ready", "not_ready"] as const;
+export type ReadyStatus = (typeof READY_STATUSES)[number];

@@ -900,6 +900,8 @@ export const webhookDeliveries = app.table(
     index("webhook_deliveries_agent_created_idx").on(t.agentId, t.createdAt, t.id),
     // An endpoint's next delivery: its oldest due pending one.
     index("webhook_deliveries_agent_due_idx").on(t.agentId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
+    // The failed ones, counted at every scrape of /metrics (few, where the table holds every delivery).
+    index("webhook_deliveries_failed_idx").on(t.createdAt).where(sql`status = 'failed'`),
   ],
 );
 
@@ -929,7 +931,11 @@ export const webhookEndpoints = app.table(
      */
     pausedAt: timestamp("paused_at", { withTimezone: true }),
   },
-  (t) => [index("webhook_endpoints_ready_idx").on(t.leasedUntil).where(sql`paused_at IS NULL`)],
+  (t) => [
+    index("webhook_endpoints_ready_idx").on(t.leasedUntil).where(sql`paused_at IS NULL`),
+    // The paused ones, counted at every scrape of /metrics.
+    index("webhook_endpoints_paused_idx").on(t.pausedAt).where(sql`paused_at IS NOT NULL`),
+  ],
 );
 
 /** How far a background reader has read an ordered source (e.g. the indexed escrow events). */

@@ -15,6 +15,7 @@ import { webhookUseCases } from "./notifications/webhooks.ts";
 import { offerUseCases } from "./offers/offers.ts";
 import { ownerUseCases } from "./owners/owners.ts";
 import { leaderboardUseCases } from "./platform/leaderboard.ts";
+import { operationsUseCases } from "./platform/operations.ts";
 import { platformUseCases } from "./platform/platform.ts";
 import { proposalUseCases } from "./proposals/proposals.ts";
 import { reviewUseCases } from "./reviews/reviews.ts";
@@ -47,6 +48,8 @@ export function createUseCases(deps: Deps, paths: ApiPaths) {
     notifications: notificationUseCases(deps),
     sessions: sessionUseCases(deps),
     platform: platformUseCases(deps),
+    /** What an operator watches (GET /metrics): escrows, the relayer, webhooks, the indexer. */
+    operations: operationsUseCases(deps),
     leaderboard: leaderboardUseCases(deps),
     listings: listingUseCases(deps, paths),
     purchases: purchaseUseCases(deps, paths),

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
+import type { RateLimitKind } from "../rate-limit/kinds.ts";
 
 /**
  * What the app's own middleware puts on every request's context. What a guard sets (the acting
@@ -28,6 +29,8 @@ export interface AppEnv {
      * and, through the auth middleware, itself).
      */
     guards: { readonly [name: string]: unknown };
+    /** The budget that refused this request (429), if one did (rate-limit/middleware.ts `spendBudget`). */
+    rateLimited?: RateLimitKind;
   };
 }
 

@@ -63,6 +63,7 @@ export function createGuards(
     /** Registrations per client IP and hour. */
     registrationLimit: rateLimit(deps.rateLimitStore, {
       name: "registrations",
+      kind: "registrations",
       limit: config.registrationsPerHour,
       windowMs: HOUR_MS,
       keyOf: (c) => clientIp(c, config.trustProxy),
@@ -70,6 +71,7 @@ export function createGuards(
     /** Direct messages and feed posts per agent and minute (after `agent`): 429 beyond. */
     messageLimit: rateLimit(deps.rateLimitStore, {
       name: "messages",
+      kind: "messages",
       limit: config.messagesPerMinute,
       windowMs: 60_000,
       keyOf: (c) => {

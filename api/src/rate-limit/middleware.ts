@@ -7,6 +7,7 @@ import { unauthorized } from "../domain/shared/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KeyHolders } from "./key-holders.ts";
+import type { RateLimitKind } from "./kinds.ts";
 import type { RateLimitStore } from "./store.ts";
 
 const MINUTE_MS = 60_000;
@@ -14,6 +15,8 @@ const MINUTE_MS = 60_000;
 export interface RateLimitRule {
   /** Names the limit in its key and its error ("requests", "registrations"). */
   name: string;
+  /** Which budget this is, as a refusal is counted (/metrics). */
+  kind: RateLimitKind;
   limit: number;
   windowMs: number;
   /** Whose requests these are (an agent, a session, a client IP). */
@@ -38,6 +41,8 @@ export async function spendBudget(
   c.header("RateLimit-Reset", String(resetSeconds));
   if (!allowed) {
     c.header("Retry-After", String(resetSeconds));
+    // Read by the request metrics once the answer is made (metrics/request-metrics.ts).
+    c.set("rateLimited", rule.kind);
     throw new ApiError("rate_limited", `Too many ${rule.name}: at most ${rule.limit} per ${rule.windowMs / 1000} s`, {
       retry_after_seconds: resetSeconds,
     });
@@ -75,6 +80,11 @@ export function ipBudgetKey(address: string): string {
 /** Marks the requests /mcp's tools make to this app in process: the /mcp request paid for them. */
 export const IN_PROCESS_CALL = Symbol("in-process call");
 
+/** Whether the request is one /mcp's tools made to this app in process (see IN_PROCESS_CALL). */
+export function isInProcessCall(c: Context): boolean {
+  return (c.env as Record<symbol, unknown> | undefined)?.[IN_PROCESS_CALL] === true;
+}
+
 /**
  * The request budget (100/min by default, the spec's), one per caller whatever credential it uses:
  * - an agent's API key spends its agent's budget (so rotating the key starts no fresh one), and an
@@ -96,11 +106,16 @@ export function requestBudget(
     keyHolders: Pick<KeyHolders, "find">;
   },
 ): MiddlewareHandler<AppEnv> {
-  const perCaller = { name: "requests", limit: options.perKeyPerMinute, windowMs: MINUTE_MS };
-  const perIp = { name: "requests", limit: options.perIpPerMinute, windowMs: MINUTE_MS };
+  const perCaller = {
+    name: "requests",
+    kind: "per_caller",
+    limit: options.perKeyPerMinute,
+    windowMs: MINUTE_MS,
+  } as const;
+  const perIp = { name: "requests", kind: "per_ip", limit: options.perIpPerMinute, windowMs: MINUTE_MS } as const;
   const spendIp = (c: Context<AppEnv>) => spendBudget(c, store, perIp, `ip:${ipBudgetKey(options.ipOf(c))}`);
   return async (c, next) => {
-    if ((c.env as Record<symbol, unknown> | undefined)?.[IN_PROCESS_CALL] === true) return next();
+    if (isInProcessCall(c)) return next();
     const token = sessionTokenOf(c);
     if (token) {
       const session = await requestSession(c, options.db, token);
@@ -132,6 +147,6 @@ export function requestBudget(
 
 /** Spends an agent's request budget for an owner's session acting for it (see requestBudget). */
 export function agentBudget(store: RateLimitStore, perMinute: number) {
-  const rule = { name: "requests", limit: perMinute, windowMs: MINUTE_MS };
+  const rule = { name: "requests", kind: "per_caller", limit: perMinute, windowMs: MINUTE_MS } as const;
   return (c: Context<AppEnv>, agentId: string) => spendBudget(c, store, rule, `agent:${agentId}`);
 }

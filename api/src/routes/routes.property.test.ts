@@ -63,6 +63,8 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/agents" },
   { method: "GET", path: "/api/agents/{id}" },
   { method: "GET", path: "/api/health" },
+  { method: "GET", path: "/api/ready" },
+  { method: "GET", path: "/api/live" },
   {
     method: "POST",
     path: "/api/listings",

@@ -294,6 +294,8 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "GET /api/agents": { path: () => "/api/agents" },
   "GET /api/agents/{id}": { path: () => `/api/agents/${owner.id}` },
   "GET /api/health": { path: () => "/api/health" },
+  "GET /api/ready": { path: () => "/api/ready" },
+  "GET /api/live": { path: () => "/api/live" },
   "GET /api/wallet/balance": { path: () => `/api/wallet/balance?agent_id=${owner.id}` },
   "POST /api/dev/faucet": { path: () => "/api/dev/faucet" },
   "GET /api/listings": { path: () => "/api/listings?limit=5" },
@@ -446,6 +448,13 @@ describe("keyed routes", () => {
   }
 });
 
+/**
+ * Public routes answered before any credential is read: liveness answers that the process does,
+ * and nothing else (no key lookup, no budget, which may ask Postgres; routes/platform/probes.ts).
+ * A forged key opens nothing there either: there is nothing to open.
+ */
+const BEFORE_CREDENTIALS = ["GET /api/live"];
+
 describe("public routes", () => {
   for (const [route, spec] of Object.entries(PUBLIC)) {
     if (!route.startsWith("GET ")) continue;
@@ -461,6 +470,10 @@ describe("public routes", () => {
       expect(new Set(statuses).size).toBe(1);
       // A forged key opens no budget of its own: refused at the door, public route or not.
       const forged = await t.app.request(spec.path(), { headers: { authorization: `Bearer ${"0".repeat(64)}` } });
+      if (BEFORE_CREDENTIALS.includes(route)) {
+        expect(forged.status).toBe(statuses[0]);
+        return;
+      }
       expect(forged.status).toBe(401);
       expect(await json(forged)).toMatchObject({ code: "unauthorized" });
     });

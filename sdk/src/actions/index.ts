@@ -59,6 +59,8 @@ import { getDailyStats } from "./platform/getDailyStats.ts";
 import { getHealth } from "./platform/getHealth.ts";
 import { getInfo } from "./platform/getInfo.ts";
 import { getLeaderboard } from "./platform/getLeaderboard.ts";
+import { getLive } from "./platform/getLive.ts";
+import { getReady } from "./platform/getReady.ts";
 import { getStats } from "./platform/getStats.ts";
 import { acceptProposal } from "./proposals/acceptProposal.ts";
 import { declineProposal } from "./proposals/declineProposal.ts";
@@ -238,6 +240,8 @@ export {
   type GetLeaderboardReturnType,
   getLeaderboard,
 } from "./platform/getLeaderboard.ts";
+export { type GetLiveParameters, type GetLiveReturnType, getLive } from "./platform/getLive.ts";
+export { type GetReadyParameters, type GetReadyReturnType, getReady } from "./platform/getReady.ts";
 export { type GetStatsParameters, type GetStatsReturnType, getStats } from "./platform/getStats.ts";
 export {
   type AcceptProposalParameters,
@@ -345,6 +349,8 @@ export type BoundAction<Action> = Action extends (client: Client, ...rest: infer
 
 /** Every operation of the API, bound to one client (what createMarketplaceClient adds to a base client). */
 export interface MarketplaceActions {
+  /** Liveness: the process answers (nothing else is checked): {@link getLive}. */
+  getLive: BoundAction<typeof getLive>;
   /** Register an agent: {@link registerAgent}. */
   registerAgent: BoundAction<typeof registerAgent>;
   /** Own profile: {@link getMe}. */
@@ -509,6 +515,8 @@ export interface MarketplaceActions {
   revokeAgentKey: BoundAction<typeof revokeAgentKey>;
   /** Database, chain head and indexer lag: {@link getHealth}. */
   getHealth: BoundAction<typeof getHealth>;
+  /** Readiness: database, chain, and the indexer close to the chain head: {@link getReady}. */
+  getReady: BoundAction<typeof getReady>;
   /** Marketplace-wide figures: {@link getStats}. */
   getStats: BoundAction<typeof getStats>;
   /** Volume and transactions per UTC day, oldest first, today last: {@link getDailyStats}. */
@@ -522,6 +530,7 @@ export interface MarketplaceActions {
 /** Every action, bound to `client` (the way viem decorates a client with its actions). */
 export function marketplaceActions(client: Client): MarketplaceActions {
   return {
+    getLive: (params) => getLive(client, params),
     registerAgent: (params) => registerAgent(client, params),
     getMe: (params) => getMe(client, params),
     updateMe: (params) => updateMe(client, params),
@@ -604,6 +613,7 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     issueAgentKey: (params) => issueAgentKey(client, params),
     revokeAgentKey: (params) => revokeAgentKey(client, params),
     getHealth: (params) => getHealth(client, params),
+    getReady: (params) => getReady(client, params),
     getStats: (params) => getStats(client, params),
     getDailyStats: (params) => getDailyStats(client, params),
     getLeaderboard: (params) => getLeaderboard(client, params),

@@ -7,6 +7,7 @@ import { freshSharedRead } from "../../db/fresh-shared-read.ts";
 import type { Deps } from "../../deps.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { DAY_SECONDS, marketNow, utcDay, utcDayStart } from "./market-clock.ts";
+import { timeBoxed } from "./time-boxed.ts";
 
 /*
  * What the marketplace says about itself: whether its parts answer (health), marketplace-wide
@@ -76,6 +77,21 @@ export interface Health {
   chain: { ok: boolean; chainId: number; headBlock?: bigint };
   indexer: { ok: boolean; indexedBlock?: bigint; lagBlocks?: bigint };
 }
+
+/**
+ * Whether this process should be sent traffic (GET /api/ready): the database and the chain
+ * answer, and the indexer is at most `maxLagBlocks` behind the chain head (and, with INDEXER_URL,
+ * its process answers).
+ */
+export interface Readiness {
+  ready: boolean;
+  database: { ok: boolean };
+  chain: { ok: boolean; chainId: number; headBlock?: bigint };
+  indexer: { ok: boolean; indexedBlock?: bigint; lagBlocks?: bigint; maxLagBlocks: number };
+}
+
+/** The most each part of the readiness check may take: a probe gets an answer, never a hang. */
+const READY_PART_TIMEOUT_MS = 2_000;
 
 /** The chain this deployment runs on and its contracts. */
 export interface ChainFacts {
@@ -198,12 +214,45 @@ export function platformUseCases(deps: Pick<Deps, "db" | "chain" | "config">) {
     };
   }
 
+  /**
+   * Database, chain head, indexer checkpoint (and process) side by side, each within
+   * READY_PART_TIMEOUT_MS; the head is read afresh (not viem's cached block number), so a probe
+   * sees the lag of now. Never throws.
+   */
+  async function ready(): Promise<Readiness> {
+    const within = <T>(work: Promise<T>, what: string): Promise<T | undefined> =>
+      timeBoxed(work, READY_PART_TIMEOUT_MS, what).catch(() => undefined);
+    const [database, head, indexed, indexerAlive] = await Promise.all([
+      within(
+        db.execute(sql`SELECT 1`).then(() => true),
+        "database",
+      ),
+      within(chain.publicClient.getBlockNumber({ cacheTime: 0 }), "chain head"),
+      within(
+        indexedBlock((text) => db.$client.query(text), chain.chainId),
+        "indexer checkpoint",
+      ),
+      within(indexerAnswers(config.indexerUrl), "indexer process"),
+    ]);
+    const maxLagBlocks = config.readyMaxLagBlocks;
+    const lag = head !== undefined && indexed !== undefined ? (head > indexed ? head - indexed : 0n) : undefined;
+    const indexerOk = indexerAlive === true && lag !== undefined && lag <= BigInt(maxLagBlocks);
+    const databaseOk = database === true;
+    return {
+      ready: databaseOk && head !== undefined && indexerOk,
+      database: { ok: databaseOk },
+      chain: { ok: head !== undefined, chainId: chain.chainId, headBlock: head },
+      indexer: { ok: indexerOk, indexedBlock: indexed, lagBlocks: lag, maxLagBlocks },
+    };
+  }
+
   // Every request for the figures reads them after it asked, but requests at the same moment share
   // one count: it costs Postgres the same whoever asks.
   const stats = freshSharedRead(() => platformStats(db, chain.chainId));
 
   return {
     health,
+    ready,
     stats,
     /** The last `days` (1..MAX_DAILY_DAYS) UTC days of volume and transactions, today last. */
     dailyStats: (days: number) => dailyFigures(db, chain.chainId, days),

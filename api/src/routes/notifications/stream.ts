@@ -47,7 +47,7 @@ export const streamRoute = createRoute({
  * GET /api/notifications/stream: the caller's key. Reads when the hub wakes it (a notification of
  * this agent committed) or every STREAM_POLL_MS; a failed read leaves the stream open.
  */
-export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
+export function registerStream(app: OpenAPIHono<AppEnv>, { useCases, metrics }: RouteDeps) {
   const notifications = useCases.notifications;
   app.openapi(streamRoute, async function streamNotifications(c) {
     const me = c.get("agent").id;
@@ -84,6 +84,7 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
         wake();
       });
       const unsubscribe = notifications.subscribe(me, wake);
+      const closed = metrics.streamOpened();
       try {
         if (!start.resumed) for (const row of await newRows()) sent.set(row.notification.id, Date.parse(row.position));
         await stream.writeSSE({
@@ -125,6 +126,7 @@ export function registerStream(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
           for (const [id, at] of sent) if (at < floor - 2 * STREAM_LOOKBACK_MS) sent.delete(id);
         }
       } finally {
+        closed();
         unsubscribe();
         await notifications.closeStream(streamId).catch(() => undefined);
       }

@@ -124,6 +124,8 @@ export function registerInfo(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
           skill: "/skill.md",
           heartbeat: "/heartbeat.md",
           health: "/api/health",
+          ready: "/api/ready",
+          live: "/api/live",
           stats: "/api/stats",
           listings: "/api/listings",
           feed: "/api/feed",

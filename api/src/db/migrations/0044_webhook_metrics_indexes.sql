@@ -1,0 +1,3 @@
+-- Failed webhook deliveries and paused endpoints are counted at every scrape of /metrics: partial indexes keep both counts small.
+CREATE INDEX "webhook_deliveries_failed_idx" ON "app"."webhook_deliveries" USING btree ("created_at") WHERE status = 'failed';--> statement-breakpoint
+CREATE INDEX "webhook_endpoints_paused_idx" ON "app"."webhook_endpoints" USING btree ("paused_at") WHERE paused_at IS NOT NULL;
