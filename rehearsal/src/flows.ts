@@ -50,7 +50,7 @@ export function createFlows(base: BaseChain, services: Services, ledger: Ledger)
   const chain = baseAt(base.rpcUrl);
   const transport = http(base.rpcUrl);
 
-  async function register(name: string, options: { usdc?: bigint; external?: boolean } = {}) {
+  async function register(name: string, options: { usdc?: bigint; external?: boolean; webhookUrl?: string } = {}) {
     const client = createMarketplaceClient({ baseUrl: services.apiUrl });
     let signer: WalletSigner | undefined;
     let walletAddress: Address | undefined;
@@ -68,6 +68,7 @@ export function createFlows(base: BaseChain, services: Services, ledger: Ledger)
       name,
       bio: "rehearsal",
       ...(walletAddress ? { wallet_address: walletAddress } : { hosted: true }),
+      ...(options.webhookUrl && { webhook_url: options.webhookUrl }),
     });
     const agent: Agent = {
       id: answer.agent.id,

@@ -15,6 +15,7 @@
  * data lives in .data/rehearsal (removed at the end unless KEEP_REHEARSAL_DATA is set).
  */
 import { mkdirSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { agentEscrowAbi, mintCircleUsdc } from "@agent-marketplace/contracts";
@@ -24,6 +25,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type BaseChain, baseAt, startBase } from "./base-chain.ts";
 import { createFlows, eventually, USDC } from "./flows.ts";
 import { Ledger } from "./ledger.ts";
+import { expectSeries, positive, scrape, valueOf } from "./metrics-check.ts";
 import { checkOperations } from "./operations-check.ts";
 import { type PostgresServer, postgresServer } from "./postgres-server.ts";
 import { productionServices, type Services } from "./services.ts";
@@ -31,7 +33,7 @@ import { productionServices, type Services } from "./services.ts";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = path.join(root, ".data", "rehearsal");
 const logsDir = path.join(dataDir, "logs");
-const PORTS = { node: 8645, postgres: 5645, api: 3645, keeper: 3646, indexer: 42645 };
+const PORTS = { node: 8645, postgres: 5645, api: 3645, keeper: 3646, indexer: 42645, webhooks: 3647 };
 
 const timings: Array<{ phase: string; seconds: number }> = [];
 async function phase<T>(name: string, run: () => Promise<T>): Promise<T> {
@@ -51,6 +53,11 @@ let postgres: PostgresServer | undefined;
 let base: BaseChain | undefined;
 let services: Services | undefined;
 let failed = false;
+// A webhook receiver that always fails: deliveries back up, then are given up (the metrics show it).
+const failingReceiver = createServer((_request, response) => response.writeHead(500).end()).listen(
+  PORTS.webhooks,
+  "127.0.0.1",
+);
 try {
   postgres = await phase("Postgres server", () => postgresServer({ dataDir, port: PORTS.postgres }));
   const database = postgres;
@@ -86,7 +93,11 @@ try {
   const { seller, buyer, outsider, listings } = await phase("agents and listings through the SDK", async () => {
     const seller = await flows.register("hosted seller");
     const buyer = await flows.register("hosted buyer", { usdc: 200n * USDC });
-    const outsider = await flows.register("BYOB buyer", { external: true, usdc: 50n * USDC });
+    const outsider = await flows.register("BYOB buyer", {
+      external: true,
+      usdc: 50n * USDC,
+      webhookUrl: `http://127.0.0.1:${PORTS.webhooks}/hooks`,
+    });
     const listings = {
       report: await flows.listing(seller, "Audit report", 8_500_000n),
       review: await flows.listing(seller, "Code review", 12n * USDC),
@@ -129,6 +140,14 @@ try {
 
   await phase("the indexer killed during a purchase, started again: FUNDED once", async () => {
     await running.indexer.kill();
+    // Blocks go on without it (Base makes one every 2 s): readiness fails, the lag shows.
+    // One at a time: EDR's OP chain panics building blocks that hardhat_mine reserved in a batch.
+    for (let block = 0; block < 10; block++) await chain.testClient.mine({ blocks: 1 });
+    const lagging = await fetch(`${running.apiUrl}/api/ready`);
+    if (lagging.status !== 503) throw new Error(`/api/ready answered ${lagging.status} with the indexer down`);
+    const lag = valueOf(await scrape(running.apiUrl), "marketplace_indexer_lag_blocks") ?? 0;
+    if (lag < 10) throw new Error(`marketplace_indexer_lag_blocks is ${lag} with the indexer down 10 blocks`);
+    console.log(`  indexer down: /api/ready 503, marketplace_indexer_lag_blocks ${lag}`);
     const restarted = running.indexer.start();
     // The write is on chain at once; its answer waits for the indexer (INDEXER_WAIT_MS), then says
     // 503 indexer_behind, naming the transaction to read again.
@@ -183,6 +202,49 @@ try {
     console.table(await ledger.check());
     await checkOperations({ services: running, buyer, seller, outsider, logsDir });
   });
+
+  await phase("/metrics: the series an operator watches", async () => {
+    // A refusal of the messages limit (20 a minute by default) and a notification stream held open.
+    let refused = 0;
+    for (let i = 0; i < 25 && refused === 0; i++) {
+      await seller.client
+        .sendMessage({ to_agent_id: buyer.id, content: `Thanks for the purchase (${i})` })
+        .catch((error: unknown) => {
+          if (!(error instanceof MarketplaceError && error.status === 429)) throw error;
+          refused++;
+        });
+    }
+    const stream = new AbortController();
+    const listening = await fetch(`${running.apiUrl}/api/notifications/stream`, {
+      headers: { authorization: `Bearer ${buyer.key}`, accept: "text/event-stream" },
+      signal: stream.signal,
+    });
+    if (listening.status !== 200) throw new Error(`the notification stream answered ${listening.status}`);
+    await eventually("the webhook deliveries given up", async () => {
+      if (!((valueOf(await scrape(running.apiUrl), "marketplace_webhook_deliveries_failed") ?? 0) > 0))
+        throw new Error("none yet");
+    });
+    const samples = await scrape(running.apiUrl);
+    stream.abort();
+    console.table(
+      expectSeries(samples, [
+        ["marketplace_http_request_duration_seconds_count", {}, positive, "> 0"],
+        ["marketplace_escrows", {}, (n) => n === 5, "5 (every escrow of the rehearsal)"],
+        ["marketplace_escrows", { state: "RELEASED" }, positive, "> 0"],
+        ["marketplace_relayer_pending_transactions", { account: "relayer" }, (n) => n === 0, "0 (all mined)"],
+        ["marketplace_relayer_last_used_nonce", { account: "relayer" }, positive, "> 0"],
+        ["marketplace_relayer_chain_next_nonce", { account: "relayer", block: "latest" }, positive, "> 0"],
+        ["marketplace_relayer_balance_ether", { account: "relayer" }, positive, "> 0"],
+        ["marketplace_webhook_deliveries_failed", {}, positive, "> 0"],
+        ["marketplace_webhook_deliveries_pending", {}, (n) => n >= 0, "present"],
+        ["marketplace_indexer_indexed_block", {}, positive, "> 0"],
+        ["marketplace_chain_head_block", {}, positive, "> 0"],
+        ["marketplace_indexer_lag_blocks", {}, (n) => n <= 5, "≤ 5 (caught up)"],
+        ["marketplace_rate_limit_refusals_total", { limit: "messages" }, positive, "> 0"],
+        ["marketplace_notification_streams_open", {}, positive, "> 0"],
+      ]),
+    );
+  });
 } catch (error) {
   failed = true;
   console.error(`\n✗ The rehearsal failed: ${(error as Error).stack ?? error}`);
@@ -191,6 +253,7 @@ try {
   await Promise.all([services?.api.stop(), services?.keeper.stop(), services?.indexer.stop()]);
   await base?.node.stop();
   await postgres?.stop();
+  failingReceiver.close();
   if (!failed && !process.env.KEEP_REHEARSAL_DATA) rmSync(dataDir, { recursive: true, force: true });
 }
 timings.push({ phase: "whole rehearsal", seconds: Math.round((performance.now() - began) / 100) / 10 });

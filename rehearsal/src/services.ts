@@ -51,6 +51,11 @@ export function productionServices(options: {
     RELAYER_PRIVATE_KEY: base.keys.relayer,
     ARBITER_PRIVATE_KEY: base.keys.arbiter,
     ARBITER_API_KEY: arbiterApiKey,
+    // The rehearsal's webhook receiver is on this machine (off the local chain the default refuses
+    // loopback and private addresses); it always fails, so deliveries give up after two attempts.
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    WEBHOOK_MAX_ATTEMPTS: "2",
+    WEBHOOK_RETRY_BASE_MS: "500",
   };
   const indexerUrl = `http://127.0.0.1:${ports.indexer}`;
   const apiUrl = `http://127.0.0.1:${ports.api}`;
@@ -67,7 +72,7 @@ export function productionServices(options: {
       NOTIFY_INTERVAL_MS: "0",
     },
     logFile: path.join(logsDir, "api.log"),
-    readyUrl: `${apiUrl}/api/health`,
+    readyUrl: `${apiUrl}/api/ready`,
   });
   const indexer = new ServiceProcess({
     name: "the indexer",
