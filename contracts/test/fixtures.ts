@@ -1,6 +1,10 @@
 /**
  * Shared deployment and client-side helpers of the escrow integration tests.
  *
+ * The escrow runs against either token: MockUSDC (the local chains' stand-in) or Circle's USDC
+ * (FiatToken v2.2 behind its proxy, see src/circle-usdc.ts). Both are driven through USDC's ABI;
+ * where they refuse a call, they say so differently ({@link assertTokenRefused}).
+ *
  * The helpers do what a client (the API, the indexer) does: funding refs from uuids, escrow ids
  * derived from the buyer and the ref, terms rebuilt
  * from the escrow's events, token balances read on chain.
@@ -9,8 +13,28 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { ContractReturnType } from "@nomicfoundation/hardhat-viem/types";
 import { network } from "hardhat";
-import { type Address, getAddress, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
-import { type EscrowStatus, type EscrowTerms, escrowIdOf, escrowRef, hashEscrowTerms } from "../src/escrow.ts";
+import {
+  type Address,
+  getAddress,
+  getContract,
+  type Hex,
+  type Log,
+  parseEventLogs,
+  parseSignature,
+  type TransactionReceipt,
+  type TypedDataDomain,
+} from "viem";
+import { deployCircleUsdc, mintCircleUsdc } from "../src/circle-usdc.ts";
+import {
+  type EscrowStatus,
+  type EscrowTerms,
+  escrowIdOf,
+  escrowRef,
+  fundingNonce,
+  hashEscrowTerms,
+  receiveWithAuthorizationTypes,
+} from "../src/escrow.ts";
+import { fiatTokenAbi, mockUsdcAbi } from "../src/generated/abis.ts";
 
 export const connection = await network.create();
 export const { viem, networkHelpers } = connection;
@@ -25,21 +49,69 @@ export const STARTING_BALANCE = 1_000_000n * USDC;
 
 export type Wallet = Awaited<ReturnType<typeof viem.getWalletClients>>[number];
 export type Escrow = ContractReturnType<"AgentEscrow">;
-export type Usdc = ContractReturnType<"MockUSDC">;
+
+/** The tokens the escrow is tested against. */
+export const USDC_KINDS = ["MockUSDC", "Circle USDC"] as const;
+export type UsdcKind = (typeof USDC_KINDS)[number];
+
+/** USDC at `address` through its ABI (MockUSDC implements the same calls and events), to read. */
+export function usdcAt(address: Address) {
+  return getContract({ address, abi: fiatTokenAbi, client: publicClient });
+}
+
+/** USDC at `address`, to send `wallet`'s calls. */
+export function usdcAs(address: Address, wallet: Wallet) {
+  return getContract({ address, abi: fiatTokenAbi, client: { public: publicClient, wallet } });
+}
+export type Usdc = ReturnType<typeof usdcAt>;
 
 /**
- * MockUSDC and AgentEscrow (fee 100 bps, cap 1,000 bps), a second AgentEscrow on the same token
- * (for cross-contract signature checks), and every party's wallet and contract handles. The buyer,
- * seller, relayer and stranger hold 1,000,000 USDC each; the fee recipient, arbiter and operator
- * hold nothing.
+ * The token of `kind`, owned by `owner`, holding `amount` for each of `holders`. On Circle's USDC
+ * the owner holds every role (master minter, pauser, blacklister) and `proxyAdmin`, which may not
+ * call the token, administers the proxy. On MockUSDC the owner is the blacklister.
  */
-export async function deployEscrowFixture() {
-  const wallets = await viem.getWalletClients();
-  const [owner, buyer, seller, feeRecipient, arbiter, operator, relayer, stranger] = wallets;
-  if (!owner || !buyer || !seller || !feeRecipient || !arbiter || !operator || !relayer || !stranger) {
-    throw new Error("need 8 accounts");
+export async function deployUsdc(
+  kind: UsdcKind,
+  roles: { owner: Wallet; proxyAdmin: Wallet },
+  holders: readonly Address[],
+  amount: bigint,
+): Promise<Address> {
+  const { owner } = roles;
+  if (kind === "MockUSDC") {
+    const usdc = await viem.deployContract("MockUSDC", [owner.account.address]);
+    for (const holder of holders) await mined(usdc.write.mint([holder, amount]));
+    return usdc.address;
   }
-  const usdc = await viem.deployContract("MockUSDC", [owner.account.address]);
+  const { address } = await deployCircleUsdc({
+    wallet: owner,
+    publicClient,
+    admin: roles.proxyAdmin.account.address,
+    owner: owner.account.address,
+  });
+  await mintCircleUsdc({ wallet: owner, publicClient, token: address, to: holders, amount });
+  return address;
+}
+
+/**
+ * The token of `kind` (see {@link deployUsdc}) and AgentEscrow (fee 100 bps, cap 1,000 bps), a
+ * second AgentEscrow on the same token (for cross-contract signature checks), and every party's
+ * wallet and contract handles. The buyer, seller, relayer and stranger hold 1,000,000 USDC each;
+ * the fee recipient, arbiter and operator hold nothing. The owner owns the escrows and the token
+ * (and holds the token's roles).
+ */
+export async function deployEscrowFixture(token: UsdcKind) {
+  const wallets = await viem.getWalletClients();
+  const [owner, buyer, seller, feeRecipient, arbiter, operator, relayer, stranger, proxyAdmin] = wallets;
+  if (!owner || !buyer || !seller || !feeRecipient || !arbiter || !operator || !relayer || !stranger || !proxyAdmin) {
+    throw new Error("need 9 accounts");
+  }
+  const usdcAddress = await deployUsdc(
+    token,
+    { owner, proxyAdmin },
+    [buyer, seller, relayer, stranger].map((wallet) => wallet.account.address),
+    STARTING_BALANCE,
+  );
+  const usdc = usdcAt(usdcAddress);
   const roles = [feeRecipient.account.address, arbiter.account.address, operator.account.address] as const;
   const escrow = await viem.deployContract("AgentEscrow", [
     usdc.address,
@@ -55,15 +127,13 @@ export async function deployEscrowFixture() {
     ...roles,
     owner.account.address,
   ]);
-  for (const wallet of [buyer, seller, relayer, stranger]) {
-    await usdc.write.mint([wallet.account.address, STARTING_BALANCE]);
-  }
 
   const escrowAs = (wallet: Wallet) => viem.getContractAt("AgentEscrow", escrow.address, { client: { wallet } });
-  const usdcAs = (wallet: Wallet) => viem.getContractAt("MockUSDC", usdc.address, { client: { wallet } });
+  const usdcOf = (wallet: Wallet) => usdcAs(usdc.address, wallet);
 
   const wallet = { owner, buyer, seller, feeRecipient, arbiter, operator, relayer, stranger };
   return {
+    token,
     chainId: await publicClient.getChainId(),
     usdc,
     escrow,
@@ -82,17 +152,74 @@ export async function deployEscrowFixture() {
       stranger: await escrowAs(stranger),
     },
     usdcAs: {
-      owner: await usdcAs(owner),
-      buyer: await usdcAs(buyer),
-      relayer: await usdcAs(relayer),
-      stranger: await usdcAs(stranger),
+      owner: usdcOf(owner),
+      buyer: usdcOf(buyer),
+      relayer: usdcOf(relayer),
+      stranger: usdcOf(stranger),
     },
   };
 }
 
 export type EscrowFixture = Awaited<ReturnType<typeof deployEscrowFixture>>;
 
-export const loadEscrowFixture = () => networkHelpers.loadFixture(deployEscrowFixture);
+// loadFixture tells fixtures apart by function: one named function per token.
+const fixtures: Record<UsdcKind, () => Promise<EscrowFixture>> = {
+  MockUSDC: async function escrowOnMockUsdc() {
+    return deployEscrowFixture("MockUSDC");
+  },
+  "Circle USDC": async function escrowOnCircleUsdc() {
+    return deployEscrowFixture("Circle USDC");
+  },
+};
+
+export const loadEscrowFixture = (token: UsdcKind) => networkHelpers.loadFixture(fixtures[token]);
+
+/** How the token refuses a call: each token words it its own way. */
+export type TokenRefusal =
+  | { reason: "blacklisted"; account: Address }
+  | { reason: "paused" }
+  | { reason: "invalidSignature" }
+  | { reason: "authorizationUsedOrCanceled"; authorizer: Address; nonce: Hex }
+  | { reason: "authorizationExpired"; validBefore: bigint }
+  | { reason: "authorizationNotYetValid"; validAfter: bigint }
+  | { reason: "callerMustBePayee"; caller: Address; payee: Address };
+
+/** FiatToken v2.2's revert reasons. */
+const CIRCLE_REASONS: Record<TokenRefusal["reason"], string> = {
+  blacklisted: "Blacklistable: account is blacklisted",
+  paused: "Pausable: paused",
+  invalidSignature: "FiatTokenV2: invalid signature",
+  authorizationUsedOrCanceled: "FiatTokenV2: authorization is used or canceled",
+  authorizationExpired: "FiatTokenV2: authorization is expired",
+  authorizationNotYetValid: "FiatTokenV2: authorization is not yet valid",
+  callerMustBePayee: "FiatTokenV2: caller must be the payee",
+};
+
+/**
+ * Checks that `submission` reverted because the token refused it (the escrow passes the token's
+ * revert through): with Circle's reason string, or MockUSDC's custom error and its arguments.
+ */
+export async function assertTokenRefused(f: EscrowFixture, submission: Promise<Hex>, refusal: TokenRefusal) {
+  if (f.token === "Circle USDC") return viem.assertions.revertWith(submission, CIRCLE_REASONS[refusal.reason]);
+  const mock = { abi: mockUsdcAbi, address: f.usdc.address };
+  const { revertWithCustomErrorWithArgs: refused } = viem.assertions;
+  switch (refusal.reason) {
+    case "blacklisted":
+      return refused(submission, mock, "MockUSDC_Blacklisted", [refusal.account]);
+    case "paused":
+      throw new Error("MockUSDC cannot be paused");
+    case "invalidSignature":
+      return refused(submission, mock, "MockUSDC_InvalidSignature", []);
+    case "authorizationUsedOrCanceled":
+      return refused(submission, mock, "MockUSDC_AuthorizationUsedOrCanceled", [refusal.authorizer, refusal.nonce]);
+    case "authorizationExpired":
+      return refused(submission, mock, "MockUSDC_AuthorizationExpired", [refusal.validBefore]);
+    case "authorizationNotYetValid":
+      return refused(submission, mock, "MockUSDC_AuthorizationNotYetValid", [refusal.validAfter]);
+    case "callerMustBePayee":
+      return refused(submission, mock, "MockUSDC_CallerMustBePayee", [refusal.caller, refusal.payee]);
+  }
+}
 
 /*//////////////////////////////////////////////////////////////
                            CLIENT HELPERS
@@ -235,4 +362,87 @@ export async function balanceTracker(usdc: Usdc, accounts: Record<string, Addres
       assert.deepEqual(actual, wanted);
     },
   };
+}
+
+/*//////////////////////////////////////////////////////////////
+                 FUNDING WITH AN EIP-3009 AUTHORIZATION
+//////////////////////////////////////////////////////////////*/
+
+/** The token's EIP-712 domain, as on Base: what EIP-3009 authorizations are signed over. */
+export function usdcDomain(f: EscrowFixture) {
+  return { name: "USD Coin", version: "2", chainId: f.chainId, verifyingContract: f.usdc.address } as const;
+}
+
+export interface FundingTerms {
+  /** The funding ref; the escrow's id is escrowIdOf(buyer, ref). */
+  ref: Hex;
+  buyer: Address;
+  seller: Address;
+  amount: bigint;
+  deadline: number;
+  disputeWindow: number;
+  validAfter: bigint;
+  validBefore: bigint;
+}
+
+export interface AuthorizeFundingOptions {
+  /** Terms other than the defaults (a fresh ref, the buyer, the seller, 20 USDC, 7 days, ...). */
+  terms?: Partial<FundingTerms>;
+  /** Who signs; the buyer by default. */
+  by?: Wallet;
+  /** The payee signed for; the escrow by default. */
+  to?: Address;
+  /** Changes to the EIP-712 domain signed over; the token's own (USD Coin, 2, chain, token) by default. */
+  domain?: Partial<TypedDataDomain>;
+}
+
+/**
+ * The buyer's funding terms and its EIP-3009 ReceiveWithAuthorization signature over them, as a
+ * client makes it for {@link submitFunding}.
+ */
+export async function authorizeFunding(f: EscrowFixture, opts: AuthorizeFundingOptions = {}) {
+  const start = await now();
+  const terms: FundingTerms = {
+    ref: newEscrowRef().ref,
+    buyer: f.addr.buyer,
+    seller: f.addr.seller,
+    amount: 20n * USDC,
+    deadline: start + 7 * DAY,
+    disputeWindow: DAY,
+    validAfter: 0n,
+    validBefore: BigInt(start + 3_600),
+    ...opts.terms,
+  };
+  // The nonce is over the derived id: it binds the buyer and the ref as well as the terms.
+  const id = escrowIdOf(terms.buyer, terms.ref);
+  const nonce = fundingNonce(id, terms.seller, terms.deadline, terms.disputeWindow);
+  const signature = await (opts.by ?? f.wallets.buyer).signTypedData({
+    domain: { ...usdcDomain(f), ...opts.domain },
+    types: receiveWithAuthorizationTypes,
+    primaryType: "ReceiveWithAuthorization",
+    message: {
+      from: terms.buyer,
+      to: opts.to ?? f.escrow.address,
+      value: terms.amount,
+      validAfter: terms.validAfter,
+      validBefore: terms.validBefore,
+      nonce,
+    },
+  });
+  const { v, r, s } = parseSignature(signature);
+  assert.ok(v !== undefined);
+  return { terms, id, nonce, v: Number(v), r, s };
+}
+
+/** The relayer submits `fundWithAuthorization` with `terms` (possibly not those signed). */
+export function submitFunding(f: EscrowFixture, terms: FundingTerms, sig: { v: number; r: Hex; s: Hex }) {
+  return f.as.relayer.write.fundWithAuthorization([
+    terms.ref,
+    terms.buyer,
+    terms.seller,
+    terms.amount,
+    terms.deadline,
+    terms.disputeWindow,
+    { validAfter: terms.validAfter, validBefore: terms.validBefore, v: sig.v, r: sig.r, s: sig.s },
+  ]);
 }

@@ -20,6 +20,7 @@ import {
 } from "../src/escrow.ts";
 import {
   assertStored,
+  assertTokenRefused,
   balanceTracker,
   DAY,
   type EscrowFixture,
@@ -34,6 +35,7 @@ import {
   statusOf,
   termsAfter,
   USDC,
+  USDC_KINDS,
   viem,
 } from "./fixtures.ts";
 
@@ -65,434 +67,445 @@ async function deliver(f: EscrowFixture, id: `0x${string}`, terms: EscrowTerms) 
   return delivered;
 }
 
-describe("AgentEscrow flows", () => {
-  it("FIXED: buy, deliver, release pays seller amount - fee and the fee recipient the fee", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer, seller } = f.addr;
-    // Another escrow is open: the escrow's balance is not zero before the flow.
-    await fundEscrow(f, { amount: 7n * USDC });
-    const balances = await trackAll(f);
-    assert.equal(balances.before.escrow, 7n * USDC);
+for (const token of USDC_KINDS) {
+  describe(`AgentEscrow flows on ${token}`, () => {
+    it("FIXED: buy, deliver, release pays seller amount - fee and the fee recipient the fee", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer, seller } = f.addr;
+      // Another escrow is open: the escrow's balance is not zero before the flow.
+      await fundEscrow(f, { amount: 7n * USDC });
+      const balances = await trackAll(f);
+      assert.equal(balances.before.escrow, 7n * USDC);
 
-    const uuid = randomUUID();
-    const ref = escrowRef(uuid);
-    const id = escrowIdOfTransaction(buyer, uuid);
-    const amount = 25_123_457n; // 25.123457 USDC: the fee rounds down.
-    const fee = 251_234n;
-    const deadline = (await now()) + 3 * DAY;
-    await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
-    const fundHash = await f.as.buyer.write.fund([ref, seller, amount, deadline, DAY]);
-    await viem.assertions.emitWithArgs(fundHash, f.escrow, "Funded", [
-      id,
-      buyer,
-      seller,
-      ref,
-      amount,
-      deadline,
-      DAY,
-      FEE_BPS,
-    ]);
-    const funded = await termsAfter(f.escrow, id, await mined(fundHash));
-    assert.deepEqual(funded, {
-      buyer: buyer,
-      seller: seller,
-      amount,
-      deadline,
-      disputeWindow: DAY,
-      deliveredAt: 0,
-      feeBps: FEE_BPS,
-    });
-    assert.equal(uuidOfEscrowRef(ref), uuid);
-    await assertStored(f, id, EscrowStatus.Funded, funded);
-    assert.equal(await f.usdc.read.allowance([buyer, f.escrow.address]), 0n);
-
-    const delivered = await deliver(f, id, funded);
-    await assertStored(f, id, EscrowStatus.Delivered, delivered);
-    assert.deepEqual(await indexTerms(f.escrow, id), delivered);
-
-    await viem.assertions.emitWithArgs(f.as.buyer.write.release([id, delivered]), f.escrow, "Released", [
-      id,
-      buyer,
-      amount - fee,
-      fee,
-    ]);
-    assert.equal(await statusOf(f, id), EscrowStatus.Released);
-    await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
-    assert.equal(await f.usdc.read.balanceOf([f.escrow.address]), 7n * USDC);
-  });
-
-  it("a third party that funded the buyer's ref first opens its own escrow and does not block the buyer's", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer, seller, stranger } = f.addr;
-    const { uuid, ref } = newEscrowRef();
-    const deadline = (await now()) + 3 * DAY;
-    // The stranger read the pending ref and funds it first, with itself as buyer.
-    await mined(f.usdcAs.stranger.write.approve([f.escrow.address, 1n]));
-    const squatHash = await f.as.stranger.write.fund([ref, seller, 1n, deadline, DAY]);
-    const squatId = escrowIdOf(stranger, ref);
-    await viem.assertions.emitWithArgs(squatHash, f.escrow, "Funded", [
-      squatId,
-      stranger,
-      seller,
-      ref,
-      1n,
-      deadline,
-      DAY,
-      FEE_BPS,
-    ]);
-    const squat = await termsAfter(f.escrow, squatId, await mined(squatHash));
-
-    // The buyer funds the same ref: its escrow lives at escrowIdOfTransaction(buyer, uuid).
-    const amount = 9n * USDC;
-    const { id, terms } = await fundEscrow(f, { ref, amount, deadline });
-    assert.equal(id, escrowIdOfTransaction(buyer, uuid));
-    assert.notEqual(id, squatId);
-    await assertStored(f, id, EscrowStatus.Funded, terms);
-    await assertStored(f, squatId, EscrowStatus.Funded, squat);
-    assert.equal(terms.amount, amount);
-    assert.equal(squat.amount, 1n);
-    // Both map back to the same uuid through their ref; the buyer tells them apart.
-    assert.equal(uuidOfEscrowRef(ref), uuid);
-
-    // Each runs its own course: the buyer releases its escrow, the stranger's stays funded.
-    const delivered = await deliver(f, id, terms);
-    await mined(f.as.buyer.write.release([id, delivered]));
-    assert.equal(await statusOf(f, id), EscrowStatus.Released);
-    await assertStored(f, squatId, EscrowStatus.Funded, squat);
-    // The buyer reusing its own ref is refused; only the buyer can cause that.
-    await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.buyer.write.fund([ref, seller, amount, (await now()) + DAY, DAY]),
-      f.escrow,
-      "Escrow_AlreadyExists",
-      [id],
-    );
-  });
-
-  it("bounty: operator assigns the seller, who delivers; anyone releases after the dispute window", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer, seller, operator, relayer } = f.addr;
-    const balances = await trackAll(f);
-    const amount = 50n * USDC;
-    const fee = 500_000n;
-
-    const { id, terms: bounty, receipt } = await fundEscrow(f, { seller: zeroAddress, amount, disputeWindow: 2 * DAY });
-    assert.equal(bounty.seller, zeroAddress);
-    assert.equal(getAddress(receipt.from), buyer);
-    await assertStored(f, id, EscrowStatus.Funded, bounty);
-    // No seller yet: nobody can deliver, and the buyer cannot release to nobody.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.seller.write.deliver([id, bounty, work]),
-      f.escrow,
-      "Escrow_CallerNotSeller",
-      [id, seller],
-    );
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.buyer.write.release([id, bounty]),
-      f.escrow,
-      "Escrow_SellerNotAssigned",
-      [id],
-    );
-    // Only the operator or the buyer assigns.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.relayer.write.assignSeller([id, bounty, seller, bounty.deadline]),
-      f.escrow,
-      "Escrow_CallerNotBuyerOrOperator",
-      [id, relayer],
-    );
-
-    const claimDeadline = (await now()) + 2 * DAY;
-    const assignHash = await f.as.operator.write.assignSeller([id, bounty, seller, claimDeadline]);
-    await viem.assertions.emitWithArgs(assignHash, f.escrow, "SellerAssigned", [id, seller, claimDeadline]);
-    const assignReceipt = await mined(assignHash);
-    assert.equal(getAddress(assignReceipt.from), operator);
-    const assigned = await termsAfter(f.escrow, id, assignReceipt, bounty);
-    assert.equal(assigned.seller, seller);
-    assert.equal(assigned.deadline, claimDeadline);
-    await assertStored(f, id, EscrowStatus.Funded, assigned);
-
-    const delivered = await deliver(f, id, assigned);
-    assert.deepEqual(await indexTerms(f.escrow, id), delivered);
-
-    // Within the window only the buyer may release.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.relayer.write.release([id, delivered]),
-      f.escrow,
-      "Escrow_ReleaseNotAllowed",
-      [id, relayer],
-    );
-    await time.increaseTo(delivered.deliveredAt + delivered.disputeWindow);
-    await viem.assertions.emitWithArgs(f.as.relayer.write.release([id, delivered]), f.escrow, "Released", [
-      id,
-      relayer,
-      amount - fee,
-      fee,
-    ]);
-    assert.equal(await statusOf(f, id), EscrowStatus.Released);
-    await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
-  });
-
-  it("refund: the buyer cancels before delivery", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer } = f.addr;
-    const balances = await trackAll(f);
-    const amount = 12n * USDC;
-    const { id, terms } = await fundEscrow(f, { amount });
-    await balances.assertChanged({ buyer: -amount, escrow: amount });
-
-    await viem.assertions.emitWithArgs(f.as.buyer.write.refund([id, terms]), f.escrow, "Refunded", [id, buyer, amount]);
-    assert.equal(await statusOf(f, id), EscrowStatus.Refunded);
-    await balances.assertChanged({});
-    // Terminal: no second refund, no delivery.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.buyer.write.refund([id, terms]),
-      f.escrow,
-      "Escrow_InvalidStatus",
-      [id, EscrowStatus.Refunded],
-    );
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.seller.write.deliver([id, terms, work]),
-      f.escrow,
-      "Escrow_InvalidStatus",
-      [id, EscrowStatus.Refunded],
-    );
-  });
-
-  it("refund: after delivery the buyer may not refund", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer } = f.addr;
-    const { id, terms } = await fundEscrow(f, { amount: 3n * USDC });
-    const delivered = await deliver(f, id, terms);
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.buyer.write.refund([id, delivered]),
-      f.escrow,
-      "Escrow_RefundNotAllowed",
-      [id, buyer],
-    );
-  });
-
-  it("refund: a stranger returns an undelivered escrow to the buyer once the deadline has passed", async () => {
-    const f = await loadEscrowFixture();
-    const { stranger, seller } = f.addr;
-    const balances = await trackAll(f);
-    const amount = 8_500_000n;
-    const { id, terms } = await fundEscrow(f, { amount, deadline: (await now()) + DAY });
-
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.stranger.write.refund([id, terms]),
-      f.escrow,
-      "Escrow_RefundNotAllowed",
-      [id, stranger],
-    );
-    await time.increaseTo(terms.deadline + 1);
-    // Too late to deliver or to dispute.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.seller.write.deliver([id, terms, work]),
-      f.escrow,
-      "Escrow_DeadlinePassed",
-      [id, terms.deadline],
-    );
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.seller.write.dispute([id, terms, reason]),
-      f.escrow,
-      "Escrow_DeadlinePassed",
-      [id, terms.deadline],
-    );
-    assert.notEqual(stranger, seller);
-    await viem.assertions.emitWithArgs(f.as.stranger.write.refund([id, terms]), f.escrow, "Refunded", [
-      id,
-      stranger,
-      amount,
-    ]);
-    await balances.assertChanged({});
-  });
-
-  describe("dispute and resolve", () => {
-    const amount = 33_333_333n;
-
-    /** Funds, delivers and has the buyer dispute; returns the disputed escrow. */
-    async function disputed(f: EscrowFixture) {
-      const { buyer } = f.addr;
-      const { id, terms } = await fundEscrow(f, { amount });
-      const delivered = await deliver(f, id, terms);
-      await viem.assertions.emitWithArgs(f.as.buyer.write.dispute([id, delivered, reason]), f.escrow, "Disputed", [
+      const uuid = randomUUID();
+      const ref = escrowRef(uuid);
+      const id = escrowIdOfTransaction(buyer, uuid);
+      const amount = 25_123_457n; // 25.123457 USDC: the fee rounds down.
+      const fee = 251_234n;
+      const deadline = (await now()) + 3 * DAY;
+      await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
+      const fundHash = await f.as.buyer.write.fund([ref, seller, amount, deadline, DAY]);
+      await viem.assertions.emitWithArgs(fundHash, f.escrow, "Funded", [
         id,
         buyer,
-        reason,
+        seller,
+        ref,
+        amount,
+        deadline,
+        DAY,
+        FEE_BPS,
       ]);
-      await assertStored(f, id, EscrowStatus.Disputed, delivered);
-      return { id, terms: delivered };
-    }
+      const funded = await termsAfter(f.escrow, id, await mined(fundHash));
+      assert.deepEqual(funded, {
+        buyer: buyer,
+        seller: seller,
+        amount,
+        deadline,
+        disputeWindow: DAY,
+        deliveredAt: 0,
+        feeBps: FEE_BPS,
+      });
+      assert.equal(uuidOfEscrowRef(ref), uuid);
+      await assertStored(f, id, EscrowStatus.Funded, funded);
+      assert.equal(await f.usdc.read.allowance([buyer, f.escrow.address]), 0n);
 
-    it("60% to the seller: exact seller, fee and buyer amounts", async () => {
-      const f = await loadEscrowFixture();
-      const { stranger } = f.addr;
-      const balances = await trackAll(f);
-      const { id, terms } = await disputed(f);
+      const delivered = await deliver(f, id, funded);
+      await assertStored(f, id, EscrowStatus.Delivered, delivered);
+      assert.deepEqual(await indexTerms(f.escrow, id), delivered);
 
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        f.as.stranger.write.resolve([id, terms, 6_000]),
-        f.escrow,
-        "Escrow_CallerNotArbiter",
-        [stranger],
-      );
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        f.as.arbiter.write.resolve([id, terms, 10_001]),
-        f.escrow,
-        "Escrow_InvalidSellerBps",
-        [10_001],
-      );
-      // Seller share 19,999,999 (rounded down); fee 1% of it, 199,999; the rest to the buyer.
-      await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 6_000]), f.escrow, "Resolved", [
+      await viem.assertions.emitWithArgs(f.as.buyer.write.release([id, delivered]), f.escrow, "Released", [
         id,
-        6_000,
-        19_800_000n,
-        13_333_334n,
-        199_999n,
+        buyer,
+        amount - fee,
+        fee,
       ]);
-      assert.equal(await statusOf(f, id), EscrowStatus.Resolved);
-      await balances.assertChanged({ buyer: -19_999_999n, seller: 19_800_000n, feeRecipient: 199_999n });
-      // Settled: the buyer cannot release it any more.
+      assert.equal(await statusOf(f, id), EscrowStatus.Released);
+      await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
+      assert.equal(await f.usdc.read.balanceOf([f.escrow.address]), 7n * USDC);
+    });
+
+    it("a third party that funded the buyer's ref first opens its own escrow and does not block the buyer's", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer, seller, stranger } = f.addr;
+      const { uuid, ref } = newEscrowRef();
+      const deadline = (await now()) + 3 * DAY;
+      // The stranger read the pending ref and funds it first, with itself as buyer.
+      await mined(f.usdcAs.stranger.write.approve([f.escrow.address, 1n]));
+      const squatHash = await f.as.stranger.write.fund([ref, seller, 1n, deadline, DAY]);
+      const squatId = escrowIdOf(stranger, ref);
+      await viem.assertions.emitWithArgs(squatHash, f.escrow, "Funded", [
+        squatId,
+        stranger,
+        seller,
+        ref,
+        1n,
+        deadline,
+        DAY,
+        FEE_BPS,
+      ]);
+      const squat = await termsAfter(f.escrow, squatId, await mined(squatHash));
+
+      // The buyer funds the same ref: its escrow lives at escrowIdOfTransaction(buyer, uuid).
+      const amount = 9n * USDC;
+      const { id, terms } = await fundEscrow(f, { ref, amount, deadline });
+      assert.equal(id, escrowIdOfTransaction(buyer, uuid));
+      assert.notEqual(id, squatId);
+      await assertStored(f, id, EscrowStatus.Funded, terms);
+      await assertStored(f, squatId, EscrowStatus.Funded, squat);
+      assert.equal(terms.amount, amount);
+      assert.equal(squat.amount, 1n);
+      // Both map back to the same uuid through their ref; the buyer tells them apart.
+      assert.equal(uuidOfEscrowRef(ref), uuid);
+
+      // Each runs its own course: the buyer releases its escrow, the stranger's stays funded.
+      const delivered = await deliver(f, id, terms);
+      await mined(f.as.buyer.write.release([id, delivered]));
+      assert.equal(await statusOf(f, id), EscrowStatus.Released);
+      await assertStored(f, squatId, EscrowStatus.Funded, squat);
+      // The buyer reusing its own ref is refused; only the buyer can cause that.
+      await mined(f.usdcAs.buyer.write.approve([f.escrow.address, amount]));
       await viem.assertions.revertWithCustomErrorWithArgs(
-        f.as.buyer.write.release([id, terms]),
+        f.as.buyer.write.fund([ref, seller, amount, (await now()) + DAY, DAY]),
         f.escrow,
-        "Escrow_InvalidStatus",
-        [id, EscrowStatus.Resolved],
+        "Escrow_AlreadyExists",
+        [id],
       );
     });
 
-    it("0%: everything back to the buyer, no fee (dispute opened by the seller before delivery)", async () => {
-      const f = await loadEscrowFixture();
-      const { seller } = f.addr;
+    it("bounty: operator assigns the seller, who delivers; anyone releases after the dispute window", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer, seller, operator, relayer } = f.addr;
       const balances = await trackAll(f);
-      const { id, terms } = await fundEscrow(f, { amount });
-      await viem.assertions.emitWithArgs(f.as.seller.write.dispute([id, terms, reason]), f.escrow, "Disputed", [
+      const amount = 50n * USDC;
+      const fee = 500_000n;
+
+      const {
         id,
-        seller,
-        reason,
+        terms: bounty,
+        receipt,
+      } = await fundEscrow(f, { seller: zeroAddress, amount, disputeWindow: 2 * DAY });
+      assert.equal(bounty.seller, zeroAddress);
+      assert.equal(getAddress(receipt.from), buyer);
+      await assertStored(f, id, EscrowStatus.Funded, bounty);
+      // No seller yet: nobody can deliver, and the buyer cannot release to nobody.
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.seller.write.deliver([id, bounty, work]),
+        f.escrow,
+        "Escrow_CallerNotSeller",
+        [id, seller],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.buyer.write.release([id, bounty]),
+        f.escrow,
+        "Escrow_SellerNotAssigned",
+        [id],
+      );
+      // Only the operator or the buyer assigns.
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.relayer.write.assignSeller([id, bounty, seller, bounty.deadline]),
+        f.escrow,
+        "Escrow_CallerNotBuyerOrOperator",
+        [id, relayer],
+      );
+
+      const claimDeadline = (await now()) + 2 * DAY;
+      const assignHash = await f.as.operator.write.assignSeller([id, bounty, seller, claimDeadline]);
+      await viem.assertions.emitWithArgs(assignHash, f.escrow, "SellerAssigned", [id, seller, claimDeadline]);
+      const assignReceipt = await mined(assignHash);
+      assert.equal(getAddress(assignReceipt.from), operator);
+      const assigned = await termsAfter(f.escrow, id, assignReceipt, bounty);
+      assert.equal(assigned.seller, seller);
+      assert.equal(assigned.deadline, claimDeadline);
+      await assertStored(f, id, EscrowStatus.Funded, assigned);
+
+      const delivered = await deliver(f, id, assigned);
+      assert.deepEqual(await indexTerms(f.escrow, id), delivered);
+
+      // Within the window only the buyer may release.
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.relayer.write.release([id, delivered]),
+        f.escrow,
+        "Escrow_ReleaseNotAllowed",
+        [id, relayer],
+      );
+      await time.increaseTo(delivered.deliveredAt + delivered.disputeWindow);
+      await viem.assertions.emitWithArgs(f.as.relayer.write.release([id, delivered]), f.escrow, "Released", [
+        id,
+        relayer,
+        amount - fee,
+        fee,
       ]);
-      await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 0]), f.escrow, "Resolved", [
+      assert.equal(await statusOf(f, id), EscrowStatus.Released);
+      await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
+    });
+
+    it("refund: the buyer cancels before delivery", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer } = f.addr;
+      const balances = await trackAll(f);
+      const amount = 12n * USDC;
+      const { id, terms } = await fundEscrow(f, { amount });
+      await balances.assertChanged({ buyer: -amount, escrow: amount });
+
+      await viem.assertions.emitWithArgs(f.as.buyer.write.refund([id, terms]), f.escrow, "Refunded", [
         id,
-        0,
-        0n,
+        buyer,
         amount,
-        0n,
+      ]);
+      assert.equal(await statusOf(f, id), EscrowStatus.Refunded);
+      await balances.assertChanged({});
+      // Terminal: no second refund, no delivery.
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.buyer.write.refund([id, terms]),
+        f.escrow,
+        "Escrow_InvalidStatus",
+        [id, EscrowStatus.Refunded],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.seller.write.deliver([id, terms, work]),
+        f.escrow,
+        "Escrow_InvalidStatus",
+        [id, EscrowStatus.Refunded],
+      );
+    });
+
+    it("refund: after delivery the buyer may not refund", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer } = f.addr;
+      const { id, terms } = await fundEscrow(f, { amount: 3n * USDC });
+      const delivered = await deliver(f, id, terms);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.buyer.write.refund([id, delivered]),
+        f.escrow,
+        "Escrow_RefundNotAllowed",
+        [id, buyer],
+      );
+    });
+
+    it("refund: a stranger returns an undelivered escrow to the buyer once the deadline has passed", async () => {
+      const f = await loadEscrowFixture(token);
+      const { stranger, seller } = f.addr;
+      const balances = await trackAll(f);
+      const amount = 8_500_000n;
+      const { id, terms } = await fundEscrow(f, { amount, deadline: (await now()) + DAY });
+
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.stranger.write.refund([id, terms]),
+        f.escrow,
+        "Escrow_RefundNotAllowed",
+        [id, stranger],
+      );
+      await time.increaseTo(terms.deadline + 1);
+      // Too late to deliver or to dispute.
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.seller.write.deliver([id, terms, work]),
+        f.escrow,
+        "Escrow_DeadlinePassed",
+        [id, terms.deadline],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.seller.write.dispute([id, terms, reason]),
+        f.escrow,
+        "Escrow_DeadlinePassed",
+        [id, terms.deadline],
+      );
+      assert.notEqual(stranger, seller);
+      await viem.assertions.emitWithArgs(f.as.stranger.write.refund([id, terms]), f.escrow, "Refunded", [
+        id,
+        stranger,
+        amount,
       ]);
       await balances.assertChanged({});
     });
 
-    it("100%: everything to the seller less the fee", async () => {
-      const f = await loadEscrowFixture();
-      const balances = await trackAll(f);
-      const { id, terms } = await disputed(f);
-      await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 10_000]), f.escrow, "Resolved", [
-        id,
-        10_000,
-        33_000_000n,
-        0n,
-        333_333n,
-      ]);
-      await balances.assertChanged({ buyer: -amount, seller: 33_000_000n, feeRecipient: 333_333n });
+    describe("dispute and resolve", () => {
+      const amount = 33_333_333n;
+
+      /** Funds, delivers and has the buyer dispute; returns the disputed escrow. */
+      async function disputed(f: EscrowFixture) {
+        const { buyer } = f.addr;
+        const { id, terms } = await fundEscrow(f, { amount });
+        const delivered = await deliver(f, id, terms);
+        await viem.assertions.emitWithArgs(f.as.buyer.write.dispute([id, delivered, reason]), f.escrow, "Disputed", [
+          id,
+          buyer,
+          reason,
+        ]);
+        await assertStored(f, id, EscrowStatus.Disputed, delivered);
+        return { id, terms: delivered };
+      }
+
+      it("60% to the seller: exact seller, fee and buyer amounts", async () => {
+        const f = await loadEscrowFixture(token);
+        const { stranger } = f.addr;
+        const balances = await trackAll(f);
+        const { id, terms } = await disputed(f);
+
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          f.as.stranger.write.resolve([id, terms, 6_000]),
+          f.escrow,
+          "Escrow_CallerNotArbiter",
+          [stranger],
+        );
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          f.as.arbiter.write.resolve([id, terms, 10_001]),
+          f.escrow,
+          "Escrow_InvalidSellerBps",
+          [10_001],
+        );
+        // Seller share 19,999,999 (rounded down); fee 1% of it, 199,999; the rest to the buyer.
+        await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 6_000]), f.escrow, "Resolved", [
+          id,
+          6_000,
+          19_800_000n,
+          13_333_334n,
+          199_999n,
+        ]);
+        assert.equal(await statusOf(f, id), EscrowStatus.Resolved);
+        await balances.assertChanged({ buyer: -19_999_999n, seller: 19_800_000n, feeRecipient: 199_999n });
+        // Settled: the buyer cannot release it any more.
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          f.as.buyer.write.release([id, terms]),
+          f.escrow,
+          "Escrow_InvalidStatus",
+          [id, EscrowStatus.Resolved],
+        );
+      });
+
+      it("0%: everything back to the buyer, no fee (dispute opened by the seller before delivery)", async () => {
+        const f = await loadEscrowFixture(token);
+        const { seller } = f.addr;
+        const balances = await trackAll(f);
+        const { id, terms } = await fundEscrow(f, { amount });
+        await viem.assertions.emitWithArgs(f.as.seller.write.dispute([id, terms, reason]), f.escrow, "Disputed", [
+          id,
+          seller,
+          reason,
+        ]);
+        await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 0]), f.escrow, "Resolved", [
+          id,
+          0,
+          0n,
+          amount,
+          0n,
+        ]);
+        await balances.assertChanged({});
+      });
+
+      it("100%: everything to the seller less the fee", async () => {
+        const f = await loadEscrowFixture(token);
+        const balances = await trackAll(f);
+        const { id, terms } = await disputed(f);
+        await viem.assertions.emitWithArgs(f.as.arbiter.write.resolve([id, terms, 10_000]), f.escrow, "Resolved", [
+          id,
+          10_000,
+          33_000_000n,
+          0n,
+          333_333n,
+        ]);
+        await balances.assertChanged({ buyer: -amount, seller: 33_000_000n, feeRecipient: 333_333n });
+      });
+
+      it("the dispute window closes: no dispute at its end, and anyone may release", async () => {
+        const f = await loadEscrowFixture(token);
+        const { id, terms } = await fundEscrow(f, { amount });
+        const delivered = await deliver(f, id, terms);
+        const closesAt = delivered.deliveredAt + delivered.disputeWindow;
+        await time.setNextBlockTimestamp(closesAt);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          f.as.buyer.write.dispute([id, delivered, reason]),
+          f.escrow,
+          "Escrow_DisputeWindowClosed",
+          [id, BigInt(closesAt)],
+        );
+        await time.setNextBlockTimestamp(closesAt);
+        await viem.assertions.emitWithArgs(f.as.relayer.write.release([id, delivered]), f.escrow, "Released", [
+          id,
+          f.addr.relayer,
+          amount - 333_333n,
+          333_333n,
+        ]);
+        assert.equal(await now(), closesAt);
+      });
     });
 
-    it("the dispute window closes: no dispute at its end, and anyone may release", async () => {
-      const f = await loadEscrowFixture();
+    it("blacklisted seller: release credits the seller; withdrawCredit pays once unblacklisted", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer, seller } = f.addr;
+      const balances = await trackAll(f);
+      const amount = 10n * USDC;
+      const fee = 100_000n;
       const { id, terms } = await fundEscrow(f, { amount });
       const delivered = await deliver(f, id, terms);
-      const closesAt = delivered.deliveredAt + delivered.disputeWindow;
-      await time.setNextBlockTimestamp(closesAt);
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        f.as.buyer.write.dispute([id, delivered, reason]),
-        f.escrow,
-        "Escrow_DisputeWindowClosed",
-        [id, BigInt(closesAt)],
-      );
-      await time.setNextBlockTimestamp(closesAt);
-      await viem.assertions.emitWithArgs(f.as.relayer.write.release([id, delivered]), f.escrow, "Released", [
-        id,
-        f.addr.relayer,
-        amount - 333_333n,
-        333_333n,
+      await mined(f.usdcAs.owner.write.blacklist([seller]));
+
+      const releaseHash = await f.as.buyer.write.release([id, delivered]);
+      await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Released", [id, buyer, amount - fee, fee]);
+      await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Credited", [seller, amount - fee]);
+      assert.equal(await statusOf(f, id), EscrowStatus.Released);
+      assert.equal(await f.escrow.read.creditOf([seller]), amount - fee);
+      assert.equal(await f.escrow.read.totalCredits(), amount - fee);
+      // The fee recipient was paid; the seller's share stays in the escrow.
+      await balances.assertChanged({ buyer: -amount, feeRecipient: fee, escrow: amount - fee });
+
+      // While blacklisted, the token refuses the payout; the credit stays.
+      await assertTokenRefused(f, f.as.stranger.write.withdrawCredit([seller]), {
+        reason: "blacklisted",
+        account: seller,
+      });
+      assert.equal(await f.escrow.read.creditOf([seller]), amount - fee);
+      await mined(f.usdcAs.owner.write.unBlacklist([seller]));
+      // Anyone may trigger the payout; it goes to the seller.
+      await viem.assertions.emitWithArgs(f.as.stranger.write.withdrawCredit([seller]), f.escrow, "CreditWithdrawn", [
+        seller,
+        amount - fee,
       ]);
-      assert.equal(await now(), closesAt);
+      assert.equal(await f.escrow.read.creditOf([seller]), 0n);
+      assert.equal(await f.escrow.read.totalCredits(), 0n);
+      await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.as.stranger.write.withdrawCredit([seller]),
+        f.escrow,
+        "Escrow_NoCredit",
+        [seller],
+      );
+    });
+
+    it("a fee change applies to escrows funded afterwards only", async () => {
+      const f = await loadEscrowFixture(token);
+      const { buyer } = f.addr;
+      const balances = await trackAll(f);
+      const amount = 40n * USDC;
+      const before = await fundEscrow(f, { amount });
+      await viem.assertions.emitWithArgs(f.escrow.write.setFeeBps([250]), f.escrow, "FeeUpdated", [250]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.escrow.write.setFeeBps([1_001]),
+        f.escrow,
+        "Escrow_FeeAboveCap",
+        [1_001, 1_000],
+      );
+      const after = await fundEscrow(f, { amount });
+      assert.equal(before.terms.feeBps, FEE_BPS);
+      assert.equal(after.terms.feeBps, 250);
+
+      await viem.assertions.emitWithArgs(f.as.buyer.write.release([before.id, before.terms]), f.escrow, "Released", [
+        before.id,
+        buyer,
+        amount - 400_000n,
+        400_000n,
+      ]);
+      await viem.assertions.emitWithArgs(f.as.buyer.write.release([after.id, after.terms]), f.escrow, "Released", [
+        after.id,
+        buyer,
+        amount - 1_000_000n,
+        1_000_000n,
+      ]);
+      await balances.assertChanged({ buyer: -2n * amount, seller: 2n * amount - 1_400_000n, feeRecipient: 1_400_000n });
     });
   });
+}
 
-  it("blacklisted seller: release credits the seller; withdrawCredit pays once unblacklisted", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer, seller } = f.addr;
-    const balances = await trackAll(f);
-    const amount = 10n * USDC;
-    const fee = 100_000n;
-    const { id, terms } = await fundEscrow(f, { amount });
-    const delivered = await deliver(f, id, terms);
-    await mined(f.usdcAs.owner.write.blacklist([seller]));
-
-    const releaseHash = await f.as.buyer.write.release([id, delivered]);
-    await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Released", [id, buyer, amount - fee, fee]);
-    await viem.assertions.emitWithArgs(releaseHash, f.escrow, "Credited", [seller, amount - fee]);
-    assert.equal(await statusOf(f, id), EscrowStatus.Released);
-    assert.equal(await f.escrow.read.creditOf([seller]), amount - fee);
-    assert.equal(await f.escrow.read.totalCredits(), amount - fee);
-    // The fee recipient was paid; the seller's share stays in the escrow.
-    await balances.assertChanged({ buyer: -amount, feeRecipient: fee, escrow: amount - fee });
-
-    // While blacklisted, the token refuses the payout.
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.stranger.write.withdrawCredit([seller]),
-      f.usdc,
-      "MockUSDC_Blacklisted",
-      [seller],
-    );
-    await mined(f.usdcAs.owner.write.unBlacklist([seller]));
-    // Anyone may trigger the payout; it goes to the seller.
-    await viem.assertions.emitWithArgs(f.as.stranger.write.withdrawCredit([seller]), f.escrow, "CreditWithdrawn", [
-      seller,
-      amount - fee,
-    ]);
-    assert.equal(await f.escrow.read.creditOf([seller]), 0n);
-    assert.equal(await f.escrow.read.totalCredits(), 0n);
-    await balances.assertChanged({ buyer: -amount, seller: amount - fee, feeRecipient: fee });
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.as.stranger.write.withdrawCredit([seller]),
-      f.escrow,
-      "Escrow_NoCredit",
-      [seller],
-    );
-  });
-
-  it("a fee change applies to escrows funded afterwards only", async () => {
-    const f = await loadEscrowFixture();
-    const { buyer } = f.addr;
-    const balances = await trackAll(f);
-    const amount = 40n * USDC;
-    const before = await fundEscrow(f, { amount });
-    await viem.assertions.emitWithArgs(f.escrow.write.setFeeBps([250]), f.escrow, "FeeUpdated", [250]);
-    await viem.assertions.revertWithCustomErrorWithArgs(
-      f.escrow.write.setFeeBps([1_001]),
-      f.escrow,
-      "Escrow_FeeAboveCap",
-      [1_001, 1_000],
-    );
-    const after = await fundEscrow(f, { amount });
-    assert.equal(before.terms.feeBps, FEE_BPS);
-    assert.equal(after.terms.feeBps, 250);
-
-    await viem.assertions.emitWithArgs(f.as.buyer.write.release([before.id, before.terms]), f.escrow, "Released", [
-      before.id,
-      buyer,
-      amount - 400_000n,
-      400_000n,
-    ]);
-    await viem.assertions.emitWithArgs(f.as.buyer.write.release([after.id, after.terms]), f.escrow, "Released", [
-      after.id,
-      buyer,
-      amount - 1_000_000n,
-      1_000_000n,
-    ]);
-    await balances.assertChanged({ buyer: -2n * amount, seller: 2n * amount - 1_400_000n, feeRecipient: 1_400_000n });
-  });
-
+describe("AgentEscrow", () => {
   describe("client helpers match the contract", () => {
     it("uuidOfEscrowRef(escrowRef(u)) === u", () => {
       for (let i = 0; i < 50; i++) {
@@ -508,7 +521,7 @@ describe("AgentEscrow flows", () => {
     });
 
     it("escrowIdOf and escrowIdOfTransaction equal the contract's escrowIdOf", async () => {
-      const f = await loadEscrowFixture();
+      const f = await loadEscrowFixture("MockUSDC");
       const buyers = [
         f.addr.buyer,
         f.addr.stranger,
@@ -530,7 +543,7 @@ describe("AgentEscrow flows", () => {
     });
 
     it("hashEscrowTerms and fundingNonce equal hashTerms and fundingNonce", async () => {
-      const f = await loadEscrowFixture();
+      const f = await loadEscrowFixture("MockUSDC");
       const { buyer, seller } = f.addr;
       const cases: EscrowTerms[] = [
         {
@@ -573,7 +586,7 @@ describe("AgentEscrow flows", () => {
     });
 
     it("the stored hash equals hashEscrowTerms of the indexed terms after each move", async () => {
-      const f = await loadEscrowFixture();
+      const f = await loadEscrowFixture("MockUSDC");
       const { seller, stranger } = f.addr;
       const check = async (id: `0x${string}`, status: EscrowStatus) => {
         const terms = await indexTerms(f.escrow, id);
