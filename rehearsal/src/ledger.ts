@@ -78,12 +78,7 @@ export class Ledger {
     const problems: string[] = [];
     let total = 0n;
     for (const [address, expected] of this.expected) {
-      const onChain = await this.base.publicClient.readContract({
-        address: this.base.usdc,
-        abi: erc20Abi,
-        functionName: "balanceOf",
-        args: [address],
-      });
+      const onChain = await usdcOf(this.base, address);
       total += onChain;
       const name = this.names.get(address) ?? address;
       rows.push({ wallet: name, expected: usdc(expected), onChain: usdc(onChain) });
@@ -93,6 +88,11 @@ export class Ledger {
     if (problems.length > 0) throw new Error(`USDC is not where it should be:\n  ${problems.join("\n  ")}`);
     return rows;
   }
+}
+
+/** What `address` holds of the chain's USDC. */
+export function usdcOf(base: BaseChain, address: Address): Promise<bigint> {
+  return base.publicClient.readContract({ address: base.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 }
 
 function usdc(wei: bigint): string {

@@ -18,13 +18,13 @@ import { mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentEscrowAbi, mintCircleUsdc } from "@agent-marketplace/contracts";
+import { agentEscrowAbi, mintCircleUsdc, setCircleUsdcPaused } from "@agent-marketplace/contracts";
 import { MarketplaceError } from "@agent-marketplace/sdk";
 import { createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type BaseChain, baseAt, startBase } from "./base-chain.ts";
 import { createFlows, eventually, USDC } from "./flows.ts";
-import { Ledger } from "./ledger.ts";
+import { Ledger, usdcOf } from "./ledger.ts";
 import { expectSeries, positive, scrape, valueOf } from "./metrics-check.ts";
 import { checkOperations } from "./operations-check.ts";
 import { type PostgresServer, postgresServer } from "./postgres-server.ts";
@@ -194,6 +194,21 @@ try {
     ledger.settle(seller.wallet, 8_500_000n, 10_000n);
   });
 
+  await phase("Circle pauses USDC: a release is credited; unpaused, the keeper pays it out", async () => {
+    const bought = await buyer.client.buyListing({ id: listings.summary });
+    ledger.pay(buyer.wallet, 5n * USDC);
+    await seller.client.deliverWork({ id: bought.transaction_id, deliverable: "Another summary." });
+    const circle = { wallet: minter, publicClient: chain.publicClient, token: chain.usdc };
+    await setCircleUsdcPaused({ ...circle, paused: true });
+    const released = await buyer.client.releaseEscrow({ id: bought.transaction_id });
+    if (released.state !== "RELEASED") throw new Error(`release while paused: ${released.state}`);
+    const held = await usdcOf(chain, chain.deployment.contracts.AgentEscrow.address);
+    console.log(`  released while paused: the escrow holds ${Number(held) / 1e6} USDC of credited payouts`);
+    await setCircleUsdcPaused({ ...circle, paused: false });
+    ledger.settle(seller.wallet, 5n * USDC, 10_000n);
+    await eventually("the credits paid out by the keeper", () => ledger.check(), 60_000);
+  });
+
   await phase("the hosted seller withdraws to its owner's wallet", () =>
     flows.withdraw(seller, privateKeyToAccount(generatePrivateKey()).address, 10n * USDC),
   );
@@ -229,7 +244,7 @@ try {
     console.table(
       expectSeries(samples, [
         ["marketplace_http_request_duration_seconds_count", {}, positive, "> 0"],
-        ["marketplace_escrows", {}, (n) => n === 5, "5 (every escrow of the rehearsal)"],
+        ["marketplace_escrows", {}, (n) => n === 6, "6 (every escrow of the rehearsal)"],
         ["marketplace_escrows", { state: "RELEASED" }, positive, "> 0"],
         ["marketplace_relayer_pending_transactions", { account: "relayer" }, (n) => n === 0, "0 (all mined)"],
         ["marketplace_relayer_last_used_nonce", { account: "relayer" }, positive, "> 0"],

@@ -28,9 +28,22 @@ export async function checkOperations(options: {
       if (!FINAL_STATES.has(transaction.state)) problems.push(`transaction ${transaction.id} is ${transaction.state}`);
     }
   }
-  if (counts[buyer.id] !== 4) problems.push(`the hosted buyer has ${counts[buyer.id]} transactions, not 4`);
+  if (counts[buyer.id] !== 5) problems.push(`the hosted buyer has ${counts[buyer.id]} transactions, not 5`);
   if (counts[outsider.id] !== 1) problems.push(`the BYOB buyer has ${counts[outsider.id]} transactions, not 1`);
-  if (counts[seller.id] !== 5) problems.push(`the seller has ${counts[seller.id]} transactions, not 5`);
+  if (counts[seller.id] !== 6) problems.push(`the seller has ${counts[seller.id]} transactions, not 6`);
+
+  // Production has no dev routes: no faucet, no dev wallet.
+  for (const [method, route] of [
+    ["POST", "/api/dev/faucet"],
+    ["POST", "/api/dev/rpc"],
+  ] as const) {
+    const answer = await fetch(`${services.apiUrl}${route}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(method === "POST" && { body: JSON.stringify({ address: buyer.wallet, usdc_wei: "1000000" }) }),
+    });
+    if (answer.status !== 404) problems.push(`${method} ${route} answered ${answer.status}, not 404`);
+  }
 
   const ready = await fetch(`${services.apiUrl}/api/ready`);
   if (ready.status !== 200) problems.push(`/api/ready answered ${ready.status}: ${await ready.text()}`);
@@ -51,5 +64,5 @@ export async function checkOperations(options: {
   }
 
   if (problems.length > 0) throw new Error(`Operations:\n  ${problems.join("\n  ")}`);
-  console.log(`  transactions settled; /api/ready 200; api, keeper and indexer logs are JSON`);
+  console.log(`  transactions settled; no dev routes; /api/ready 200; api, keeper and indexer logs are JSON`);
 }
