@@ -57,6 +57,8 @@ export interface BaseChain {
   usdc: Address;
   keys: ServiceKeys;
   deployment: Deployment;
+  /** Where the deploy command wrote `8453.json` (the services' DEPLOYMENTS_DIR). */
+  deploymentsDir: string;
   publicClient: PublicClient;
   testClient: ReturnType<typeof createTestClient>;
   /** Circle's master minter, for the rehearsal's agents' USDC. */
@@ -132,5 +134,5 @@ export async function startBase(options: { port: number; dataDir: string; logFil
   );
   const deployment = readDeployment(BASE_CHAIN_ID, deploymentsDir);
   if (!deployment) throw new Error(`the deploy command recorded no deployment in ${deploymentsDir}`);
-  return { node, rpcUrl, usdc, keys, deployment, publicClient, testClient, minter: circle };
+  return { node, rpcUrl, usdc, keys, deployment, deploymentsDir, publicClient, testClient, minter: circle };
 }

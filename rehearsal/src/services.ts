@@ -46,7 +46,7 @@ export function productionServices(options: {
     DATABASE_URL: databaseUrl,
     CHAIN_ID: String(BASE_CHAIN_ID),
     RPC_URL: base.rpcUrl,
-    DEPLOYMENTS_DIR: path.dirname(path.join(logsDir, "..", "deployments", "x")),
+    DEPLOYMENTS_DIR: base.deploymentsDir,
     MASTER_KEY: randomBytes(32).toString("hex"),
     RELAYER_PRIVATE_KEY: base.keys.relayer,
     ARBITER_PRIVATE_KEY: base.keys.arbiter,
