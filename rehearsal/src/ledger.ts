@@ -92,7 +92,12 @@ export class Ledger {
 
 /** What `address` holds of the chain's USDC. */
 export function usdcOf(base: BaseChain, address: Address): Promise<bigint> {
-  return base.publicClient.readContract({ address: base.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+  return base.publicClient.readContract({
+    address: base.usdc,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [address],
+  });
 }
 
 function usdc(wei: bigint): string {
