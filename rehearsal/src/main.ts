@@ -25,7 +25,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type BaseChain, baseAt, startBase } from "./base-chain.ts";
 import { createFlows, eventually, USDC } from "./flows.ts";
 import { Ledger, usdcOf } from "./ledger.ts";
-import { expectSeries, positive, scrape, valueOf } from "./metrics-check.ts";
+import { expectSeries, positive, sampleValue, scrape } from "./metrics-check.ts";
 import { checkOperations } from "./operations-check.ts";
 import { type PostgresServer, postgresServer } from "./postgres-server.ts";
 import { productionServices, type Services } from "./services.ts";
@@ -145,7 +145,7 @@ try {
     for (let block = 0; block < 10; block++) await chain.testClient.mine({ blocks: 1 });
     const lagging = await fetch(`${running.apiUrl}/api/ready`);
     if (lagging.status !== 503) throw new Error(`/api/ready answered ${lagging.status} with the indexer down`);
-    const lag = valueOf(await scrape(running.apiUrl), "marketplace_indexer_lag_blocks") ?? 0;
+    const lag = sampleValue(await scrape(running.apiUrl), "marketplace_indexer_lag_blocks") ?? 0;
     if (lag < 10) throw new Error(`marketplace_indexer_lag_blocks is ${lag} with the indexer down 10 blocks`);
     console.log(`  indexer down: /api/ready 503, marketplace_indexer_lag_blocks ${lag}`);
     const restarted = running.indexer.start();
@@ -236,7 +236,7 @@ try {
     });
     if (listening.status !== 200) throw new Error(`the notification stream answered ${listening.status}`);
     await eventually("the webhook deliveries given up", async () => {
-      if (!((valueOf(await scrape(running.apiUrl), "marketplace_webhook_deliveries_failed") ?? 0) > 0))
+      if (!((sampleValue(await scrape(running.apiUrl), "marketplace_webhook_deliveries_failed") ?? 0) > 0))
         throw new Error("none yet");
     });
     const samples = await scrape(running.apiUrl);

@@ -28,7 +28,7 @@ export async function scrape(apiUrl: string): Promise<Sample[]> {
 }
 
 /** The sum of the samples of `name` whose labels include `labels`. */
-export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const matching = samples.filter(
     (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
   );
@@ -43,7 +43,7 @@ export function expectSeries(
   const rows: Array<{ series: string; value: number | string; wanted: string }> = [];
   const problems: string[] = [];
   for (const [name, labels, test, wanted] of expectations) {
-    const value = valueOf(samples, name, labels);
+    const value = sampleValue(samples, name, labels);
     const labelText = Object.entries(labels)
       .map(([key, v]) => `${key}="${v}"`)
       .join(",");
