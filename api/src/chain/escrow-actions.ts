@@ -69,6 +69,9 @@ export interface SignedMove {
   signature: Hex;
 }
 
+/** The outbox's purpose of a `withdrawCredit` the relayer sends (the keeper's pay-out of credits). */
+export const CREDIT_WITHDRAWAL_PURPOSE = "credit-withdrawal";
+
 const MOVE_EVENTS = {
   deliver: "Delivered",
   release: "Released",
@@ -122,6 +125,8 @@ export interface EscrowActions {
   relayedTimeout(escrowId: Hex, terms: EscrowTerms, action: "release" | "refund", purpose: string): RelayCall;
   /** `resolve`: the arbiter's ruling, `sellerBps` of the amount to the seller. */
   relayedRuling(escrowId: Hex, terms: EscrowTerms, sellerBps: number): RelayCall;
+  /** `withdrawCredit`: pays `account` its credited payouts (anyone may send it; the keeper does). */
+  relayedCreditWithdrawal(account: Address): RelayCall;
   /** Checks that `txHash` succeeded and made `move` on this escrow; answers its receipt. */
   verifyMove(txHash: Hex, escrowId: Hex, move: EscrowMove): Promise<TransactionReceipt>;
 }
@@ -423,6 +428,11 @@ export function createEscrowActions(options: {
         args: [escrowId, terms, sellerBps],
       });
       return { to: escrow, data, purpose: "resolve" };
+    },
+
+    relayedCreditWithdrawal(account) {
+      const data = encodeFunctionData({ abi: agentEscrowAbi, functionName: "withdrawCredit", args: [account] });
+      return { to: escrow, data, purpose: CREDIT_WITHDRAWAL_PURPOSE };
     },
 
     async verifyMove(txHash, escrowId, move) {

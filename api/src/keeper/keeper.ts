@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import { offerUseCases } from "../domain/offers/offers.ts";
+import { creditPayouts } from "../domain/platform/credits.ts";
 import { reconciliation } from "../domain/platform/reconciliation.ts";
 import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
 
@@ -13,7 +14,10 @@ import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
  *   bounty claims re-opened (domain/transactions/timeouts.ts). A release a seller asked for, or one already
  *   under way, is not sent twice;
  * - offers: every live offer past its time is recorded EXPIRED and both parties told
- *   (domain/offers/offers.ts).
+ *   (domain/offers/offers.ts);
+ * - credits: every payout the escrow credited because the token refused it (a paused token, a
+ *   blacklisted payee) is paid out once the token accepts it, and skipped quietly until then
+ *   (domain/platform/credits.ts).
  */
 
 export interface KeeperReport {
@@ -27,11 +31,14 @@ export interface KeeperReport {
   reopened: string[];
   /** Offers recorded EXPIRED. */
   expiredOffers: number;
+  /** Accounts paid their credited payouts (`withdrawCredit`). */
+  creditsPaid: number;
 }
 
 /** What the keeper's use cases are built from, and where it reports. */
 export type KeeperDeps = Parameters<typeof reconciliation>[0] &
-  Parameters<typeof escrowTimeouts>[0] & {
+  Parameters<typeof escrowTimeouts>[0] &
+  Parameters<typeof creditPayouts>[0] & {
     logger: Logger;
     /** Where bounties are taken, for the `bounty.matching` notifications of the bounties it lists. */
     paths?: Parameters<typeof reconciliation>[1];
@@ -42,6 +49,7 @@ export function createKeeper(deps: KeeperDeps) {
   const reconcile = reconciliation(deps, deps.paths);
   const timeouts = escrowTimeouts(deps);
   const offers = offerUseCases(deps);
+  const credits = creditPayouts(deps);
 
   async function runOnce(): Promise<KeeperReport> {
     const report: KeeperReport = {
@@ -52,6 +60,7 @@ export function createKeeper(deps: KeeperDeps) {
       refunded: [],
       reopened: [],
       expiredOffers: 0,
+      creditsPaid: 0,
     };
     for (const item of await timeouts.dueEscrows()) {
       if (item.status === "DELIVERED") {
@@ -70,6 +79,7 @@ export function createKeeper(deps: KeeperDeps) {
       else if (outcome.refused) refused(item.id, "refund", outcome.refused);
     }
     report.expiredOffers = await offers.expireDue();
+    report.creditsPaid = (await credits.payOutCredits()).paid.length;
     if (
       report.resumed ||
       report.listed.length ||
@@ -77,7 +87,8 @@ export function createKeeper(deps: KeeperDeps) {
       report.released.length ||
       report.refunded.length ||
       report.reopened.length ||
-      report.expiredOffers
+      report.expiredOffers ||
+      report.creditsPaid
     ) {
       logger.info(report, "keeper");
     }

@@ -1,6 +1,7 @@
+import { USDC_DECIMALS } from "@agent-marketplace/contracts";
 import { ESCROW_STATES } from "@agent-marketplace/indexer";
 import { Gauge, Registry } from "prom-client";
-import { formatEther } from "viem";
+import { formatEther, formatUnits } from "viem";
 import { type OperationsFigures, OUTBOX_ACCOUNTS, type Part } from "../domain/platform/operations.ts";
 
 /*
@@ -11,7 +12,15 @@ import { type OperationsFigures, OUTBOX_ACCOUNTS, type Part } from "../domain/pl
  */
 
 /** Each part of the figures, by its `part` label. */
-const PARTS = ["escrows", "relayer_outbox", "relayer_accounts", "webhooks", "indexer", "chain_head"] as const;
+const PARTS = [
+  "escrows",
+  "credits",
+  "relayer_outbox",
+  "relayer_accounts",
+  "webhooks",
+  "indexer",
+  "chain_head",
+] as const;
 
 /** The registry of one scrape's figures. */
 export function operationsRegistry(figures: OperationsFigures): Registry {
@@ -31,6 +40,7 @@ export function operationsRegistry(figures: OperationsFigures): Registry {
   );
   const parts: Record<(typeof PARTS)[number], Part<unknown>> = {
     escrows: figures.escrows,
+    credits: figures.credits,
     relayer_outbox: figures.outbox,
     relayer_accounts: figures.accounts,
     webhooks: figures.webhooks,
@@ -42,12 +52,23 @@ export function operationsRegistry(figures: OperationsFigures): Registry {
     duration.set({ part: name }, parts[name].seconds);
   }
 
-  const { escrows, outbox, accounts, webhooks, indexer, chainHead } = figures;
+  const { escrows, credits, outbox, accounts, webhooks, indexer, chainHead } = figures;
   if (escrows.ok) {
     const byState = gauge("marketplace_escrows", "Escrows on chain by state, as indexed (every state present)", [
       "state",
     ]);
     for (const state of ESCROW_STATES) byState.set({ state }, escrows.value[state]);
+  }
+
+  if (credits.ok) {
+    gauge(
+      "marketplace_escrow_credits_owed_usdc",
+      "USDC the escrow credited because the token refused the payout (paused, or the payee blacklisted) and has not paid out yet, in USDC (not base units), as indexed",
+    ).set(Number(formatUnits(credits.value.owedWei, USDC_DECIMALS)));
+    gauge(
+      "marketplace_escrow_credited_accounts",
+      "Accounts the escrow owes credited payouts (the keeper pays each once the token accepts)",
+    ).set(credits.value.accounts);
   }
 
   if (outbox.ok) {

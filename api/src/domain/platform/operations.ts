@@ -54,11 +54,20 @@ export interface WebhookFigures {
   pausedEndpoints: number;
 }
 
+/** Payouts the escrow credited because the token refused them, not yet withdrawn (domain/platform/credits.ts). */
+export interface CreditFigures {
+  /** The escrow's totalCredits(), as indexed, in USDC's base units. */
+  owedWei: bigint;
+  /** Accounts owed something. */
+  accounts: number;
+}
+
 /** What one part answered, or that it did not (failed or late), and how long it took. */
 export type Part<T> = { ok: true; value: T; seconds: number } | { ok: false; seconds: number; error: string };
 
 export interface OperationsFigures {
   escrows: Part<Record<EscrowState, number>>;
+  credits: Part<CreditFigures>;
   outbox: Part<OutboxFigures>;
   accounts: Part<Partial<Record<ServiceAccount, AccountOnChain>>>;
   webhooks: Part<WebhookFigures>;
@@ -110,6 +119,20 @@ export function operationsUseCases(deps: Pick<Deps, "db" | "chain" | "relayer" |
       EscrowState,
       number
     >;
+  }
+
+  /**
+   * What the escrow owes in credits: the indexer's total (one row) and the accounts owed, from
+   * chain.credit (one row per account ever credited: few, and a credit is paid out by the keeper's
+   * next round once the token accepts it).
+   */
+  async function credits(): Promise<CreditFigures> {
+    const { rows } = await db.execute<{ owed: string | null; accounts: number }>(sql`
+      SELECT
+        (SELECT credits::text FROM chain.escrow_totals WHERE chain_id = ${chainId}) AS owed,
+        (SELECT count(*)::int FROM chain.credit WHERE chain_id = ${chainId} AND owed > 0) AS accounts`);
+    const row = rows[0];
+    return { owedWei: BigInt(row?.owed ?? 0), accounts: row?.accounts ?? 0 };
   }
 
   /** The outbox of this chain instance: its `signed` rows (a partial index) and the service accounts' last nonces. */
@@ -200,6 +223,7 @@ export function operationsUseCases(deps: Pick<Deps, "db" | "chain" | "relayer" |
   // Each part runs once at a time however many scrapes ask: a hung one is not started again.
   const reads = {
     escrows: sharedWhileRunning(escrowsByState),
+    credits: sharedWhileRunning(credits),
     outbox: sharedWhileRunning(outbox),
     accounts: sharedWhileRunning(accounts),
     webhooks: sharedWhileRunning(webhooks),
@@ -210,8 +234,9 @@ export function operationsUseCases(deps: Pick<Deps, "db" | "chain" | "relayer" |
   return {
     /** Every part, read now side by side; never throws. */
     async figures(): Promise<OperationsFigures> {
-      const [escrows, outboxPart, accountsPart, webhooksPart, indexer, chainHead] = await Promise.all([
+      const [escrows, creditsPart, outboxPart, accountsPart, webhooksPart, indexer, chainHead] = await Promise.all([
         part("escrows", reads.escrows),
+        part("credits", reads.credits),
         part("relayer outbox", reads.outbox),
         part("service accounts on chain", reads.accounts),
         part("webhooks", reads.webhooks),
@@ -220,6 +245,7 @@ export function operationsUseCases(deps: Pick<Deps, "db" | "chain" | "relayer" |
       ]);
       return {
         escrows,
+        credits: creditsPart,
         outbox: outboxPart,
         accounts: accountsPart,
         webhooks: webhooksPart,

@@ -137,7 +137,15 @@ describe("GET /metrics", () => {
     expect(value("marketplace_notification_streams_open")).toBe(1);
 
     // Every part was read.
-    for (const part of ["escrows", "relayer_outbox", "relayer_accounts", "webhooks", "indexer", "chain_head"]) {
+    for (const part of [
+      "escrows",
+      "credits",
+      "relayer_outbox",
+      "relayer_accounts",
+      "webhooks",
+      "indexer",
+      "chain_head",
+    ]) {
       expect(value("marketplace_scrape_part_up", { part }), part).toBe(1);
     }
 
@@ -346,9 +354,10 @@ describe("GET /api/ready and GET /api/live", () => {
       indexer: { ok: false, indexed_block: null },
     });
     const { value } = await scrape(gone.app);
-    for (const part of ["escrows", "relayer_outbox", "webhooks", "indexer"]) {
+    for (const part of ["escrows", "credits", "relayer_outbox", "webhooks", "indexer"]) {
       expect(value("marketplace_scrape_part_up", { part }), part).toBe(0);
     }
+    expect(value("marketplace_escrow_credits_owed_usdc")).toBeUndefined();
     expect(value("marketplace_scrape_part_up", { part: "chain_head" })).toBe(1);
     expect(value("marketplace_escrows", { state: "FUNDED" })).toBeUndefined();
     expect(value("marketplace_webhook_deliveries_pending")).toBeUndefined();
