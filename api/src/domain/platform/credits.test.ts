@@ -161,8 +161,9 @@ describe("credited payouts", () => {
       await unBlacklist(seller.wallet);
     }
 
-    const report = await keeper.runOnce();
-    expect(report.creditsPaid, "accounts paid this round").toBeGreaterThanOrEqual(1);
+    // The round pays it (another test file's keeper round on this chain might, at the same moment:
+    // the payment, not the report, is what must hold).
+    await keeper.runOnce();
     expect(await usdcBalance(seller.wallet), "the seller is paid the credit").toBe(credited);
     expect(await creditOf(seller.wallet), "nothing owed on chain").toBe(0n);
     expect(await withdrawalsSent(seller.wallet), "one withdrawal, mined").toEqual([{ status: "mined" }]);

@@ -44,13 +44,16 @@ export function creditPayouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rela
   const { db, chain, escrow, relayer, logger } = deps;
   const send = createSettlement(deps);
 
-  /** Accounts owed a credit on this chain, longest-owed first, at most `limit`. */
+  /**
+   * Accounts owed a credit on this chain, at most `limit`, in a random order: accounts the token
+   * refuses for good (blacklisted) cannot take every round's places from the others.
+   */
   async function owedCredits(limit = 50): Promise<OwedCredit[]> {
     const { rows } = await db.execute<{ account: string; owed: string; updated_block: string }>(sql`
       SELECT account, owed::text AS owed, updated_block::text AS updated_block
       FROM chain.credit
       WHERE chain_id = ${chain.chainId} AND owed > 0
-      ORDER BY updated_block
+      ORDER BY random()
       LIMIT ${limit}`);
     return rows.map((row) => ({
       account: getAddress(row.account),
