@@ -203,7 +203,14 @@ try {
     const released = await buyer.client.releaseEscrow({ id: bought.transaction_id });
     if (released.state !== "RELEASED") throw new Error(`release while paused: ${released.state}`);
     const held = await usdcOf(chain, chain.deployment.contracts.AgentEscrow.address);
-    console.log(`  released while paused: the escrow holds ${Number(held) / 1e6} USDC of credited payouts`);
+    const owed = await eventually("the credits in /metrics", async () => {
+      const value = sampleValue(await scrape(running.apiUrl), "marketplace_escrow_credits_owed_usdc") ?? 0;
+      if (value !== 5) throw new Error(`marketplace_escrow_credits_owed_usdc ${value}`);
+      return value;
+    });
+    console.log(
+      `  released while paused: the escrow holds ${Number(held) / 1e6} USDC of credited payouts (marketplace_escrow_credits_owed_usdc ${owed})`,
+    );
     await setCircleUsdcPaused({ ...circle, paused: false });
     ledger.settle(seller.wallet, 5n * USDC, 10_000n);
     await eventually("the credits paid out by the keeper", () => ledger.check(), 60_000);
@@ -255,6 +262,7 @@ try {
         ["marketplace_indexer_indexed_block", {}, positive, "> 0"],
         ["marketplace_chain_head_block", {}, positive, "> 0"],
         ["marketplace_indexer_lag_blocks", {}, (n) => n <= 5, "≤ 5 (caught up)"],
+        ["marketplace_escrow_credits_owed_usdc", {}, (n) => n === 0, "0 (paid out)"],
         ["marketplace_rate_limit_refusals_total", { limit: "messages" }, positive, "> 0"],
         ["marketplace_notification_streams_open", {}, positive, "> 0"],
       ]),
