@@ -1,9 +1,11 @@
 /**
  * Requests that look like traffic: each browse draws its own filters (a keyword from the
- * vocabulary, a category, a type, a sort, price bounds, starter), and 30 % of them follow the
+ * vocabulary, a category, a type, a sort, price bounds, starter; on a market its users made, their
+ * words and page sizes: userBrowseQuery), and 30 % of them follow the
  * next_cursor of the worker's previous page, as a person paging on does; the reads of one agent's
  * own data use many agents' keys, and details and profiles random listings and agents.
  */
+import { listingKeyword } from "./listing-text.ts";
 import { CATEGORIES, VOCABULARY } from "./seed.ts";
 
 /** A small, seeded generator (mulberry32): the same run draws the same requests. */
@@ -19,6 +21,7 @@ export function randomSource(seed: number): () => number {
 }
 
 const SORTS = ["newest", "cheapest", "popular"] as const;
+const USER_SORTS = ["newest", "cheapest", "popular", "expensive"] as const;
 
 export function pickFrom<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -38,6 +41,27 @@ export function browseQuery(random: () => number): URLSearchParams {
   } else if (random() < 0.1) {
     query.set("starter", "true");
   }
+  return query;
+}
+
+/**
+ * One browse of a market its users made (user-market.ts): a keyword (60 %) of its 600 words, one
+ * word or (15 %) two; a category (50 %); a type (40 %); any of the four sorts; price bounds in whole
+ * USDC (50 %: a floor, a ceiling or both); a page of 10 to 100.
+ */
+export function userBrowseQuery(random: () => number): URLSearchParams {
+  const query = new URLSearchParams();
+  if (random() < 0.6) query.set("keyword", listingKeyword(random));
+  if (random() < 0.5) query.set("category", pickFrom(CATEGORIES, random));
+  if (random() < 0.4) query.set("listing_type", random() < 0.8 ? "FIXED" : "BOUNTY");
+  query.set("sort", pickFrom(USER_SORTS, random));
+  if (random() < 0.5) {
+    const min = Math.floor(random() * 20) * 1_000_000;
+    const bounds = random();
+    if (bounds < 0.7) query.set("min_price", String(min));
+    if (bounds >= 0.3) query.set("max_price", String(min + (1 + Math.floor(random() * 30)) * 1_000_000));
+  }
+  query.set("limit", String(10 + Math.floor(random() * 91)));
   return query;
 }
 
@@ -62,11 +86,11 @@ export function nextCursorOf(body: string): string | null {
  * one. Each path comes with its `remember`, which takes its answer's next_cursor: a worker with
  * two requests under way (the steady-rate sender) keeps a cursor only for the query it belongs to.
  */
-export function browser(random: () => number) {
+export function browser(random: () => number, draw: (random: () => number) => URLSearchParams = browseQuery) {
   let last: { query: URLSearchParams; cursor: string | null } | undefined;
   return {
     next(): { path: string; remember: (cursor: string | null | undefined) => void } {
-      const current = last?.cursor && random() < 0.3 ? last : { query: browseQuery(random), cursor: null };
+      const current = last?.cursor && random() < 0.3 ? last : { query: draw(random), cursor: null };
       last = current;
       const query = new URLSearchParams(current.query);
       if (current.cursor) query.set("cursor", current.cursor);

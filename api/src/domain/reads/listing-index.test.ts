@@ -6,6 +6,7 @@ import {
   type IndexQuery,
   type ListingEntry,
   ListingIndex,
+  type ListingIndexOptions,
   microsecondsOf,
   priceOf,
   type SortPoint,
@@ -125,44 +126,55 @@ function expectSamePages(index: ListingIndex, entries: Map<string, ListingEntry>
 }
 
 describe("the listing index", () => {
-  it("answers every filter, sort and cursor as a brute-force page does, loaded and then updated", () => {
-    const random = randomSource(23);
-    const entries = new Map<string, ListingEntry>();
-    for (let k = 0; k < 3_000; k++) {
-      const entry = randomEntry(random);
-      entries.set(entry.listing.id, entry);
-    }
-    const index = new ListingIndex();
-    index.load(entries.values());
-    expect(index.size).toBe(3_000);
-    expectSamePages(index, entries, random, 400);
+  // As it chooses between walking a sorted list and gathering candidates, and each way alone.
+  it.each([
+    ["walking or gathering, as it chooses", {}],
+    ["gathering, words as lists", { walkPerCandidate: 0, bitmapAbove: Number.POSITIVE_INFINITY }],
+    ["gathering, words as bitmaps", { walkPerCandidate: 0, bitmapAbove: 0 }],
+    ["walking, words as lists", { walkPerCandidate: Number.POSITIVE_INFINITY, bitmapAbove: Number.POSITIVE_INFINITY }],
+    ["walking, words as bitmaps", { walkPerCandidate: Number.POSITIVE_INFINITY, bitmapAbove: 0 }],
+    ["words of more than 600 listings as bitmaps", { bitmapAbove: 600 }],
+  ] satisfies [string, ListingIndexOptions][])(
+    "answers every filter, sort and cursor as a brute-force page does, loaded and then updated (%s)",
+    (_, options) => {
+      const random = randomSource(23);
+      const entries = new Map<string, ListingEntry>();
+      for (let k = 0; k < 3_000; k++) {
+        const entry = randomEntry(random);
+        entries.set(entry.listing.id, entry);
+      }
+      const index = new ListingIndex(options);
+      index.load(entries.values());
+      expect(index.size).toBe(3_000);
+      expectSamePages(index, entries, random, 400);
 
-    const ids = [...entries.keys()];
-    // Rounds of updates, one by one and in bulk: new keys, new words, unlisted, listed again, new.
-    for (let round = 0; round < 12; round++) {
-      const changes = new Map<string, ListingEntry | undefined>();
-      const size = round % 4 === 3 ? 2_500 : 150;
-      for (let k = 0; k < size; k++) {
-        const id = random() < 0.1 ? hexId(random) : (ids[Math.floor(random() * ids.length)] as string);
-        const roll = random();
-        if (roll < 0.2) changes.set(id, undefined);
-        else if (roll < 0.5 && entries.has(id)) {
-          // New keys, the same words: the listing keeps its slot.
-          const { words } = entries.get(id) as ListingEntry;
-          const entry = randomEntry(random, id);
-          changes.set(id, { listing: { ...entry.listing, wordsHash: wordsHash(words) }, words });
-        } else changes.set(id, randomEntry(random, id));
+      const ids = [...entries.keys()];
+      // Rounds of updates, one by one and in bulk: new keys, new words, unlisted, listed again, new.
+      for (let round = 0; round < 12; round++) {
+        const changes = new Map<string, ListingEntry | undefined>();
+        const size = round % 4 === 3 ? 2_500 : 150;
+        for (let k = 0; k < size; k++) {
+          const id = random() < 0.1 ? hexId(random) : (ids[Math.floor(random() * ids.length)] as string);
+          const roll = random();
+          if (roll < 0.2) changes.set(id, undefined);
+          else if (roll < 0.5 && entries.has(id)) {
+            // New keys, the same words: the listing keeps its slot.
+            const { words } = entries.get(id) as ListingEntry;
+            const entry = randomEntry(random, id);
+            changes.set(id, { listing: { ...entry.listing, wordsHash: wordsHash(words) }, words });
+          } else changes.set(id, randomEntry(random, id));
+        }
+        index.update(changes);
+        for (const [id, entry] of changes) {
+          if (entry) entries.set(id, entry);
+          else entries.delete(id);
+          if (!ids.includes(id)) ids.push(id);
+        }
+        expect(index.size).toBe(entries.size);
+        expectSamePages(index, entries, random, 150);
       }
-      index.update(changes);
-      for (const [id, entry] of changes) {
-        if (entry) entries.set(id, entry);
-        else entries.delete(id);
-        if (!ids.includes(id)) ids.push(id);
-      }
-      expect(index.size).toBe(entries.size);
-      expectSamePages(index, entries, random, 150);
-    }
-  });
+    },
+  );
 
   it("writes created_at back as the cursor text it was read from", () => {
     for (const at of [

@@ -2,10 +2,15 @@ import type { ListingSort } from "../shared/listing-terms.ts";
 
 /*
  * The listings browse can show, in memory: each one's filters, sort keys, stored card and words,
- * sorted four ways, and each word's listings. A page is the
- * first rows of one of the sorted lists that pass the filters, or, when few listings can match (a
- * keyword's, a narrow price range's), the best rows among those few. Nothing here talks to
- * Postgres: listing-index-sync.ts loads it and keeps it current, listing-browse.ts asks it.
+ * sorted four ways, and each word's listings (a list, or a bitmap for a word of many). A page is
+ * the first rows of one of the sorted lists that pass the filters, found by walking the list from
+ * the cursor; when the filters together leave few listings (each common on its own, or one rare),
+ * the smallest set of candidates one filter names (a keyword's matches, a price range's listings,
+ * a category's, a type's) is gathered instead and its best rows taken. A keyword's matches are a
+ * bitmap built from its words' lists and bitmaps, so a common word (`a`, `data`: tens of thousands
+ * of listings, each prefix of a dozen words) costs a few thousand words of bits, not a mark for
+ * each of its listings. Nothing here talks to Postgres: listing-index-sync.ts loads it and keeps
+ * it current, listing-browse.ts asks it.
  */
 
 /** A listing as browse sees it. Replaced, never changed, when the listing changes. */
@@ -99,11 +104,11 @@ const PRECEDES: Record<ListingSort, (a: SortPoint, b: SortPoint) => boolean> = {
 const SORTS = Object.keys(PRECEDES) as ListingSort[];
 
 /**
- * Candidates gathered and ranked rather than found by walking a sorted list: a keyword's matches,
- * or a price range's listings, when there are at most this many. Past it, the matches are common
- * enough that a walk in the sort's order meets a page of them soon.
+ * How many listings a walk may test for each candidate the smallest gathered set would hold before
+ * it stops and gathers instead: a walk's test costs about what a gathered candidate does (it then
+ * also sorts the few that pass), so a page costs at most about three times the cheaper of the two.
  */
-const GATHER_AT_MOST = 4_000;
+const WALK_PER_CANDIDATE = 2;
 
 /** Changes applied one by one; more, and the sorted lists are sorted again from scratch. */
 const RESORT_ABOVE = 2_000;
@@ -155,18 +160,60 @@ function sortedSet(): SortedSet {
 
 /**
  * A page's filters over slots: codes of its category and type (-1: any), ranges of positions in
- * the whole index's lists by price and in the page's sort, the generation of its keyword's marks.
+ * the whole index's lists by price and in the page's sort, and its keyword's matches, a bit a slot.
  */
 interface SlotFilter {
   category: number;
   /** Several categories: whether each code is one of them. */
   categoryIn?: Uint8Array;
   listingType: number;
+  /** Whether a price bound is set (else priceFrom and priceTo hold every listing). */
+  priced: boolean;
   priceFrom: number;
   priceTo: number;
   after: number;
   excludeAgent?: string;
-  words: number;
+  keyword?: Uint32Array;
+}
+
+/** The candidates a page may be gathered from: what one filter leaves, at most `size` slots (some dead, some twice). */
+type Candidates =
+  | { kind: "keyword"; size: number }
+  | { kind: "byPrice"; from: number; to: number; size: number }
+  | { kind: "code"; code: number; size: number };
+
+function smallerOf(a: Candidates | undefined, b: Candidates): Candidates {
+  return a && a.size <= b.size ? a : b;
+}
+
+/**
+ * Tuning for the tests, each way alone: `walkPerCandidate` 0 gathers whenever a filter names
+ * candidates, Infinity always walks; `bitmapAbove` is how many listings a word may have before its
+ * list becomes a bitmap (0: every word's, Infinity: none).
+ */
+export interface ListingIndexOptions {
+  walkPerCandidate?: number;
+  bitmapAbove?: number;
+}
+
+/** `array` grown to at least `length` items (doubling), its items first. */
+function grownTo<T extends Int32Array | Uint32Array | Uint8Array>(array: T, length: number): T {
+  if (length <= array.length) return array;
+  const bigger = new (array.constructor as new (length: number) => T)(Math.max(length, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}
+
+/** How many bits of `bits` are set, in its first `words` words. */
+function countBits(bits: Uint32Array, words: number): number {
+  let count = 0;
+  for (let w = 0; w < words; w++) {
+    let v = bits[w] as number;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    count += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+  }
+  return count;
 }
 
 export class ListingIndex {
@@ -174,25 +221,46 @@ export class ListingIndex {
   private slots: (IndexedListing | undefined)[] = [];
   private readonly slotOf = new Map<string, number>();
   private deadSlots = 0;
-  /** Each lexeme's slots (some of them dead), and every lexeme in order, to find those a prefix starts. */
+  /**
+   * Each lexeme's slots (some of them dead): a list, or for a lexeme of many listings a bitmap (a
+   * bit a slot), smaller than its list would be; and every lexeme in order, to find those a prefix starts.
+   */
   private postings = new Map<string, number[] | Int32Array>();
+  private bitmaps = new Map<string, Uint32Array>();
   private lexemes: string[] = [];
   private all = sortedSet();
-  /** Marks of a keyword's matches, by slot: a slot holds the generation of the last word it matched. */
-  private marks = new Int32Array(1024);
+  /** A page's keyword's matches, and one prefix's, a bit a slot (reused by every page). */
+  private keywordBits = new Uint32Array(32);
+  private prefixBits = new Uint32Array(32);
+  /** Marks of the slots a gathering met, by slot: the generation of the last one that met it. */
+  private met = new Int32Array(1024);
   private generation = 0;
-  /** Category and type names as small numbers, and each slot's. */
+  /** Category and type names as small numbers, each slot's, and each code's slots (some dead or moved on). */
   private readonly codes = new Map<string, number>();
   private categoryOf = new Uint8Array(1024);
   private typeOf = new Uint8Array(1024);
-  /** Each slot's position in the whole index's list of each sort, worked out again after changes. */
+  private codeSlots: number[][] = [];
+  /** Each slot's position in the whole index's list of each sort, and each sort's slots in order, worked out again after changes. */
   private rankOf: Record<ListingSort, Int32Array> = {
     newest: new Int32Array(1024),
     cheapest: new Int32Array(1024),
     popular: new Int32Array(1024),
     expensive: new Int32Array(1024),
   };
+  private slotsInOrder: Record<ListingSort, Int32Array> = {
+    newest: new Int32Array(0),
+    cheapest: new Int32Array(0),
+    popular: new Int32Array(0),
+    expensive: new Int32Array(0),
+  };
   private ranksStale = true;
+  private readonly walkPerCandidate: number;
+  private readonly bitmapAbove: number | undefined;
+
+  constructor(options: ListingIndexOptions = {}) {
+    this.walkPerCandidate = options.walkPerCandidate ?? WALK_PER_CANDIDATE;
+    this.bitmapAbove = options.bitmapAbove;
+  }
 
   get size(): number {
     return this.slotOf.size;
@@ -207,7 +275,7 @@ export class ListingIndex {
   sorted(): void {
     // Word lists as they will mostly stay: four bytes a slot, no room to grow.
     for (const [lexeme, list] of this.postings) this.postings.set(lexeme, Int32Array.from(list));
-    this.lexemes = [...this.postings.keys()].sort();
+    this.lexemes = [...this.postings.keys(), ...this.bitmaps.keys()].sort();
     this.sortAgain();
   }
 
@@ -264,27 +332,44 @@ export class ListingIndex {
       category,
       categoryIn,
       listingType,
+      priced: query.minPrice !== undefined || query.maxPrice !== undefined,
       priceFrom: query.minPrice === undefined ? 0 : lowerPriceBound(byPrice, query.minPrice),
       priceTo: query.maxPrice === undefined ? byPrice.length : upperPriceBound(byPrice, query.maxPrice),
       after: query.after ? this.all[query.sort].firstAfter(query.after) : 0,
       excludeAgent: query.excludeAgent,
-      words: -1,
     };
+    // The smallest set of candidates one filter names, and the share of listings all the filters
+    // leave if each leaves its own share of any other's (the walk's: by price, it covers the range only).
+    const listings = Math.max(1, this.slotOf.size);
+    let smallest: Candidates | undefined;
+    let share = 1;
     if (query.prefixes && query.prefixes.length > 0) {
-      const { matches, generation } = this.markMatches(query.prefixes);
-      if (matches.length <= GATHER_AT_MOST) return this.best(matches, query, filter);
-      filter.words = generation;
+      const matches = this.matchKeyword(query.prefixes);
+      if (matches === 0) return [];
+      filter.keyword = this.keywordBits;
+      smallest = { kind: "keyword", size: matches };
+      share *= Math.min(1, matches / listings);
     }
     const byPriceOrder = query.sort === "cheapest" || query.sort === "expensive";
-    if (!byPriceOrder && filter.priceTo - filter.priceFrom <= GATHER_AT_MOST) {
-      const slots = byPrice.slice(filter.priceFrom, filter.priceTo).map((listing) => listing.slot);
-      return this.best(slots, query, filter);
+    if (!byPriceOrder && filter.priced) {
+      const size = filter.priceTo - filter.priceFrom;
+      smallest = smallerOf(smallest, { kind: "byPrice", from: filter.priceFrom, to: filter.priceTo, size });
+      share *= size / listings;
     }
-    // Walk the sort's list from the cursor until the page is full.
-    const list = this.all[query.sort];
-    const found: IndexedListing[] = [];
-    let at = query.after ? list.firstAfter(query.after) : 0;
-    let end = list.items.length;
+    for (const code of [category, listingType]) {
+      if (code < 0) continue;
+      const size = this.codeSlots[code]?.length ?? 0;
+      smallest = smallerOf(smallest, { kind: "code", code, size });
+      share *= Math.min(1, size / listings);
+    }
+    // Walk the sort's list from the cursor until the page is full, unless that should take more
+    // tests than `walkPerCandidate` times the smallest set's candidates, nor ever more than that:
+    // then gather.
+    const budget = smallest ? smallest.size * this.walkPerCandidate : Number.POSITIVE_INFINITY;
+    if (smallest && !(query.rows <= share * budget)) return this.gather(smallest, query, filter);
+    const order = this.slotsInOrder[query.sort];
+    let at = filter.after;
+    let end = order.length;
     if (query.sort === "cheapest") {
       // By price, the range is where the walk starts and ends.
       at = Math.max(at, filter.priceFrom);
@@ -294,82 +379,121 @@ export class ListingIndex {
       at = Math.max(at, end - filter.priceTo);
       end -= filter.priceFrom;
     }
-    for (; at < end && found.length < query.rows; at++) {
-      const listing = list.items[at] as IndexedListing;
-      if (this.passes(listing.slot, filter)) found.push(listing);
+    const stop = Math.min(end, at + budget);
+    const items = this.all[query.sort].items;
+    const found: IndexedListing[] = [];
+    for (; at < stop && found.length < query.rows; at++) {
+      if (this.passes(order[at] as number, filter)) found.push(items[at] as IndexedListing);
     }
-    return found;
+    if (found.length >= query.rows || at >= end || !smallest) return found;
+    return this.gather(smallest, query, filter);
   }
 
-  /** Whether the listing in `slot` passes every filter (its position by price and in the sort from the ranks). */
+  /** Whether the listing in `slot` passes every filter (its position by price from the ranks). */
   private passes(slot: number, filter: SlotFilter): boolean {
     if (filter.category >= 0 && this.categoryOf[slot] !== filter.category) return false;
     if (filter.categoryIn && filter.categoryIn[this.categoryOf[slot] as number] !== 1) return false;
     if (filter.listingType >= 0 && this.typeOf[slot] !== filter.listingType) return false;
-    const byPrice = this.rankOf.cheapest[slot] as number;
-    if (byPrice < filter.priceFrom || byPrice >= filter.priceTo) return false;
-    if (filter.words >= 0 && this.marks[slot] !== filter.words) return false;
+    if (filter.priced) {
+      const byPrice = this.rankOf.cheapest[slot] as number;
+      if (byPrice < filter.priceFrom || byPrice >= filter.priceTo) return false;
+    }
+    if (filter.keyword && (((filter.keyword[slot >>> 5] as number) >>> (slot & 31)) & 1) === 0) return false;
     return filter.excludeAgent === undefined || (this.slots[slot] as IndexedListing).agentId !== filter.excludeAgent;
   }
 
-  /** The best rows among the listings in `slots` that pass the filters and come after the cursor: their ranks, sorted. */
-  private best(slots: ArrayLike<number>, query: IndexQuery, filter: SlotFilter): IndexedListing[] {
+  /**
+   * The keyword's matches in keywordBits: for each prefix, the slots of the lexemes it starts (a
+   * lexeme's bitmap a word at a time, its list a slot at a time), and of those, the slots every
+   * prefix has. Answers how many (some dead).
+   */
+  private matchKeyword(prefixes: readonly string[]): number {
+    const words = (this.slots.length + 31) >>> 5;
+    const matches = this.keywordBits;
+    for (let k = 0; k < prefixes.length; k++) {
+      const prefix = prefixes[k] as string;
+      const bits = k === 0 ? matches : this.prefixBits;
+      bits.fill(0, 0, words);
+      const from = lowerBound(this.lexemes, prefix);
+      let at = from;
+      for (; at < this.lexemes.length && (this.lexemes[at] as string).startsWith(prefix); at++) {
+        const lexeme = this.lexemes[at] as string;
+        const bitmap = this.bitmaps.get(lexeme);
+        if (bitmap) {
+          for (let w = 0; w < words; w++) bits[w] = (bits[w] as number) | (bitmap[w] as number);
+          continue;
+        }
+        const list = this.postings.get(lexeme) as number[] | Int32Array;
+        for (let p = 0; p < list.length; p++) {
+          const slot = list[p] as number;
+          bits[slot >>> 5] = (bits[slot >>> 5] as number) | (1 << (slot & 31));
+        }
+      }
+      // A prefix that starts no lexeme: nothing matches.
+      if (at === from) return 0;
+      if (k > 0) for (let w = 0; w < words; w++) matches[w] = (matches[w] as number) & (bits[w] as number);
+    }
+    return countBits(matches, words);
+  }
+
+  /** The best rows among `candidates` that pass the filters and come after the cursor: their ranks, sorted. */
+  private gather(candidates: Candidates, query: IndexQuery, filter: SlotFilter): IndexedListing[] {
+    if (this.generation >= 0x7ffffffe) {
+      this.met.fill(0);
+      this.generation = 0;
+    }
+    const generation = ++this.generation;
+    const { met, slots } = this;
     const rank = this.rankOf[query.sort];
     const ranks: number[] = [];
-    for (let k = 0; k < slots.length; k++) {
-      const slot = slots[k] as number;
+    const meet = (slot: number) => {
+      // A code's slot listed again (its listing moved to another code and back) is met once.
+      if (met[slot] === generation) return;
+      met[slot] = generation;
+      if (slots[slot] === undefined) return;
       const at = rank[slot] as number;
       if (at >= filter.after && this.passes(slot, filter)) ranks.push(at);
+    };
+    if (candidates.kind === "keyword") {
+      const matches = this.keywordBits;
+      const words = (slots.length + 31) >>> 5;
+      for (let w = 0; w < words; w++) {
+        for (let bits = matches[w] as number; bits !== 0; bits &= bits - 1) {
+          meet(w * 32 + 31 - Math.clz32(bits & -bits));
+        }
+      }
+    } else if (candidates.kind === "byPrice") {
+      const byPrice = this.slotsInOrder.cheapest;
+      for (let at = candidates.from; at < candidates.to; at++) meet(byPrice[at] as number);
+    } else {
+      for (const slot of this.codeSlots[candidates.code] ?? []) meet(slot);
     }
     const sorted = Int32Array.from(ranks).sort();
     const items = this.all[query.sort].items;
     return Array.from(sorted.subarray(0, query.rows), (at) => items[at] as IndexedListing);
   }
 
-  /** Each listing's position in each of the whole index's sorted lists, by slot, after a change. */
+  /** Each listing's position in each of the whole index's sorted lists, by slot, and each list's slots, after a change. */
   private rankAgain(): void {
     if (!this.ranksStale) return;
     for (const sort of SORTS) {
       const rank = this.rankOf[sort];
-      this.all[sort].items.forEach((listing, at) => {
-        rank[listing.slot] = at;
-      });
+      const items = this.all[sort].items;
+      const order =
+        this.slotsInOrder[sort].length === items.length ? this.slotsInOrder[sort] : new Int32Array(items.length);
+      for (let at = 0; at < items.length; at++) {
+        const slot = (items[at] as IndexedListing).slot;
+        rank[slot] = at;
+        order[at] = slot;
+      }
+      this.slotsInOrder[sort] = order;
     }
     this.ranksStale = false;
   }
 
-  /**
-   * The slots of the listings with, for each prefix, a lexeme it starts: each prefix's word lists
-   * mark the slots that the previous prefix marked; those the last one marks are the matches.
-   */
-  private markMatches(prefixes: readonly string[]): { matches: number[]; generation: number } {
-    if (this.generation + prefixes.length + 1 >= 0x7fffffff) {
-      this.marks.fill(0);
-      this.generation = 0;
-    }
-    const { marks, lexemes, postings, slots } = this;
-    const matches: number[] = [];
-    const first = this.generation + 1;
-    for (let k = 0; k < prefixes.length; k++) {
-      const prefix = prefixes[k] as string;
-      const generation = first + k;
-      const previous = k === 0 ? -1 : generation - 1;
-      const last = k === prefixes.length - 1;
-      for (let w = lowerBound(lexemes, prefix); w < lexemes.length; w++) {
-        const lexeme = lexemes[w] as string;
-        if (!lexeme.startsWith(prefix)) break;
-        const list = postings.get(lexeme) as number[] | Int32Array;
-        for (let p = 0; p < list.length; p++) {
-          const slot = list[p] as number;
-          const mark = marks[slot] as number;
-          if (mark === generation || (previous >= 0 && mark !== previous)) continue;
-          marks[slot] = generation;
-          if (last && slots[slot] !== undefined) matches.push(slot);
-        }
-      }
-    }
-    this.generation = first + prefixes.length - 1;
-    return { matches, generation: this.generation };
+  /** How many listings a lexeme may have in a list: more, and a bitmap of every slot is smaller. */
+  private listAtMost(): number {
+    return this.bitmapAbove ?? this.met.length >>> 5;
   }
 
   /** A listing in a new slot, in the word lists of its lexemes; its new lexemes are added to `newLexemes`. */
@@ -378,38 +502,63 @@ export class ListingIndex {
     this.slots.push(undefined);
     this.fill(slot, listing);
     for (const lexeme of new Set(words)) {
-      const list = this.postings.get(lexeme);
-      if (Array.isArray(list)) list.push(slot);
-      else if (list) {
-        const longer = new Int32Array(list.length + 1);
-        longer.set(list);
-        longer[list.length] = slot;
-        this.postings.set(lexeme, longer);
-      } else {
-        this.postings.set(lexeme, [slot]);
+      const bitmap = this.bitmaps.get(lexeme);
+      if (bitmap) {
+        bitmap[slot >>> 5] = (bitmap[slot >>> 5] as number) | (1 << (slot & 31));
+        continue;
+      }
+      let list = this.postings.get(lexeme);
+      if (!list) {
+        list = [];
+        this.postings.set(lexeme, list);
         newLexemes?.push(lexeme);
+      } else if (!Array.isArray(list)) {
+        // A lexeme's first new listing since the load: its list grows again.
+        list = Array.from(list);
+        this.postings.set(lexeme, list);
+      }
+      list.push(slot);
+      if (list.length > this.listAtMost()) {
+        this.bitmaps.set(lexeme, this.bitmapOf(list));
+        this.postings.delete(lexeme);
       }
     }
   }
 
-  /** `listing` in `slot`, with its codes (the arrays by slot grown to hold it). */
-  private fill(slot: number, listing: IndexedListing): void {
-    if (slot >= this.marks.length) {
-      const grown = <T extends Int32Array | Uint8Array>(array: T): T => {
-        const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
-        bigger.set(array);
-        return bigger;
-      };
-      this.marks = grown(this.marks);
-      this.categoryOf = grown(this.categoryOf);
-      this.typeOf = grown(this.typeOf);
-      for (const sort of SORTS) this.rankOf[sort] = grown(this.rankOf[sort]);
+  /** A bitmap of `slots`, as long as every bitmap. */
+  private bitmapOf(slots: ArrayLike<number>): Uint32Array {
+    const bitmap = new Uint32Array(this.met.length >>> 5);
+    for (let p = 0; p < slots.length; p++) {
+      const slot = slots[p] as number;
+      bitmap[slot >>> 5] = (bitmap[slot >>> 5] as number) | (1 << (slot & 31));
     }
+    return bitmap;
+  }
+
+  /** `listing` in `slot`, with its codes (the arrays by slot, bitmaps too, grown to hold it). */
+  private fill(slot: number, listing: IndexedListing): void {
+    if (slot >= this.met.length) {
+      const length = slot + 1;
+      this.met = grownTo(this.met, length);
+      this.categoryOf = grownTo(this.categoryOf, length);
+      this.typeOf = grownTo(this.typeOf, length);
+      for (const sort of SORTS) this.rankOf[sort] = grownTo(this.rankOf[sort], length);
+      const words = this.met.length >>> 5;
+      for (const [lexeme, bitmap] of this.bitmaps) this.bitmaps.set(lexeme, grownTo(bitmap, words));
+      this.keywordBits = grownTo(this.keywordBits, words);
+      this.prefixBits = grownTo(this.prefixBits, words);
+    }
+    const old = this.slots[slot];
     this.slots[slot] = listing;
     this.slotOf.set(listing.id, slot);
     listing.slot = slot;
-    this.categoryOf[slot] = this.codeOf(listing.category);
-    this.typeOf[slot] = this.codeOf(listing.listingType);
+    const category = this.codeOf(listing.category);
+    const listingType = this.codeOf(listing.listingType);
+    // A slot is listed under its codes once, again only when a new version changes one.
+    if (!old || this.categoryOf[slot] !== category) this.codeSlots[category]?.push(slot);
+    if (!old || this.typeOf[slot] !== listingType) this.codeSlots[listingType]?.push(slot);
+    this.categoryOf[slot] = category;
+    this.typeOf[slot] = listingType;
   }
 
   private codeOf(name: string): number {
@@ -418,6 +567,7 @@ export class ListingIndex {
       code = this.codes.size;
       if (code > 255) throw new Error("listing index: more than 256 categories and types");
       this.codes.set(name, code);
+      this.codeSlots.push([]);
     }
     return code;
   }
@@ -445,24 +595,38 @@ export class ListingIndex {
     for (const sort of SORTS) this.all[sort].sortAll([...live]);
   }
 
-  /** New slots for the live listings, word lists without the dead ones. */
+  /** New slots for the live listings; word lists, bitmaps and code lists without the dead ones. */
   private compact(): void {
     const old = this.slots;
     const moved = new Int32Array(old.length).fill(-1);
     this.slots = [];
+    this.codeSlots = this.codeSlots.map(() => []);
     old.forEach((listing, slot) => {
       if (!listing) return;
       moved[slot] = this.slots.length;
       this.slots.push(undefined);
       this.fill(this.slots.length - 1, listing);
     });
-    const postings = new Map<string, Int32Array>();
+    const lists = new Map<string, Int32Array>();
     for (const [lexeme, list] of this.postings) {
       const kept = Int32Array.from(list, (slot) => moved[slot] as number).filter((slot) => slot >= 0);
-      if (kept.length > 0) postings.set(lexeme, kept);
+      if (kept.length > 0) lists.set(lexeme, kept);
     }
-    this.postings = postings;
-    this.lexemes = this.lexemes.filter((lexeme) => postings.has(lexeme));
+    const bitmaps = new Map<string, Uint32Array>();
+    for (const [lexeme, bitmap] of this.bitmaps) {
+      const kept: number[] = [];
+      for (let w = 0; w < bitmap.length; w++) {
+        for (let bits = bitmap[w] as number; bits !== 0; bits &= bits - 1) {
+          const slot = moved[w * 32 + 31 - Math.clz32(bits & -bits)];
+          if (slot !== undefined && slot >= 0) kept.push(slot);
+        }
+      }
+      if (kept.length > this.listAtMost()) bitmaps.set(lexeme, this.bitmapOf(kept));
+      else if (kept.length > 0) lists.set(lexeme, Int32Array.from(kept).sort());
+    }
+    this.postings = lists;
+    this.bitmaps = bitmaps;
+    this.lexemes = this.lexemes.filter((lexeme) => lists.has(lexeme) || bitmaps.has(lexeme));
     this.deadSlots = 0;
     this.ranksStale = true;
   }
