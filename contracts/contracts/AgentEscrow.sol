@@ -7,6 +7,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 
 import {IAgentEscrow} from "./interfaces/IAgentEscrow.sol";
@@ -24,10 +25,14 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     uint256 private constant BPS = 10_000;
 
     /// @dev An escrow's storage word: the terms hash in the high 31 bytes; in the low byte, the
-    /// status (low 7 bits) and whether the escrow was funded as a bounty (high bit).
+    /// status (low 6 bits; its values are below 8), whether the escrow was funded as a bounty (bit 7)
+    /// and whether it was funded by an x402 payment, so the operator acts for its buyer (bit 6).
     bytes32 private constant HASH_MASK = ~bytes32(uint256(0xff));
-    uint256 private constant STATUS_MASK = 0x7f;
+    uint256 private constant STATUS_MASK = 0x3f;
     bytes32 private constant BOUNTY_FLAG = bytes32(uint256(0x80));
+    bytes32 private constant DELEGATED_FLAG = bytes32(uint256(0x40));
+    /// @dev The flags that stay with an escrow for life, whatever its terms and status become.
+    bytes32 private constant FLAGS = BOUNTY_FLAG | DELEGATED_FLAG;
 
     bytes32 public constant ASSIGN_SELLER_TYPEHASH = keccak256(
         "AssignSeller(bytes32 escrowId,address seller,uint40 deadline,uint256 nonce,uint256 sigDeadline)"
@@ -38,6 +43,12 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     bytes32 public constant REFUND_TYPEHASH = keccak256("Refund(bytes32 escrowId,uint256 nonce,uint256 sigDeadline)");
     bytes32 public constant DISPUTE_TYPEHASH =
         keccak256("Dispute(bytes32 escrowId,bytes32 reasonHash,uint256 nonce,uint256 sigDeadline)");
+
+    /// @dev EIP-3009's type hash of a transfer authorization, signed in the token's domain. Private:
+    /// clients read the whole digest from {transferAuthorizationDigest}.
+    bytes32 private constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
 
     /// @inheritdoc IAgentEscrow
     uint40 public constant MAX_DURATION = 365 days;
@@ -76,7 +87,8 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     /// @param feeBps_ Initial fee on sellers' shares.
     /// @param feeRecipient_ Who receives fees.
     /// @param arbiter_ Who settles disputes.
-    /// @param operator_ Who may assign bounty sellers (the platform relayer); zero for none.
+    /// @param operator_ The platform's relayer: assigns bounty sellers, submits x402 payments and acts
+    /// for their buyers; zero for none.
     /// @param owner_ Who administers the fee and the roles.
     constructor(
         address token_,
@@ -113,7 +125,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         external
         nonReentrant
     {
-        _open(ref, msg.sender, seller, amount, deadline, disputeWindow);
+        _open(ref, msg.sender, seller, amount, deadline, disputeWindow, 0);
         IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
     }
 
@@ -127,7 +139,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         uint32 disputeWindow,
         FundingAuthorization calldata authorization
     ) external nonReentrant {
-        bytes32 escrowId = _open(ref, buyer, seller, amount, deadline, disputeWindow);
+        bytes32 escrowId = _open(ref, buyer, seller, amount, deadline, disputeWindow, 0);
         // The nonce commits the buyer's signature to these terms, and through the derived id to the
         // buyer and the ref: a submitter who changes any of them presents a different nonce, and the
         // token rejects the signature.
@@ -142,6 +154,43 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
             authorization.r,
             authorization.s
         );
+    }
+
+    /// @inheritdoc IAgentEscrow
+    function fundWithTransfer(
+        address seller,
+        uint40 deadline,
+        uint32 disputeWindow,
+        TransferAuthorization calldata authorization
+    ) external nonReentrant returns (bytes32 escrowId) {
+        // Checks: the signature does not bind the terms, so only the operator may choose them.
+        if (msg.sender != _operator) revert Escrow_CallerNotOperator(msg.sender);
+        // A bounty's seller is assigned by the operator, which here may also release for the buyer.
+        if (seller == address(0)) revert Escrow_InvalidSeller(seller);
+        address from = authorization.from;
+        bytes32 nonce = authorization.nonce;
+
+        // Effects: the nonce is the ref, so the id, escrowIdOf(from, nonce), is taken once ever.
+        escrowId = _open(nonce, from, seller, authorization.value, deadline, disputeWindow, DELEGATED_FLAG);
+
+        // Interactions:
+        try IERC3009(token).transferWithAuthorization(
+            from,
+            address(this),
+            authorization.value,
+            authorization.validAfter,
+            authorization.validBefore,
+            nonce,
+            authorization.signature
+        ) {} catch (bytes memory reason) {
+            // Submitted to the token directly first: the funds are here already. Anything else (a bad
+            // signature, an expired window, a blacklisted buyer) is the token's refusal.
+            if (!_isUsedAuthorizationOf(authorization)) {
+                assembly ("memory-safe") {
+                    revert(add(reason, 0x20), mload(reason))
+                }
+            }
+        }
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -364,6 +413,25 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
     }
 
     /// @inheritdoc IAgentEscrow
+    function isOperatorDelegated(bytes32 escrowId) external view returns (bool) {
+        return _escrows[escrowId] & DELEGATED_FLAG != 0;
+    }
+
+    /// @inheritdoc IAgentEscrow
+    function transferAuthorizationDigest(
+        address from,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce
+    ) public view returns (bytes32) {
+        bytes32 structHash = keccak256(
+            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, address(this), value, validAfter, validBefore, nonce)
+        );
+        return MessageHashUtils.toTypedDataHash(IERC3009(token).DOMAIN_SEPARATOR(), structHash);
+    }
+
+    /// @inheritdoc IAgentEscrow
     function hashTerms(Escrow calldata escrow) external pure returns (bytes32) {
         return _hashTerms(escrow);
     }
@@ -408,13 +476,15 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
 
     /// @dev Opens the escrow `buyer` funds under `ref` and returns its id. The id is derived from the
     /// buyer, never taken from the caller as is: a third party that saw the ref cannot occupy the id.
+    /// `flags` is DELEGATED_FLAG for an x402 payment, else zero; the bounty flag is set here.
     function _open(
         bytes32 ref,
         address buyer,
         address seller,
         uint256 amount,
         uint40 deadline,
-        uint32 disputeWindow
+        uint32 disputeWindow,
+        bytes32 flags
     ) private returns (bytes32 escrowId) {
         // Checks:
         escrowId = escrowIdOf(buyer, ref);
@@ -435,7 +505,7 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
             deliveredAt: 0,
             feeBps: fee
         });
-        bytes32 word = _hashTerms(escrow);
+        bytes32 word = _hashTerms(escrow) | flags;
         if (seller == address(0)) word |= BOUNTY_FLAG;
         _escrows[escrowId] = _withStatus(word, Status.Funded);
         emit Funded(escrowId, buyer, seller, ref, amount, deadline, disputeWindow, fee);
@@ -487,11 +557,11 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         Status status = _statusOf(word);
         if (status == Status.Delivered) {
             // After the dispute window anyone may release: this is the auto-release.
-            if (actor != escrow.buyer && block.timestamp < _disputeWindowEnd(escrow)) {
+            if (actor != escrow.buyer && block.timestamp < _disputeWindowEnd(escrow) && !_actsForBuyer(word, actor)) {
                 revert Escrow_ReleaseNotAllowed(escrowId, actor);
             }
         } else if (status == Status.Funded || status == Status.Disputed) {
-            if (actor != escrow.buyer) revert Escrow_CallerNotBuyer(escrowId, actor);
+            if (actor != escrow.buyer && !_actsForBuyer(word, actor)) revert Escrow_CallerNotBuyer(escrowId, actor);
             if (escrow.seller == address(0)) revert Escrow_SellerNotAssigned(escrowId);
         } else {
             revert Escrow_InvalidStatus(escrowId, status);
@@ -537,7 +607,9 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         // Checks:
         bytes32 word = _load(escrowId, escrow);
         Status status = _statusOf(word);
-        if (actor != escrow.buyer && actor != escrow.seller) revert Escrow_CallerNotParty(escrowId, actor);
+        if (actor != escrow.buyer && actor != escrow.seller && !_actsForBuyer(word, actor)) {
+            revert Escrow_CallerNotParty(escrowId, actor);
+        }
         if (status == Status.Funded) {
             if (escrow.seller == address(0)) revert Escrow_SellerNotAssigned(escrowId);
             // A seller who missed the deadline cannot hold the buyer's refund hostage.
@@ -594,6 +666,25 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         _nonceBitmaps[signer][nonce >> 8] = bits | bit;
     }
 
+    /// @dev Whether `actor` is the operator and the escrow is delegated to it (an x402 payment's keyless
+    /// buyer). Callers evaluate it only once the actor is known not to be the buyer, so the buyer's own
+    /// moves never pay for the operator's storage read.
+    function _actsForBuyer(bytes32 word, address actor) private view returns (bool) {
+        return word & DELEGATED_FLAG != 0 && actor == _operator;
+    }
+
+    /// @dev Whether the token has already used `authorization`'s nonce and the signature is `from`'s
+    /// transfer of exactly these fields to this contract. The time window is not checked: the token
+    /// checked it when the authorization was used.
+    function _isUsedAuthorizationOf(TransferAuthorization calldata authorization) private view returns (bool) {
+        address from = authorization.from;
+        if (!IERC3009(token).authorizationState(from, authorization.nonce)) return false;
+        bytes32 digest = transferAuthorizationDigest(
+            from, authorization.value, authorization.validAfter, authorization.validBefore, authorization.nonce
+        );
+        return SignatureChecker.isValidSignatureNowCalldata(from, digest, authorization.signature);
+    }
+
     function _checkDeadline(uint40 deadline) private view {
         if (deadline <= block.timestamp || deadline > block.timestamp + MAX_DURATION) {
             revert Escrow_InvalidDeadline(deadline);
@@ -608,14 +699,14 @@ contract AgentEscrow is IAgentEscrow, Ownable2Step, EIP712, ReentrancyGuardTrans
         return keccak256(abi.encode(escrow)) & HASH_MASK;
     }
 
-    /// @dev The word with its status replaced; the terms hash and the bounty flag stay.
+    /// @dev The word with its status replaced; the terms hash and the flags stay.
     function _withStatus(bytes32 word, Status status) private pure returns (bytes32) {
         return (word & ~bytes32(STATUS_MASK)) | bytes32(uint256(status));
     }
 
-    /// @dev The word for new terms: their hash, the old word's bounty flag, and `status`.
+    /// @dev The word for new terms: their hash, the old word's flags, and `status`.
     function _rehash(bytes32 word, Escrow memory next, Status status) private pure returns (bytes32) {
-        return _hashTerms(next) | (word & BOUNTY_FLAG) | bytes32(uint256(status));
+        return _hashTerms(next) | (word & FLAGS) | bytes32(uint256(status));
     }
 
     function _statusOf(bytes32 word) private pure returns (Status) {

@@ -21,6 +21,7 @@ import {
   escrowRef,
   fundingNonce,
   receiveWithAuthorizationTypes,
+  transferWithAuthorizationTypes,
 } from "../src/escrow.ts";
 import { fiatTokenAbi } from "../src/generated/abis.ts";
 
@@ -36,10 +37,17 @@ export const GAS_TARGETS: Record<GasToken, Record<string, number>> = {
     deliver: 35_000,
     release: 70_000,
     "fund + deliver + release": 185_000,
+    // An x402 payment costs about what an EIP-3009 funding does (issue 48), and the operator's
+    // release for a keyless buyer about what the buyer's own does.
+    fundWithTransfer: 115_000,
+    "release (operator, x402)": 70_000,
+    "x402: fundWithTransfer + deliver + release (operator)": 215_000,
   },
   "Circle USDC": {
     // Measured outside the project on Circle's USDC (issue 47).
     "fund + deliver + release": 190_138,
+    fundWithTransfer: 130_000,
+    "x402: fundWithTransfer + deliver + release (operator)": 240_000,
   },
 };
 
@@ -202,6 +210,67 @@ export async function measureGas(token: GasToken): Promise<GasTable> {
     );
   }
 
+  // x402 payment: the buyer signs a stock x402 TransferWithAuthorization to the escrow (validAfter
+  // 600 s back; a fixed nonce standing for the client's random one, so the calldata is the same on
+  // every run); the operator settles it, the seller delivers, and the operator releases for the
+  // keyless buyer.
+  const x402Payment = async (label: string) => {
+    const nonce = keccak256(stringToHex(`x402 payment ${label}`));
+    const authorization = {
+      from: buyer.account.address,
+      value: AMOUNT,
+      validAfter: BigInt(START - 600),
+      validBefore: BigInt(DEADLINE),
+      nonce,
+    };
+    const signature = await buyer.signTypedData({
+      domain: { name: "USD Coin", version: "2", chainId, verifyingContract: usdc.address },
+      types: transferWithAuthorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: { ...authorization, to: escrow.address },
+    });
+    const terms: EscrowTerms = {
+      buyer: buyer.account.address,
+      seller: seller.account.address,
+      amount: AMOUNT,
+      deadline: DEADLINE,
+      disputeWindow: DAY,
+      deliveredAt: 0,
+      feeBps: FEE_BPS,
+    };
+    return { id: escrowIdOf(buyer.account.address, nonce), terms, authorization: { ...authorization, signature } };
+  };
+  {
+    const { id, terms, authorization } = await x402Payment("settled");
+    await gasOf(
+      "fundWithTransfer",
+      byOperator.write.fundWithTransfer([seller.account.address, DEADLINE, DAY, authorization]),
+    );
+    const delivered = await deliver("deliver (x402)", id, terms);
+    await gasOf("release (operator, x402)", byOperator.write.release([id, delivered]));
+  }
+  // The same payment submitted to the token directly first (a front-runner): the operator's
+  // settlement then checks the signature itself and moves no tokens.
+  {
+    const { authorization } = await x402Payment("front-run");
+    const { from, value, validAfter, validBefore, nonce, signature } = authorization;
+    await publicClient.waitForTransactionReceipt({
+      hash: await usdcAs(relayer).write.transferWithAuthorization([
+        from,
+        escrow.address,
+        value,
+        validAfter,
+        validBefore,
+        nonce,
+        signature,
+      ]),
+    });
+    await gasOf(
+      "fundWithTransfer (front-run: verified)",
+      byOperator.write.fundWithTransfer([seller.account.address, DEADLINE, DAY, authorization]),
+    );
+  }
+
   // Bounty: fund without a seller, the operator assigns the claimant, auto-release after the window.
   {
     const { id, terms } = await fund("fund (bounty)", zeroAddress);
@@ -334,6 +403,8 @@ export async function measureGas(token: GasToken): Promise<GasTable> {
   await gasOf("acceptOwnership", byNewOwner.write.acceptOwnership());
 
   table["fund + deliver + release"] = (table.fund ?? 0) + (table.deliver ?? 0) + (table.release ?? 0);
+  table["x402: fundWithTransfer + deliver + release (operator)"] =
+    (table.fundWithTransfer ?? 0) + (table["deliver (x402)"] ?? 0) + (table["release (operator, x402)"] ?? 0);
   await connection.close();
   return table;
 }

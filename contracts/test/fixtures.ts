@@ -18,12 +18,15 @@ import {
   getAddress,
   getContract,
   type Hex,
+  type LocalAccount,
   type Log,
   parseEventLogs,
   parseSignature,
   type TransactionReceipt,
   type TypedDataDomain,
+  toHex,
 } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { deployCircleUsdc, mintCircleUsdc } from "../src/circle-usdc.ts";
 import {
   type EscrowStatus,
@@ -33,6 +36,7 @@ import {
   fundingNonce,
   hashEscrowTerms,
   receiveWithAuthorizationTypes,
+  transferWithAuthorizationTypes,
 } from "../src/escrow.ts";
 import { fiatTokenAbi, mockUsdcAbi } from "../src/generated/abis.ts";
 
@@ -445,4 +449,114 @@ export function submitFunding(f: EscrowFixture, terms: FundingTerms, sig: { v: n
     terms.disputeWindow,
     { validAfter: terms.validAfter, validBefore: terms.validBefore, v: sig.v, r: sig.r, s: sig.s },
   ]);
+}
+
+/*//////////////////////////////////////////////////////////////
+                 FUNDING WITH AN x402 PAYMENT
+//////////////////////////////////////////////////////////////*/
+
+/** What an x402 client signs and the operator passes to `fundWithTransfer` (the contract's struct). */
+export interface TransferAuthorization {
+  from: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+}
+
+/** x402's `maxTimeoutSeconds` in the payment requirements of these tests: validBefore = now + this. */
+export const X402_TIMEOUT_SECONDS = 300;
+
+/** Creates `amount` of the token for `to`: MockUSDC's faucet, or Circle's master minter. */
+export async function mintUsdc(f: EscrowFixture, to: Address, amount: bigint): Promise<void> {
+  if (f.token === "MockUSDC") {
+    await mined(f.usdcAs.owner.write.mint([to, amount]));
+    return;
+  }
+  await mintCircleUsdc({ wallet: f.wallets.owner, publicClient, token: f.usdc.address, to, amount });
+}
+
+/**
+ * An x402 buyer: a fresh key (a viem local account, as an x402 client holds) with `amount` USDC and
+ * no ETH, no allowance and no API key: it signs, and never sends a transaction.
+ */
+export async function newKeylessBuyer(f: EscrowFixture, amount: bigint): Promise<LocalAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await mintUsdc(f, account.address, amount);
+  assert.equal(await publicClient.getBalance({ address: account.address }), 0n);
+  return account;
+}
+
+export interface X402PaymentOptions {
+  /** Who signs: the payer's key, held by the client as a viem account. */
+  signer: LocalAccount;
+  /** The payer; the signer's own address by default (a smart-contract wallet's address otherwise). */
+  from?: Address;
+  value: bigint;
+  /** The payee signed for; the escrow by default (x402's payTo). */
+  to?: Address;
+  /** Defaults as a stock x402 client: validAfter = now - 600, validBefore = now + maxTimeoutSeconds. */
+  validAfter?: bigint;
+  validBefore?: bigint;
+  /** Defaults to 32 random bytes, as a stock x402 client draws them. */
+  nonce?: Hex;
+}
+
+/**
+ * The payment an unmodified x402 client (`@x402/evm`'s exact scheme) sends for requirements
+ * {asset: USDC, payTo: the escrow, amount, extra: {name: "USD Coin", version: "2"}}: an EIP-3009
+ * TransferWithAuthorization in the token's domain, valid from 600 s ago for maxTimeoutSeconds, with
+ * a random nonce.
+ */
+export async function signX402Payment(f: EscrowFixture, opts: X402PaymentOptions): Promise<TransferAuthorization> {
+  const start = BigInt(await now());
+  const message = {
+    from: opts.from ?? opts.signer.address,
+    to: opts.to ?? f.escrow.address,
+    value: opts.value,
+    validAfter: opts.validAfter ?? start - 600n,
+    validBefore: opts.validBefore ?? start + BigInt(X402_TIMEOUT_SECONDS),
+    nonce: opts.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const signature = await opts.signer.signTypedData({
+    domain: usdcDomain(f),
+    types: transferWithAuthorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  const { to: _payee, ...authorization } = message;
+  return { ...authorization, signature };
+}
+
+/** The listing's terms the operator settles an x402 payment with: the buyer's signature binds none of them. */
+export interface X402Terms {
+  seller: Address;
+  deadline: number;
+  disputeWindow: number;
+}
+
+/** The terms of the listing paid for in these tests: the seller, 7 days to deliver, 1 day to dispute. */
+export async function defaultX402Terms(f: EscrowFixture): Promise<X402Terms> {
+  return { seller: f.addr.seller, deadline: (await now()) + 7 * DAY, disputeWindow: DAY };
+}
+
+/** `by` (the operator unless said) submits `fundWithTransfer` for `authorization` with `terms`. */
+export function submitX402(f: EscrowFixture, authorization: TransferAuthorization, terms: X402Terms, by?: Escrow) {
+  return (by ?? f.as.operator).write.fundWithTransfer([
+    terms.seller,
+    terms.deadline,
+    terms.disputeWindow,
+    authorization,
+  ]);
+}
+
+/**
+ * The operator settles `authorization`: returns the escrow's id, escrowIdOf(from, nonce), and its
+ * terms as emitted.
+ */
+export async function settleX402(f: EscrowFixture, authorization: TransferAuthorization, terms?: X402Terms) {
+  const receipt = await mined(submitX402(f, authorization, terms ?? (await defaultX402Terms(f))));
+  const id = escrowIdOf(authorization.from, authorization.nonce);
+  return { id, terms: await termsAfter(f.escrow, id, receipt), receipt };
 }

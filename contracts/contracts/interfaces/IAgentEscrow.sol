@@ -22,6 +22,12 @@ pragma solidity ^0.8.24;
 ///
 /// Payouts that the token refuses (a blacklisted address) are credited to the payee instead of
 /// reverting, so one party's blacklisting never locks the other party's funds.
+///
+/// An x402 payment (HTTP 402: an EIP-3009 `TransferWithAuthorization` to this contract with a random
+/// nonce, as any stock x402 client signs it) funds an escrow through {fundWithTransfer}: the operator
+/// submits it with the listing's terms, the signer is the buyer and the nonce is the ref. Such a
+/// buyer holds no API key and sends no transactions, so the operator may release and dispute its
+/// escrow for it ({isOperatorDelegated}).
 interface IAgentEscrow {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -66,6 +72,25 @@ interface IAgentEscrow {
         uint8 v;
         bytes32 r;
         bytes32 s;
+    }
+
+    /// @notice A buyer's EIP-3009 `transferWithAuthorization` to this contract, as an x402 client signs
+    /// it: `TransferWithAuthorization(from, to = this contract, value, validAfter, validBefore, nonce)`
+    /// in the token's EIP-712 domain, with a nonce the client drew at random.
+    /// @param from The signer: the escrow's buyer.
+    /// @param value The amount paid: the escrow's amount.
+    /// @param validAfter The authorization is valid only after this time (x402 clients sign now - 600).
+    /// @param validBefore The authorization is valid only before this time.
+    /// @param nonce The authorization's nonce: the escrow's ref, so its id is `escrowIdOf(from, nonce)`.
+    /// @param signature `r || s || v` of an externally owned account, or what the ERC-1271 wallet at
+    /// `from` accepts.
+    struct TransferAuthorization {
+        address from;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        bytes signature;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -162,6 +187,8 @@ interface IAgentEscrow {
     error Escrow_CallerNotBuyerOrOperator(bytes32 escrowId, address caller);
     /// @notice Caller must be the arbiter.
     error Escrow_CallerNotArbiter(address caller);
+    /// @notice Caller must be the operator.
+    error Escrow_CallerNotOperator(address caller);
     /// @notice Only the buyer may release before the dispute window has passed.
     error Escrow_ReleaseNotAllowed(bytes32 escrowId, address caller);
     /// @notice Only the buyer (before delivery), the seller, or anyone after the deadline may refund.
@@ -219,6 +246,60 @@ interface IAgentEscrow {
         FundingAuthorization calldata authorization
     ) external;
 
+    /// @notice Funds a new escrow with a buyer's x402 payment: an EIP-3009 `TransferWithAuthorization`
+    /// of `authorization.value` from `authorization.from` to this contract. Operator only. The buyer is
+    /// `authorization.from`, the amount `authorization.value` and the ref `authorization.nonce`, so the
+    /// escrow's id is `escrowIdOf(from, nonce)` and an authorization funds at most one escrow, ever (a
+    /// second call fails with {Escrow_AlreadyExists} and moves nothing). The escrow is delegated: the
+    /// operator may release and dispute it for the buyer ({isOperatorDelegated}).
+    /// @dev The buyer's signature binds the payee, the amount and the nonce, not the seller, the
+    /// deadline or the dispute window: whoever submits it chooses those. Hence only the operator (the
+    /// platform's relayer, which takes them from the listing the buyer paid for) may submit it; a copy
+    /// of the authorization in anyone else's hands cannot open an escrow. The buyer thus trusts the
+    /// operator to name the listing's seller, as any x402 payer trusts the server's `payTo`; the
+    /// operator may then release early to that seller, and to no one else.
+    ///
+    /// Normally the contract calls the token's `transferWithAuthorization(from, this, value,
+    /// validAfter, validBefore, nonce, signature)`, which pulls the funds. Anyone may submit the same
+    /// authorization to the token directly first (it is a plain transfer to this contract): the funds
+    /// then already sit here and the token refuses the second use. So that such a payment is not
+    /// stranded, when the token refuses and `authorizationState(from, nonce)` is set, the contract
+    /// checks the signature itself (against {transferAuthorizationDigest} under the token's domain,
+    /// ERC-1271 for contract signers) and, if it is `from`'s, records the escrow without moving tokens.
+    /// Otherwise the token's revert is passed through.
+    ///
+    /// The token sets that flag on any use of the nonce: the transfer of this authorization, its
+    /// cancellation (`cancelAuthorization`), or another authorization the buyer signed with the same
+    /// nonce (a transfer elsewhere, a `receiveWithAuthorization`). The contract cannot tell these
+    /// apart, and recording an escrow whose funds never arrived would pay it out of other escrows.
+    /// So before settling an authorization whose nonce is already used, the operator MUST have found
+    /// the transaction that used it and seen there the token's `AuthorizationUsed(from, nonce)`
+    /// immediately followed by its `Transfer(from, this contract, value)` (the pair the token's
+    /// `transferWithAuthorization` emits), and MUST NOT settle when that transfer was a funding of
+    /// this contract: a {Funded} event in that transaction of `from`'s escrow whose
+    /// `fundingNonce(escrowId, seller, deadline, disputeWindow)` is `nonce` ({fundWithAuthorization}
+    /// emits the same pair, and those funds are that escrow's). A buyer who cancelled, or spent the
+    /// nonce elsewhere, gains nothing from it: nobody but the operator can call this function.
+    ///
+    /// Requirements:
+    /// - the caller is the operator.
+    /// - `seller` is neither zero (no bounty) nor `from`.
+    /// - `from` has not funded an escrow under `nonce` before.
+    /// - the amount, deadline and dispute window rules of {fund}.
+    /// - the token accepts the authorization now, or its nonce is used and the signature is valid.
+    /// Emits a {Funded} event with `ref = nonce`.
+    /// @param seller The listing's seller.
+    /// @param deadline Unix time by which the seller must deliver.
+    /// @param disputeWindow Seconds after delivery during which either party may dispute.
+    /// @param authorization The buyer's signed transfer to this contract.
+    /// @return escrowId `escrowIdOf(authorization.from, authorization.nonce)`.
+    function fundWithTransfer(
+        address seller,
+        uint40 deadline,
+        uint32 disputeWindow,
+        TransferAuthorization calldata authorization
+    ) external returns (bytes32 escrowId);
+
     /*//////////////////////////////////////////////////////////////
                               PARTY ACTIONS
     //////////////////////////////////////////////////////////////*/
@@ -239,8 +320,9 @@ interface IAgentEscrow {
     function deliver(bytes32 escrowId, Escrow calldata escrow, bytes32 deliverableHash) external;
 
     /// @notice Pays the seller (less the fee, which goes to the fee recipient).
-    /// @dev Requirements: the buyer may release from Funded (seller assigned), Delivered or Disputed;
-    /// anyone may release from Delivered once `deliveredAt + disputeWindow` has passed.
+    /// @dev Requirements: the buyer, or the operator for a delegated escrow ({isOperatorDelegated}), may
+    /// release from Funded (seller assigned), Delivered or Disputed; anyone may release from Delivered
+    /// once `deliveredAt + disputeWindow` has passed.
     /// Emits a {Released} event.
     function release(bytes32 escrowId, Escrow calldata escrow) external;
 
@@ -251,7 +333,8 @@ interface IAgentEscrow {
     function refund(bytes32 escrowId, Escrow calldata escrow) external;
 
     /// @notice Opens a dispute, to be settled by the arbiter.
-    /// @dev Requirements: caller is the buyer or the seller; status is Funded with a seller assigned
+    /// @dev Requirements: caller is the buyer, the seller, or the operator for a delegated escrow
+    /// ({isOperatorDelegated}); status is Funded with a seller assigned
     /// and the deadline not passed (after it the buyer is owed a refund), or Delivered with the
     /// dispute window still open.
     /// Emits a {Disputed} event.
@@ -396,6 +479,23 @@ interface IAgentEscrow {
     /// @notice Whether the escrow was funded as a bounty (without a seller), so the operator may
     /// assign its seller.
     function isBounty(bytes32 escrowId) external view returns (bool);
+
+    /// @notice Whether the escrow was funded with an x402 payment ({fundWithTransfer}), so the operator
+    /// may act for its buyer in {release} and {dispute} (and only there: refunds, assignments and
+    /// everything else follow the usual rules, and funds only ever go to the buyer, the seller and the
+    /// fee recipient).
+    function isOperatorDelegated(bytes32 escrowId) external view returns (bool);
+
+    /// @notice The EIP-712 digest, under the token's domain, of `TransferWithAuthorization(from,
+    /// to = this contract, value, validAfter, validBefore, nonce)`: what `from` signs to pay this
+    /// contract and what {fundWithTransfer} checks when the token has already used the nonce.
+    function transferAuthorizationDigest(
+        address from,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce
+    ) external view returns (bytes32);
 
     /// @notice Whether `signer` has used or cancelled `nonce`.
     function isNonceUsed(address signer, uint256 nonce) external view returns (bool);

@@ -29,8 +29,9 @@ import {IERC3009} from "../interfaces/IERC3009.sol";
 /// ERC-20 failures and `MockUSDC_*` errors for the rest.
 ///
 /// Not modelled: pausing, minter allowances, burning, rescuing, the upgradeable proxy, and the
-/// `bytes signature` overloads of v2.2. Signatures are checked with OpenZeppelin's
-/// `SignatureChecker`, so (as in v2.2) a signer with code is asked through ERC-1271.
+/// `bytes signature` overloads of v2.2 other than {transferWithAuthorization}'s (the one x402
+/// payments are settled with). Signatures are checked with OpenZeppelin's `SignatureChecker`, so (as
+/// in v2.2) a signer with code is asked through ERC-1271.
 contract MockUSDC is IERC20Metadata, IERC20Permit, IERC3009, IERC20Errors, EIP712, Nonces, Ownable {
     /*//////////////////////////////////////////////////////////////
                                CONSTANTS
@@ -221,7 +222,7 @@ contract MockUSDC is IERC20Metadata, IERC20Permit, IERC3009, IERC20Errors, EIP71
 
     /// @notice EIP-712 domain separator: name "USD Coin", version "2", this chain and this contract.
     // solhint-disable-next-line func-name-mixedcase
-    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+    function DOMAIN_SEPARATOR() external view override(IERC20Permit, IERC3009) returns (bytes32) {
         return _domainSeparatorV4();
     }
 
@@ -243,13 +244,22 @@ contract MockUSDC is IERC20Metadata, IERC20Permit, IERC3009, IERC20Errors, EIP71
         bytes32 r,
         bytes32 s
     ) external {
-        _requireValidAuthorization(from, nonce, validAfter, validBefore);
-        bytes32 structHash = keccak256(
-            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
-        );
-        _requireValidSignature(from, structHash, v, r, s);
-        _markAuthorizationAsUsed(from, nonce);
-        _transfer(from, to, value);
+        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+    }
+
+    /// @inheritdoc IERC3009
+    /// @dev As the `v, r, s` form; a 65-byte `r || s || v` for an externally owned account, anything the
+    /// ERC-1271 wallet at `from` accepts otherwise.
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external {
+        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
     /// @inheritdoc IERC3009
@@ -391,10 +401,33 @@ contract MockUSDC is IERC20Metadata, IERC20Permit, IERC3009, IERC20Errors, EIP71
         if (msg.sender != _blacklister) revert MockUSDC_CallerNotBlacklister(msg.sender);
     }
 
+    /// @dev FiatToken's `_transferWithAuthorization`: window and nonce, signature, then the transfer.
+    function _transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) private {
+        _requireValidAuthorization(from, nonce, validAfter, validBefore);
+        bytes32 structHash = keccak256(
+            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
+        );
+        _requireValidSignature(from, structHash, signature);
+        _markAuthorizationAsUsed(from, nonce);
+        _transfer(from, to, value);
+    }
+
     /// @dev Reverts unless `signer` signed the EIP-712 message with `structHash` in this domain.
     function _requireValidSignature(address signer, bytes32 structHash, uint8 v, bytes32 r, bytes32 s) private view {
-        bytes32 digest = _hashTypedDataV4(structHash);
-        if (!SignatureChecker.isValidSignatureNow(signer, digest, abi.encodePacked(r, s, v))) {
+        _requireValidSignature(signer, structHash, abi.encodePacked(r, s, v));
+    }
+
+    /// @dev As above, with the signature as bytes (`r || s || v`, or an ERC-1271 wallet's own format).
+    function _requireValidSignature(address signer, bytes32 structHash, bytes memory signature) private view {
+        if (!SignatureChecker.isValidSignatureNow(signer, _hashTypedDataV4(structHash), signature)) {
             revert MockUSDC_InvalidSignature();
         }
     }

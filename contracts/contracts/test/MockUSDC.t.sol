@@ -7,6 +7,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
 import {IERC3009} from "../interfaces/IERC3009.sol";
 import {MockUSDC} from "../mocks/MockUSDC.sol";
+import {ERC1271Wallet} from "./ERC1271Wallet.sol";
 import {Test} from "./utils/Test.sol";
 
 /// @dev Shared fixture: signing helpers that rebuild every EIP-712 digest from literal type strings,
@@ -473,6 +474,77 @@ contract MockUSDCTest is MockUSDCFixture {
         vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
         vm.prank(relayer);
         usdc.transferWithAuthorization(alice, bob, 1e6, validAfter, validBefore, NONCE, v, r, s);
+    }
+
+    /*------------------------------ transferWithAuthorization, bytes signature ------------------------------*/
+
+    function test_GivenBytesSignature_WhenSubmittedByRelayer_MovesFunds() public {
+        (uint256 validAfter, uint256 validBefore, uint8 v, bytes32 r, bytes32 s) =
+            _authorize(FIAT_TRANSFER_TYPEHASH, bob, 25e6);
+        vm.expectEmit(address(usdc));
+        emit IERC3009.AuthorizationUsed(alice, NONCE);
+        vm.expectEmit(address(usdc));
+        emit IERC20.Transfer(alice, bob, 25e6);
+        vm.prank(relayer);
+        usdc.transferWithAuthorization(alice, bob, 25e6, validAfter, validBefore, NONCE, abi.encodePacked(r, s, v));
+        assertEq(usdc.balanceOf(alice), START - 25e6, "alice debited");
+        assertEq(usdc.balanceOf(bob), 25e6, "bob credited");
+        assertTrue(usdc.authorizationState(alice, NONCE), "nonce marked used");
+    }
+
+    /// @dev One nonce, two forms: a signature used through one overload is spent for the other.
+    function test_RevertWhen_BytesSignatureReplayedThroughTheVRSForm() public {
+        (uint256 validAfter, uint256 validBefore, uint8 v, bytes32 r, bytes32 s) =
+            _authorize(FIAT_TRANSFER_TYPEHASH, bob, 1e6);
+        usdc.transferWithAuthorization(alice, bob, 1e6, validAfter, validBefore, NONCE, abi.encodePacked(r, s, v));
+        vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_AuthorizationUsedOrCanceled.selector, alice, NONCE));
+        usdc.transferWithAuthorization(alice, bob, 1e6, validAfter, validBefore, NONCE, v, r, s);
+        assertEq(usdc.balanceOf(bob), 1e6, "paid once");
+    }
+
+    function test_RevertWhen_BytesSignatureMalformedOrWrong() public {
+        (uint256 validAfter, uint256 validBefore, uint8 v, bytes32 r, bytes32 s) =
+            _authorize(FIAT_TRANSFER_TYPEHASH, bob, 1e6);
+        vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
+        usdc.transferWithAuthorization(alice, bob, 1e6, validAfter, validBefore, NONCE, abi.encodePacked(r, s));
+        vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
+        usdc.transferWithAuthorization(alice, mallory, 1e6, validAfter, validBefore, NONCE, abi.encodePacked(r, s, v));
+        assertFalse(usdc.authorizationState(alice, NONCE), "nonce unused");
+    }
+
+    function test_RevertWhen_BytesSignatureOutsideItsWindow() public {
+        (uint8 v, bytes32 r, bytes32 s) =
+            _signAuthorization(aliceKey, FIAT_TRANSFER_TYPEHASH, alice, bob, 1e6, 0, NOW, NONCE);
+        vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_AuthorizationExpired.selector, NOW));
+        usdc.transferWithAuthorization(alice, bob, 1e6, 0, NOW, NONCE, abi.encodePacked(r, s, v));
+    }
+
+    /// @dev As FiatToken v2.2: a `from` with code is asked through ERC-1271.
+    function test_GivenERC1271Wallet_WhenItsOwnerSigned_MovesTheWalletsFunds() public {
+        ERC1271Wallet wallet = new ERC1271Wallet(alice);
+        usdc.mint(address(wallet), 5e6);
+        uint256 validBefore = NOW + 1 hours;
+        (uint8 v, bytes32 r, bytes32 s) = _signAuthorization(
+            aliceKey, FIAT_TRANSFER_TYPEHASH, address(wallet), bob, 5e6, 0, validBefore, NONCE
+        );
+        usdc.transferWithAuthorization(address(wallet), bob, 5e6, 0, validBefore, NONCE, abi.encodePacked(r, s, v));
+        assertEq(usdc.balanceOf(bob), 5e6, "bob paid from the wallet");
+
+        (v, r, s) = _signAuthorization(
+            malloryKey, FIAT_TRANSFER_TYPEHASH, address(wallet), mallory, 1, 0, validBefore, keccak256("n2")
+        );
+        vm.expectRevert(MockUSDC.MockUSDC_InvalidSignature.selector);
+        usdc.transferWithAuthorization(
+            address(wallet), mallory, 1, 0, validBefore, keccak256("n2"), abi.encodePacked(r, s, v)
+        );
+    }
+
+    function test_RevertWhen_BytesTransferWithAuthorizationFromBlacklisted() public {
+        (uint256 validAfter, uint256 validBefore, uint8 v, bytes32 r, bytes32 s) =
+            _authorize(FIAT_TRANSFER_TYPEHASH, bob, 1e6);
+        _blacklist(alice);
+        vm.expectRevert(abi.encodeWithSelector(MockUSDC.MockUSDC_Blacklisted.selector, alice));
+        usdc.transferWithAuthorization(alice, bob, 1e6, validAfter, validBefore, NONCE, abi.encodePacked(r, s, v));
     }
 
     /*------------------------------ receiveWithAuthorization ------------------------------*/

@@ -52,6 +52,14 @@ abstract contract EscrowTestBase is Test {
     bytes32 internal constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak256(
         "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
+    bytes32 internal constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
+    bytes32 internal constant CANCEL_AUTHORIZATION_TYPEHASH =
+        keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+    /// @dev An x402 client signs `validAfter = now - 600` and `validBefore = now + maxTimeoutSeconds`.
+    uint256 internal constant X402_VALID_AFTER_LAG = 600;
+    uint256 internal constant X402_TIMEOUT = 300;
 
     /*------------------------------ fixture ------------------------------*/
 
@@ -75,6 +83,7 @@ abstract contract EscrowTestBase is Test {
     uint256 internal strangerKey;
 
     uint256 private _refCounter;
+    uint256 private _x402Counter;
     /// @dev The ref each escrow funded by {_fundAs} was funded under.
     mapping(bytes32 id => bytes32 ref) private _refs;
 
@@ -496,5 +505,94 @@ abstract contract EscrowTestBase is Test {
         IAgentEscrow.FundingAuthorization memory authorization =
             IAgentEscrow.FundingAuthorization(a.validAfter, a.validBefore, a.v, a.r, a.s);
         escrow.fundWithAuthorization(ref, from, seller_, amount, deadline, window, authorization);
+    }
+
+    /*------------------------------ EIP-3009: x402 payments ------------------------------*/
+
+    /// @dev The EIP-712 digest of `from`'s TransferWithAuthorization to `to` in the token's domain,
+    /// computed here independently of the escrow's {transferAuthorizationDigest}.
+    function _transferDigest(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce
+    ) internal view returns (bytes32) {
+        bytes32 structHash = keccak256(
+            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
+        );
+        return keccak256(abi.encodePacked("\x19\x01", _usdcDomain(), structHash));
+    }
+
+    /// @dev A fresh x402 nonce: random-looking bytes, as a client draws them.
+    function _x402Nonce() internal returns (bytes32) {
+        return keccak256(abi.encode("x402 nonce", ++_x402Counter));
+    }
+
+    /// @dev What a stock x402 client sends for a payment of `value` to `to`: a TransferWithAuthorization
+    /// signed by `key` for `from`, valid from `now - 600` to `now + 300`, with a fresh random nonce.
+    function _x402PaymentTo(uint256 key, address from, address to, uint256 value)
+        internal
+        returns (IAgentEscrow.TransferAuthorization memory a)
+    {
+        a.from = from;
+        a.value = value;
+        a.validAfter = _now() - X402_VALID_AFTER_LAG;
+        a.validBefore = _now() + X402_TIMEOUT;
+        a.nonce = _x402Nonce();
+        (uint8 v, bytes32 r, bytes32 s) =
+            vm.sign(key, _transferDigest(from, to, value, a.validAfter, a.validBefore, a.nonce));
+        a.signature = abi.encodePacked(r, s, v);
+    }
+
+    /// @dev An x402 payment of `value` to the escrow, signed by `key` for `from`.
+    function _x402Payment(uint256 key, address from, uint256 value)
+        internal
+        returns (IAgentEscrow.TransferAuthorization memory)
+    {
+        return _x402PaymentTo(key, from, address(escrow), value);
+    }
+
+    /// @dev The operator settles `a` into an escrow for `seller_` with these terms.
+    function _fundWithTransfer(
+        IAgentEscrow.TransferAuthorization memory a,
+        address seller_,
+        uint40 deadline,
+        uint32 window
+    ) internal returns (bytes32 id) {
+        vm.prank(operator);
+        id = escrow.fundWithTransfer(seller_, deadline, window, a);
+    }
+
+    /// @dev The terms of the escrow `a` funds for `seller_`, at the current fee.
+    function _x402Terms(IAgentEscrow.TransferAuthorization memory a, address seller_, uint40 deadline, uint32 window)
+        internal
+        view
+        returns (IAgentEscrow.Escrow memory)
+    {
+        return IAgentEscrow.Escrow({
+            buyer: a.from,
+            seller: seller_,
+            amount: a.value,
+            deadline: deadline,
+            disputeWindow: window,
+            deliveredAt: 0,
+            feeBps: escrow.feeBps()
+        });
+    }
+
+    /// @dev Anyone submits `a` to the token directly, as a front-runner of {fundWithTransfer} would.
+    function _submitToToken(IAgentEscrow.TransferAuthorization memory a, address to, address by) internal {
+        vm.prank(by);
+        usdc.transferWithAuthorization(a.from, to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature);
+    }
+
+    /// @dev `key` cancels `authorizer`'s nonce at the token.
+    function _cancelAuthorization(uint256 key, address authorizer, bytes32 nonce) internal {
+        bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", _usdcDomain(), structHash));
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, digest);
+        usdc.cancelAuthorization(authorizer, nonce, v, r, s);
     }
 }

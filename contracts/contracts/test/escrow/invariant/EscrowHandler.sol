@@ -16,6 +16,12 @@ import {Test} from "../../utils/Test.sol";
 /// Funding picks its ref either fresh or from an escrow already funded (by any actor), so the same
 /// ref is funded by several buyers (each must get an escrow of its own at escrowIdOf(buyer, ref))
 /// and reused by its own buyer (which must revert with Escrow_AlreadyExists).
+///
+/// x402 payments (fundWithTransfer) take their nonce from the same pool of refs, so an authorization
+/// is replayed, or collides with a ref its buyer funded otherwise; each (from, nonce) that funded an
+/// escrow is recorded, with how many escrows it funded. A payment may also be submitted to the token
+/// directly first and settled afterwards, and the operator tries every move on every escrow, acting
+/// for the buyer of x402 escrows only.
 contract EscrowHandler is Test {
     uint256 internal constant BPS = 10_000;
     uint256 internal constant ACTORS = 4;
@@ -36,6 +42,12 @@ contract EscrowHandler is Test {
     mapping(bytes32 id => IAgentEscrow.Status) internal _status;
     /// @dev Funded without a seller: only then may the operator assign one.
     mapping(bytes32 id => bool) internal _bounty;
+    /// @dev Funded by an x402 payment: the operator acts for the buyer in release and dispute.
+    mapping(bytes32 id => bool) internal _delegated;
+    /// @dev Every (from, nonce) whose authorization funded an escrow, and how many escrows it funded.
+    address[] internal _paymentFroms;
+    bytes32[] internal _paymentNonces;
+    mapping(address from => mapping(bytes32 nonce => uint256)) public ghostEscrowsFundedByAuthorization;
     /// @dev The ref each escrow was funded under, and the (buyer, ref) pairs funded so far.
     mapping(bytes32 id => bytes32 ref) internal _refs;
     mapping(address buyer => mapping(bytes32 ref => bool)) internal _fundedRef;
@@ -114,6 +126,22 @@ contract EscrowHandler is Test {
         return _refs[id];
     }
 
+    function bountyOf(bytes32 id) external view returns (bool) {
+        return _bounty[id];
+    }
+
+    function delegatedOf(bytes32 id) external view returns (bool) {
+        return _delegated[id];
+    }
+
+    function paymentCount() external view returns (uint256) {
+        return _paymentFroms.length;
+    }
+
+    function paymentAt(uint256 i) external view returns (address from, bytes32 nonce) {
+        return (_paymentFroms[i], _paymentNonces[i]);
+    }
+
     /*------------------------------ funding ------------------------------*/
 
     function fund(
@@ -174,6 +202,121 @@ contract EscrowHandler is Test {
         } catch (bytes memory reason) {
             _expectFundingRevert(buyer, ref, reason, "fundWithAuthorization reverted");
         }
+    }
+
+    /// @dev An x402 payment: the buyer signs a TransferWithAuthorization to the escrow whose nonce is a
+    /// ref from the pool (fresh, or one funded already: a replay, or a collision with the buyer's own
+    /// escrow under that ref). The operator settles it, or (one time in four) an actor tries to, which
+    /// must always be refused.
+    function fundWithTransfer(
+        uint256 buyerSeed,
+        uint256 sellerSeed,
+        uint256 nonceSeed,
+        uint256 amount,
+        uint256 duration,
+        uint256 window,
+        uint256 callerSeed
+    ) external {
+        (address buyer, uint256 key) = _actor(buyerSeed);
+        address seller = _otherActor(buyer, sellerSeed);
+        amount = _amount(amount);
+        uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
+        uint32 disputeWindow = uint32(bound(window, 0, 5 days));
+        bytes32 nonce = _ref(nonceSeed);
+        _mint(buyer, amount);
+        IAgentEscrow.TransferAuthorization memory authorization = _x402Payment(key, buyer, amount, nonce);
+
+        if (callerSeed % 4 == 0) {
+            (address caller,) = _actor(callerSeed >> 2);
+            vm.prank(caller);
+            try escrow.fundWithTransfer(seller, deadline, disputeWindow, authorization) {
+                _expect(false, "fundWithTransfer succeeded for a non-operator");
+            } catch (bytes memory reason) {
+                _expect(
+                    keccak256(reason)
+                        == keccak256(abi.encodeWithSelector(IAgentEscrow.Escrow_CallerNotOperator.selector, caller)),
+                    "a non-operator's fundWithTransfer reverted with another error than Escrow_CallerNotOperator"
+                );
+                ++ghostSucceeded["fundWithTransfer by a non-operator refused"];
+            }
+            return;
+        }
+
+        vm.prank(operator);
+        try escrow.fundWithTransfer(seller, deadline, disputeWindow, authorization) returns (bytes32 id) {
+            _expect(!_fundedRef[buyer][nonce], "fundWithTransfer reused the buyer's ref");
+            _expect(!ghostBlacklisted[buyer], "fundWithTransfer succeeded for a blacklisted buyer");
+            _expect(id == _idOf(buyer, nonce), "fundWithTransfer returned another id than escrowIdOf(from, nonce)");
+            _openedByPayment(nonce, buyer, seller, amount, deadline, disputeWindow);
+        } catch (bytes memory reason) {
+            _expectFundingRevert(buyer, nonce, reason, "fundWithTransfer reverted");
+        }
+    }
+
+    /// @dev An x402 payment submitted to the token directly by a third party (the handler) before the
+    /// operator settles it: the funds reach the escrow first, the settlement records the escrow
+    /// without moving tokens, and the balance invariant holds only if it is credited exactly once.
+    function frontRunThenSettle(
+        uint256 buyerSeed,
+        uint256 sellerSeed,
+        uint256 amount,
+        uint256 duration,
+        uint256 window
+    ) external {
+        (address buyer, uint256 key) = _actor(buyerSeed);
+        address seller = _otherActor(buyer, sellerSeed);
+        amount = _amount(amount);
+        uint40 deadline = uint40(_now() + bound(duration, 1, 20 days));
+        uint32 disputeWindow = uint32(bound(window, 0, 5 days));
+        bytes32 nonce = keccak256(abi.encode("inv-x402-front-run", ++_refCounter));
+        _mint(buyer, amount);
+        IAgentEscrow.TransferAuthorization memory a = _x402Payment(key, buyer, amount, nonce);
+
+        try usdc.transferWithAuthorization(
+            buyer, address(escrow), amount, a.validAfter, a.validBefore, nonce, a.signature
+        ) {
+            _expect(!ghostBlacklisted[buyer], "the token moved a blacklisted buyer's funds");
+        } catch {
+            _expect(ghostBlacklisted[buyer], "the token refused a valid authorization");
+        }
+        bool frontRun = usdc.authorizationState(buyer, nonce);
+
+        vm.prank(operator);
+        try escrow.fundWithTransfer(seller, deadline, disputeWindow, a) {
+            _expect(frontRun, "a blacklisted buyer's payment was settled");
+            _openedByPayment(nonce, buyer, seller, amount, deadline, disputeWindow);
+            ++ghostSucceeded["front-run payment settled"];
+        } catch {
+            _expect(!frontRun, "a front-run payment was not settled");
+        }
+    }
+
+    /// @dev `key`'s x402 payment of `amount` from `buyer` to the escrow, as a stock client signs it:
+    /// valid from 600 s ago for 300 s.
+    function _x402Payment(uint256 key, address buyer, uint256 amount, bytes32 nonce)
+        internal
+        view
+        returns (IAgentEscrow.TransferAuthorization memory a)
+    {
+        a.from = buyer;
+        a.value = amount;
+        a.validAfter = _now() - 600;
+        a.validBefore = _now() + 300;
+        a.nonce = nonce;
+        bytes32 structHash = keccak256(
+            abi.encode(
+                usdc.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(),
+                buyer,
+                address(escrow),
+                amount,
+                a.validAfter,
+                a.validBefore,
+                nonce
+            )
+        );
+        (uint8 v, bytes32 r, bytes32 s) =
+            vm.sign(key, keccak256(abi.encodePacked("\x19\x01", usdc.DOMAIN_SEPARATOR(), structHash)));
+        a.signature = abi.encodePacked(r, s, v);
     }
 
     /// @dev A funding that reverted must have been refused for a reason the model knows: the buyer
@@ -365,6 +508,67 @@ contract EscrowHandler is Test {
         }
     }
 
+    /// @dev The operator tries a release, a dispute or a refund on any escrow. It acts as the buyer in
+    /// release and dispute of x402 escrows only; otherwise it has only what anyone has (the release
+    /// after the dispute window, the refund after the deadline).
+    function operatorActs(uint256 idSeed, uint256 move) external {
+        if (_ids.length == 0) return;
+        bytes32 id = _pick(idSeed);
+        IAgentEscrow.Escrow memory t = _terms[id];
+        IAgentEscrow.Status status = _status[id];
+        bool delegated = _delegated[id];
+        _expect(escrow.isOperatorDelegated(id) == delegated, "isOperatorDelegated disagrees with how it was funded");
+        move %= 3;
+        if (move == 0) {
+            bool allowed = (
+                status == IAgentEscrow.Status.Delivered
+                    && (delegated || _now() >= uint256(t.deliveredAt) + t.disputeWindow)
+            )
+                || (
+                    (status == IAgentEscrow.Status.Funded || status == IAgentEscrow.Status.Disputed) && delegated
+                        && t.seller != address(0)
+                );
+            vm.prank(operator);
+            try escrow.release(id, t) {
+                _expect(allowed, "the operator's release succeeded against the rules");
+                uint256 fee = (t.amount * t.feeBps) / BPS;
+                ghostOwed[t.seller] += t.amount - fee;
+                ghostOwed[feeRecipient] += fee;
+                _closed(id, IAgentEscrow.Status.Released);
+                if (delegated) ++ghostSucceeded["operator released for the buyer"];
+            } catch {
+                _expect(!allowed, "the operator's release reverted");
+            }
+        } else if (move == 1) {
+            bool allowed = delegated
+                && (
+                    (status == IAgentEscrow.Status.Funded && t.seller != address(0) && _now() <= t.deadline)
+                        || (
+                            status == IAgentEscrow.Status.Delivered
+                                && _now() < uint256(t.deliveredAt) + t.disputeWindow
+                        )
+                );
+            vm.prank(operator);
+            try escrow.dispute(id, t, keccak256("operator's reason")) {
+                _expect(allowed, "the operator's dispute succeeded against the rules");
+                _status[id] = IAgentEscrow.Status.Disputed;
+                ++ghostSucceeded["operator disputed for the buyer"];
+            } catch {
+                _expect(!allowed, "the operator's dispute reverted");
+            }
+        } else {
+            bool allowed = status == IAgentEscrow.Status.Funded && _now() > t.deadline;
+            vm.prank(operator);
+            try escrow.refund(id, t) {
+                _expect(allowed, "the operator's refund succeeded against the rules");
+                ghostOwed[t.buyer] += t.amount;
+                _closed(id, IAgentEscrow.Status.Refunded);
+            } catch {
+                _expect(!allowed, "the operator's refund reverted");
+            }
+        }
+    }
+
     /// @dev A caller passes the escrow's terms with one field changed: every move must refuse them.
     function forgeTerms(uint256 idSeed, uint256 field, uint256 move) external {
         if (_ids.length == 0) return;
@@ -553,6 +757,24 @@ contract EscrowHandler is Test {
         ghostOpenAmounts += amount;
         ghostPaidIn[buyer] += amount;
         ++ghostSucceeded["fund"];
+    }
+
+    /// @dev As {_opened}, for an escrow funded by `buyer`'s x402 payment with `nonce`.
+    function _openedByPayment(
+        bytes32 nonce,
+        address buyer,
+        address seller,
+        uint256 amount,
+        uint40 deadline,
+        uint32 window
+    ) internal {
+        _opened(nonce, buyer, seller, amount, deadline, window);
+        _delegated[_idOf(buyer, nonce)] = true;
+        if (ghostEscrowsFundedByAuthorization[buyer][nonce]++ == 0) {
+            _paymentFroms.push(buyer);
+            _paymentNonces.push(nonce);
+        }
+        ++ghostSucceeded["fundWithTransfer"];
     }
 
     function _closed(bytes32 id, IAgentEscrow.Status status) internal {

@@ -25,7 +25,7 @@ contract EscrowInvariantsTest is Test {
         escrow = handler.escrow();
         usdc = handler.usdc();
 
-        bytes4[] memory selectors = new bytes4[](15);
+        bytes4[] memory selectors = new bytes4[](18);
         selectors[0] = EscrowHandler.fund.selector;
         selectors[1] = EscrowHandler.fundWithAuthorization.selector;
         selectors[2] = EscrowHandler.assignSeller.selector;
@@ -42,6 +42,9 @@ contract EscrowInvariantsTest is Test {
         selectors[13] = EscrowHandler.withdrawCredit.selector;
         // Funding twice as often keeps enough escrows open.
         selectors[14] = EscrowHandler.fund.selector;
+        selectors[15] = EscrowHandler.fundWithTransfer.selector;
+        selectors[16] = EscrowHandler.frontRunThenSettle.selector;
+        selectors[17] = EscrowHandler.operatorActs.selector;
         targetContract(address(handler));
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
@@ -74,13 +77,39 @@ contract EscrowInvariantsTest is Test {
         assertEq(open, handler.ghostOpenAmounts(), "open amounts read from the escrow == ghost");
     }
 
-    /// @dev Every escrow's stored word is its modelled status and the hash of its modelled terms.
+    /// @dev Every escrow's stored word is its modelled status, the hash of its modelled terms and
+    /// the flags of how it was funded (a bounty; an x402 payment, delegated to the operator).
     function invariant_StoredStateMatchesTheModel() public view {
         for (uint256 i; i < handler.idCount(); ++i) {
             bytes32 id = handler.idAt(i);
             (IAgentEscrow.Status status, bytes32 termsHash) = escrow.escrowState(id);
             assertEq(uint256(status), uint256(handler.statusOf(id)), "status == model");
             assertEq(termsHash, escrow.hashTerms(handler.termsOf(id)), "hash == hashTerms(model terms)");
+            assertEq(escrow.isBounty(id), handler.bountyOf(id), "isBounty == model");
+            assertEq(escrow.isOperatorDelegated(id), handler.delegatedOf(id), "isOperatorDelegated == model");
+        }
+    }
+
+    /// @dev Each x402 authorization, (from, nonce), funded exactly one escrow: the one at
+    /// escrowIdOf(from, nonce), whose buyer is `from` and which is delegated to the operator; and the
+    /// token has spent the nonce. Replays, collisions with the buyer's own refs and front-runs never
+    /// opened a second one.
+    function invariant_EachTransferAuthorizationFundsAtMostOneEscrow() public view {
+        uint256 delegated;
+        for (uint256 i; i < handler.idCount(); ++i) {
+            if (handler.delegatedOf(handler.idAt(i))) ++delegated;
+        }
+        assertEq(delegated, handler.paymentCount(), "one delegated escrow per authorization");
+        for (uint256 i; i < handler.paymentCount(); ++i) {
+            (address from, bytes32 nonce) = handler.paymentAt(i);
+            assertEq(handler.ghostEscrowsFundedByAuthorization(from, nonce), 1, "the authorization funded one escrow");
+            bytes32 id = escrow.escrowIdOf(from, nonce);
+            (IAgentEscrow.Status status, bytes32 termsHash) = escrow.escrowState(id);
+            assertTrue(status != IAgentEscrow.Status.None, "its escrow exists");
+            assertEq(handler.termsOf(id).buyer, from, "its buyer is the signer");
+            assertEq(termsHash, escrow.hashTerms(handler.termsOf(id)), "its stored terms");
+            assertTrue(escrow.isOperatorDelegated(id), "delegated");
+            assertTrue(usdc.authorizationState(from, nonce), "the token spent the nonce");
         }
     }
 
