@@ -256,6 +256,7 @@ export function listingUseCases(
       description: input.title,
       ...scheduled,
       createdAt: new Date(),
+      escrowRef: null,
     };
     if (poster.hosted) {
       const txHash = await funding.fundHosted(poster, transaction, zeroAddress, async (tx) => {

@@ -152,8 +152,10 @@ export function escrowMoves(
    * service sends it with the keeper's own send. If the keeper (or the buyer) settled it first, the
    * answer is that settlement; anything else that ended the escrow is a 409 with its state.
    */
-  async function releaseAfterWindow(id: string, escrowTerms: IndexedEscrowTerms): Promise<MoveResult> {
-    const outcome = await settleTimeout({ ...escrowTerms, id }, "release", "seller-release", { join: true });
+  async function releaseAfterWindow(id: string, escrowTerms: IndexedEscrowTerms & { id: string }): Promise<MoveResult> {
+    const outcome = await settleTimeout({ ...escrowTerms, id, escrowId: escrowTerms.id }, "release", "seller-release", {
+      join: true,
+    });
     const row = await findTransaction(db, chain.chainId, id);
     const state = stateOfRow(row);
     const txHash = row.escrow?.settledTxHash;
