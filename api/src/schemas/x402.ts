@@ -40,7 +40,7 @@ export const X402PaymentRequired = z
   .object({
     x402Version: z.number().int().openapi({ example: X402_VERSION }),
     error: z.string().openapi({ description: "Why payment is asked (again): a refused payment's reason" }),
-    code: z.enum(["payment_required", "payment_invalid"]),
+    code: z.string().openapi({ description: "`payment_required` (no payment) or `payment_invalid` (refused)" }),
     reason: z.string().optional().openapi({ description: "payment_invalid: why the payment was refused" }),
     resource: z.object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() }),
     accepts: z.array(X402PaymentRequirements),
@@ -63,7 +63,7 @@ export const X402Purchase = z
     payer: z.string().openapi({ description: "The wallet that signed the payment: the escrow's buyer" }),
     seller_address: z.string(),
     amount_wei: z.string(),
-    currency: z.literal("USDC"),
+    currency: z.string().openapi({ example: "USDC" }),
     deadline: z.string(),
     state: z.enum(TRANSACTION_STATES).openapi({ description: "FUNDED when just paid; a replay shows the state now" }),
     tx_hash: z.string().openapi({ description: "The settlement: the relayer's fundWithTransfer" }),

@@ -5,7 +5,7 @@ import {
   encodePaymentResponseHeader,
 } from "@x402/core/http";
 import type { Context } from "hono";
-import { X402PaymentError } from "../../domain/x402/x402-errors.ts";
+import { X402PaymentError, X402PaymentRequiredError } from "../../domain/x402/x402-errors.ts";
 import type { PresentedPayment } from "../../domain/x402/x402-purchases.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { idParam } from "../../http/params.ts";
@@ -85,32 +85,15 @@ export function registerX402(app: OpenAPIHono<AppEnv>, { useCases, config }: Rou
     const resourceUrl = `${publicBaseUrl(c, config.publicBaseUrl)}${c.req.path}`;
     c.header("Cache-Control", "no-store");
     const payment = presentedPayment(c);
-    if (!payment) {
-      const required = await useCases.x402.requirements(id, resourceUrl);
-      c.header("PAYMENT-REQUIRED", encodePaymentRequiredHeader(required));
-      return c.json(
-        { ...required, error: required.error ?? "", code: "payment_required" as const, request_id: c.get("requestId") },
-        402,
-      );
-    }
     try {
+      if (!payment) throw new X402PaymentRequiredError(await useCases.x402.requirements(id, resourceUrl));
       const outcome = await useCases.x402.pay(id, payment, resourceUrl);
       c.header("PAYMENT-RESPONSE", encodePaymentResponseHeader(outcome.settlement));
       return c.json(outcome.purchase, outcome.settled ? 201 : 200);
     } catch (error) {
-      // A refused payment is answered with the requirements to pay instead, in the header too.
-      if (error instanceof X402PaymentError) {
+      // A refused payment is answered (402, by app.onError) with what to pay instead, in the header too.
+      if (error instanceof X402PaymentError || error instanceof X402PaymentRequiredError) {
         c.header("PAYMENT-REQUIRED", encodePaymentRequiredHeader(error.paymentRequired));
-        return c.json(
-          {
-            ...error.paymentRequired,
-            error: error.message,
-            code: "payment_invalid" as const,
-            reason: error.paymentRequired.error ?? "",
-            request_id: c.get("requestId"),
-          },
-          402,
-        );
       }
       throw error;
     }
