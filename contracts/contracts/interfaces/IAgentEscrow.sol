@@ -255,7 +255,9 @@ interface IAgentEscrow {
     /// @dev The buyer's signature binds the payee, the amount and the nonce, not the seller, the
     /// deadline or the dispute window: whoever submits it chooses those. Hence only the operator (the
     /// platform's relayer, which takes them from the listing the buyer paid for) may submit it; a copy
-    /// of the authorization in anyone else's hands cannot open an escrow.
+    /// of the authorization in anyone else's hands cannot open an escrow. The buyer thus trusts the
+    /// operator to name the listing's seller, as any x402 payer trusts the server's `payTo`; the
+    /// operator may then release early to that seller, and to no one else.
     ///
     /// Normally the contract calls the token's `transferWithAuthorization(from, this, value,
     /// validAfter, validBefore, nonce, signature)`, which pulls the funds. Anyone may submit the same
