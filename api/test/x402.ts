@@ -5,7 +5,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { type Address, createWalletClient, erc20Abi, type Hex, http, parseEther } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { inject } from "vitest";
+import { inject, vi } from "vitest";
 import type { Market } from "./escrow.ts";
 import type { TestApp } from "./harness.ts";
 
@@ -192,4 +192,18 @@ export async function escrowOnChain(market: Market, escrowId: Hex) {
     }),
   ]);
   return { status, delegated };
+}
+
+/**
+ * Sets this process's clock to the chain's when other test files moved the chain ahead of the wall
+ * clock: a stock client signs `validBefore = Date.now() + maxTimeoutSeconds`, which the token checks
+ * against the block's time, so on a chain days ahead every payment would be expired. Only Date is
+ * faked, and it keeps running. `restore` it after the file.
+ */
+export async function clockAtChain(market: Market): Promise<{ restore: () => void }> {
+  const chainMs = (await market.now()) * 1000;
+  if (chainMs <= Date.now()) return { restore: () => {} };
+  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+  vi.setSystemTime(chainMs + 1_000);
+  return { restore: () => vi.useRealTimers() };
 }

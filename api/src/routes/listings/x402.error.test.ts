@@ -18,6 +18,7 @@ import {
 import {
   type ChainHelper,
   chainHelper,
+  clockAtChain,
   fundedPayer,
   present,
   signedPayment,
@@ -38,6 +39,7 @@ const PRICE = 1_500_000n;
 let t: TestApp;
 let market: Market;
 let helper: ChainHelper;
+let clock: { restore: () => void };
 let listing: { id: string };
 let twin: { id: string };
 
@@ -45,12 +47,16 @@ beforeAll(async () => {
   t = await testApp();
   market = testMarket();
   helper = await chainHelper(market);
+  clock = await clockAtChain(market);
   const seller = await registerHosted(t.app, "x402 error seller");
   listing = await createListing(t.app, seller, { title: "Refused", price_wei: PRICE.toString() });
   // Another listing at the same price: the signature binds the payee and the amount, not the listing.
   twin = await createListing(t.app, seller, { title: "Its twin", price_wei: PRICE.toString() });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  clock.restore();
+  await t.close();
+});
 
 /** Every row an x402 payment could write, and the escrow's balance: what a refusal leaves as it was. */
 async function state() {

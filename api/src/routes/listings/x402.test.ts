@@ -24,6 +24,7 @@ import {
   appFetch,
   type ChainHelper,
   chainHelper,
+  clockAtChain,
   escrowOnChain,
   fundedPayer,
   payingFetch,
@@ -49,6 +50,7 @@ const PRICE = 2_000_000n;
 let t: TestApp;
 let market: Market;
 let helper: ChainHelper;
+let clock: { restore: () => void };
 let seller: { id: string; key: string; wallet: Address };
 let listing: { id: string };
 
@@ -56,10 +58,14 @@ beforeAll(async () => {
   t = await testApp();
   market = testMarket();
   helper = await chainHelper(market);
+  clock = await clockAtChain(market);
   seller = await registerHosted(t.app, "x402 seller");
   listing = await createListing(t.app, seller, { title: "Translate a README", price_wei: PRICE.toString() });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  clock.restore();
+  await t.close();
+});
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const asReceipt = (token: string, path: string, body?: unknown) =>

@@ -3,7 +3,15 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../../test/escrow.ts";
 import { createListing, json, registerHosted, sessionOf, type TestApp, testApp } from "../../../test/harness.ts";
-import { type ChainHelper, chainHelper, fundedPayer, payingFetch, stockClient, x402Url } from "../../../test/x402.ts";
+import {
+  type ChainHelper,
+  chainHelper,
+  clockAtChain,
+  fundedPayer,
+  payingFetch,
+  stockClient,
+  x402Url,
+} from "../../../test/x402.ts";
 
 /*
  * The receipt token of an x402 payment is its keyless buyer's credential on that transaction's
@@ -18,6 +26,7 @@ const PER_MINUTE = 40;
 let t: TestApp;
 let market: Market;
 let helper: ChainHelper;
+let clock: { restore: () => void };
 let seller: { id: string; key: string };
 let listing: { id: string };
 
@@ -25,10 +34,14 @@ beforeAll(async () => {
   t = await testApp({ rateLimitPerMinute: PER_MINUTE });
   market = testMarket();
   helper = await chainHelper(market);
+  clock = await clockAtChain(market);
   seller = await registerHosted(t.app, "receipt seller");
   listing = await createListing(t.app, seller, { title: "Receipts", price_wei: PRICE.toString() });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  clock.restore();
+  await t.close();
+});
 
 async function purchase() {
   const payer = await fundedPayer(helper, 5n * USDC);
