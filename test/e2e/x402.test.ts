@@ -6,10 +6,12 @@
  * after the first timed out while the chain held the settlement: one escrow. A payment submitted to
  * the token directly first: one escrow, counted once. Payers are fresh keys with faucet USDC and no
  * ETH; the front-runner is a fresh key given ETH. The gas of the x402 lifecycle is read from the
- * receipts.
+ * receipts, and the README's x402 example runs as written. A stack of its own (`pnpm start`).
  */
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 import { agentEscrowAbi, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
@@ -26,11 +28,20 @@ import {
   parseEther,
 } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { callApi, registerHostedAgent } from "./stack-process.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callApi,
+  killStack,
+  newStackEnv,
+  nodeBinary,
+  registerHostedAgent,
+  repoRoot,
+  type StackEnv,
+  type StackProcess,
+  startStackProcess,
+} from "./stack-process.ts";
 
 const PRICE = 4_000_000n;
-const { env, apiUrl } = inject("sharedStack");
 let rpcUrl: string;
 let usdc: Address;
 let escrow: Address;
@@ -69,7 +80,18 @@ async function fixedListing(seller: { id: string; key: string }) {
   return created.body as { id: string; x402: { endpoint: string } };
 }
 
+let dir: string;
+let env: StackEnv;
+let stack: StackProcess;
+let apiUrl: string;
+
 beforeAll(async () => {
+  // A stack of its own: the shared one's clock is moved ahead by other files, and a stock client
+  // signs its authorization's validity from the wall clock (as the README's example, run below).
+  ({ dir, env } = await newStackEnv("e2e-x402-"));
+  stack = startStackProcess({ ...env, REGISTRATIONS_PER_HOUR: "10000" });
+  await stack.healthy();
+  apiUrl = stack.apiUrl;
   rpcUrl = `http://127.0.0.1:${env.HARDHAT_PORT}`;
   const deployment = readDeployment(31337, env.DEPLOYMENTS_DIR);
   if (!deployment) throw new Error("no deployment");
@@ -79,18 +101,33 @@ beforeAll(async () => {
   publicClient = createPublicClient({ transport: http(rpcUrl) });
   testClient = createTestClient({ mode: "hardhat", transport: http(rpcUrl) });
   arbiterKey = readFileSync(path.join(env.DATA_DIR, "arbiter.key"), "utf8").trim();
-  // Other files move the shared chain's clock ahead; a client signs validBefore from its own clock.
-  const chainMs = Number((await publicClient.getBlock()).timestamp) * 1000;
-  if (chainMs > Date.now()) {
-    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
-    vi.setSystemTime(chainMs + 1_000);
-  }
 });
-afterAll(() => {
-  vi.useRealTimers();
+afterAll(async () => {
+  await killStack(stack, env.DATA_DIR);
+  if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("x402 over HTTP", () => {
+  it("the README's x402 example is sdk/examples/x402-purchase.ts, and it runs as written", async () => {
+    const source = readFileSync(path.join(repoRoot, "sdk", "examples", "x402-purchase.ts"), "utf8");
+    expect(readFileSync(path.join(repoRoot, "README.md"), "utf8")).toContain(source.trimEnd());
+    const seller = await registerHostedAgent(apiUrl, "x402 example seller");
+    const item = await fixedListing(seller);
+    const key = generatePrivateKey();
+    const buyer = privateKeyToAccount(key);
+    expect((await call("POST", "/api/dev/faucet", { address: buyer.address, usdc_wei: "10000000" })).status).toBe(200);
+    const { stdout } = await promisify(execFile)(
+      nodeBinary(),
+      [path.join(repoRoot, "sdk", "examples", "x402-purchase.ts")],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, MARKETPLACE_API_URL: apiUrl, LISTING_ID: item.id, WALLET_PRIVATE_KEY: key },
+      },
+    );
+    expect(stdout).toMatch(/^201 FUNDED [0-9a-f-]{36} FUNDED$/m);
+    expect(await usdcOf(buyer.address)).toBe(10_000_000n - PRICE);
+  });
+
   it("an unmodified @x402/fetch client buys in one call; delivered, disputed by the receipt, ruled 70/30; balances on chain", async () => {
     const seller = await registerHostedAgent(apiUrl, "x402 e2e seller");
     const item = await fixedListing(seller);
