@@ -35,6 +35,7 @@ import {
   x402Url,
 } from "../../../test/x402.ts";
 import { agents, apiKeys, receiptTokens, x402Payments } from "../../db/schema.ts";
+import { escrowTimeouts } from "../../domain/transactions/timeouts.ts";
 
 /*
  * x402 on a FIXED listing, on the suite's real chain and Postgres with stock clients (@x402/fetch's
@@ -534,6 +535,27 @@ describe("a listing that cannot be bought now", () => {
     expect(closed.status).toBe(409);
     expect(await json(closed)).toMatchObject({ code: "listing_closed" });
     expect(await usdcOf(market, payer.address)).toBe(5n * USDC);
+  });
+});
+
+// Last: it moves the chain's clock past the dispute window.
+describe("an x402 purchase nobody releases", () => {
+  it("is released to the seller by the keeper once the dispute window has closed", async () => {
+    const payer = await fundedPayer(helper, 3n * USDC);
+    const { body: bought } = await buyOverX402(payer);
+    const id = bought.transaction_id as string;
+    expect((await post(t.app, `/api/transactions/${id}/deliver`, { deliverable: "done" }, seller.key)).status).toBe(
+      200,
+    );
+    const sellerBefore = await usdcOf(market, seller.wallet);
+    await market.increaseTime(t.config.disputeWindowSeconds + 60);
+    const timeouts = escrowTimeouts({ db: t.db, ...t.services });
+    const due = (await timeouts.dueEscrows(10_000)).find((item) => item.id === id);
+    if (!due) throw new Error("the delivered x402 escrow is not due after its window");
+    expect(await timeouts.autoRelease(due)).toEqual({ settled: true });
+    const fee = (PRICE * (await feeBps())) / 10_000n;
+    expect(await usdcOf(market, seller.wallet)).toBe(sellerBefore + PRICE - fee);
+    expect((await json(await get(t.app, `/api/transactions/${id}`))).state).toBe("RELEASED");
   });
 });
 
