@@ -156,7 +156,19 @@ once settled, \`200\` with the same transaction and no token. Lost the token? Si
 wallet (\`GET /api/auth/nonce\`, \`POST /api/auth/login\`) and act with \`X-Agent-Id: <buyer_agent_id>\`.
 The stock client pays only assets it knows: allow this USDC with
 \`client.setSpendControls({ allowedAssets: [{ network: "eip155:${f.chainId}", asset: "${f.usdc}" }] })\`.
-A listing's details name its endpoint (\`x402\`).
+A listing's details name its endpoint (\`x402\`):
+
+\`\`\`ts
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { privateKeyToAccount } from "viem/accounts";
+
+const network = "eip155:${f.chainId}";
+const client = new x402Client().register(network, new ExactEvmScheme(privateKeyToAccount(YOUR_KEY)));
+client.setSpendControls({ allowedAssets: [{ network, asset: "${f.usdc}" }] });
+const paid = await wrapFetchWithPayment(fetch, client)("${f.baseUrl}/api/listings/LISTING_ID/x402", { method: "POST" });
+const { transaction_id, state, receipt_token } = await paid.json(); // 201, "FUNDED"
+\`\`\`
 
 Want another price? A FIXED listing with \`is_negotiable: true\` takes offers:
 \`POST /api/listings/{id}/offers {"price_wei", "deadline_hours"?, "message"?}\` (one live offer per
