@@ -4,17 +4,24 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { agentEscrowAbi, escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { freePort } from "@agent-marketplace/indexer/local-postgres";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { x402Client } from "@x402/fetch";
 import { eq } from "drizzle-orm";
 import { type Address, createPublicClient, erc20Abi, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDatabase, type Database } from "../src/db/client.ts";
 import { relayedTransactions } from "../src/db/schema.ts";
+import { testMarket } from "./escrow.ts";
+import { clockAtChain } from "./x402.ts";
 
 /*
  * The API process dies after the relayer recorded a funding and before it answered: once right
  * before the broadcast reaches the chain, once right after. A restarted API finishes the record
  * from its outbox: the escrow is funded exactly once, the buyer pays once, and a retry under the
- * same Idempotency-Key runs nothing. The only fault injected is in the network: an RPC proxy
+ * same Idempotency-Key runs nothing. The same for an x402 payment's settlement: presented again
+ * after the restart, it answers the escrow the restart settled. The only fault injected is in the network: an RPC proxy
  * between the API and the node that fails or holds eth_sendRawTransaction.
  */
 
@@ -100,6 +107,9 @@ async function startApi(rpcUrl: string): Promise<Api> {
       LOG_LEVEL: "silent",
       KEEPER_INTERVAL_MS: "0",
       REGISTRATIONS_PER_HOUR: "1000",
+      // A case may name its client's address (X-Forwarded-For): the processes killed before it took
+      // leases of this machine's request budget with them, for the rest of the minute.
+      TRUST_PROXY: "true",
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -231,6 +241,94 @@ describe.each(["drop", "hold"] as const)("the API dies during a hosted buy (broa
       expect(await usdcOf(buyerWallet)).toBe(5_000_000n - price);
       const mine = await call(api, "GET", `/api/transactions?agent_id=${buyer.body.agent.id}`);
       expect(mine.body.transactions).toHaveLength(1);
+    } finally {
+      await kill(api).catch(() => {});
+      await proxy.close();
+    }
+  });
+});
+
+describe.each(["drop", "hold"] as const)("the API dies during an x402 payment's settlement (broadcast %s)", (fault) => {
+  it("a restart settles it exactly once; the same payment presented again answers that escrow", async () => {
+    const proxy = await rpcProxy();
+    let api = await startApi(proxy.url);
+    // A client address of its own on this machine (the faucet serves only those), with a fresh budget.
+    const client = { "x-forwarded-for": `127.48.${fault === "drop" ? 1 : 2}.${1 + (Date.now() % 250)}` };
+    try {
+      const seller = await call(
+        api,
+        "POST",
+        "/api/agents/register",
+        { name: "x402 crash seller", hosted: true },
+        undefined,
+        client,
+      );
+      if (seller.status !== 201) throw new Error(`register answered ${seller.status}: ${JSON.stringify(seller.body)}`);
+      const price = 1_750_000n;
+      const listing = await call(
+        api,
+        "POST",
+        "/api/listings",
+        { agent_id: seller.body.agent.id, title: "Crash over x402", description: "x", price_wei: price.toString() },
+        seller.body.api_key,
+        client,
+      );
+      const payer = privateKeyToAccount(generatePrivateKey());
+      const grant = await call(
+        api,
+        "POST",
+        "/api/dev/faucet",
+        { address: payer.address, usdc_wei: "5000000" },
+        undefined,
+        client,
+      );
+      expect(grant.status).toBe(200);
+      // The stock client's payment for the listing's requirements (as @x402/fetch would send it).
+      const network = `eip155:${stack.deployment.chainId}` as const;
+      const stock = new x402Client()
+        .register(network, new ExactEvmScheme(payer))
+        .setSpendControls({ allowedAssets: [{ network, asset: stack.deployment.contracts.USDC.address }] });
+      const unpaid = await fetch(`${api.url}/api/listings/${listing.body.id}/x402`, { headers: client });
+      const required = decodePaymentRequiredHeader(unpaid.headers.get("payment-required") ?? "");
+      // Signed on the chain's clock (other files may have moved it ahead of the wall clock).
+      const clock = await clockAtChain(testMarket());
+      const header = encodePaymentSignatureHeader(await stock.createPaymentPayload(required));
+      clock.restore();
+      const present = (at: Api) =>
+        fetch(`${at.url}/api/listings/${listing.body.id}/x402`, {
+          method: "POST",
+          headers: { ...client, "PAYMENT-SIGNATURE": header },
+        });
+
+      proxy.set(fault);
+      const paying = present(api).then(
+        async (response) => `answered ${response.status}: ${await response.text()}`,
+        () => undefined,
+      );
+      // The settlement is broadcast (and the API killed) before any answer.
+      expect(await Promise.race([proxy.broadcast().then(() => "broadcast"), paying])).toBe("broadcast");
+      await kill(api);
+      expect(await paying).toBeUndefined();
+      const [row] = await db
+        .select()
+        .from(relayedTransactions)
+        .where(eq(relayedTransactions.purpose, "x402-fund"))
+        .orderBy(relayedTransactions.createdAt)
+        .then((rows) => rows.slice(-1));
+      expect(row?.status).toBe("signed");
+
+      proxy.set("none");
+      api = await startApi(stack.rpcUrl);
+      expect((await publicClient.waitForTransactionReceipt({ hash: row?.txHash as `0x${string}` })).status).toBe(
+        "success",
+      );
+      // Presented again: the escrow the restart settled, paid once (no receipt token: it was settled before).
+      const again = await present(api);
+      expect(again.status).toBe(200);
+      const body = (await again.json()) as { transaction_id: string; state: string; receipt_token?: string };
+      expect(body).toMatchObject({ transaction_id: row?.transactionId, state: "FUNDED" });
+      expect(body.receipt_token).toBeUndefined();
+      expect(await usdcOf(payer.address)).toBe(5_000_000n - price);
     } finally {
       await kill(api).catch(() => {});
       await proxy.close();

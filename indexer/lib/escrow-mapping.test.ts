@@ -20,6 +20,7 @@ import {
   stateOfContractStatus,
   termsOf,
   totalsDelta,
+  uuidOfEscrowId,
   uuidOfFundingRef,
   withEveryParty,
   ZERO_ACCOUNT_FIGURES,
@@ -63,13 +64,27 @@ describe("state names", () => {
 
 describe("uuidOfFundingRef", () => {
   it("gives back the API's uuid of a ref made from one", () => {
-    expect(uuidOfFundingRef(escrowRef(UUID))).toBe(UUID);
+    expect(uuidOfFundingRef(escrowRef(UUID), escrowIdOf(BUYER, escrowRef(UUID)))).toBe(UUID);
   });
 
-  it("gives null for a ref that is not a padded uuid, such as an escrow id", () => {
-    expect(uuidOfFundingRef(`0x${"ff".repeat(32)}`)).toBeNull();
-    expect(uuidOfFundingRef("0x1234")).toBeNull();
-    expect(uuidOfFundingRef(escrowIdOf(BUYER, escrowRef(UUID)))).toBeNull();
+  it("derives a version-8 uuid from the escrow id for a ref that is not a padded uuid (an x402 nonce)", () => {
+    const nonce = `0x${"ff".repeat(32)}` as const;
+    const escrowId = escrowIdOf(BUYER, nonce);
+    const uuid = uuidOfFundingRef(nonce, escrowId);
+    expect(uuid).toBe(uuidOfEscrowId(escrowId));
+    expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // The escrow id's first 16 bytes, but for the version and variant bits.
+    expect(uuid.replaceAll("-", "").slice(0, 12)).toBe(escrowId.slice(2, 14).toLowerCase());
+    // Another buyer's escrow under the same nonce is another escrow, with another uuid.
+    expect(uuidOfFundingRef(nonce, escrowIdOf(OTHER, nonce))).not.toBe(uuid);
+    expect(uuidOfFundingRef("0x1234", escrowId)).toBe(uuid);
+  });
+
+  it("never derives a version-4 uuid (the API's own ids), whatever the escrow id", () => {
+    for (const byte of ["00", "3f", "7f", "bf", "ff"]) {
+      expect(uuidOfEscrowId(`0x${byte.repeat(32)}`)[14]).toBe("8");
+    }
+    expect(() => uuidOfEscrowId("0x1234")).toThrow();
   });
 });
 
@@ -120,9 +135,10 @@ describe("fundedEscrowRow", () => {
     expect(row).toMatchObject({ uuid: UUID, buyer: BUYER.toLowerCase() });
   });
 
-  it("leaves the uuid null for a ref that is not a padded uuid", () => {
+  it("derives the uuid from the escrow id for a ref that is not a padded uuid", () => {
     const ref = `0x${"ab".repeat(32)}` as const;
-    expect(fundedEscrowRow(31337, { ...args, ref, escrowId: escrowIdOf(BUYER, ref) }, META).uuid).toBeNull();
+    const escrowId = escrowIdOf(BUYER, ref);
+    expect(fundedEscrowRow(31337, { ...args, ref, escrowId }, META).uuid).toBe(uuidOfEscrowId(escrowId));
   });
 
   it("marks an escrow funded without a seller as a bounty", () => {

@@ -48,16 +48,31 @@ export function isTerminal(state: EscrowState): boolean {
 }
 
 /**
- * The API's transaction uuid behind a Funded event's `ref` (the funding reference, escrowRef(uuid)),
- * or null for a ref that is not a left-padded uuid. The escrow's id is escrowIdOf(buyer, ref), a
- * hash: the uuid comes from the ref only.
+ * The API's transaction uuid of the escrow `escrowId` funded under `ref`: the uuid itself when the
+ * ref is one left-padded (escrowRef(uuid), every funding the API instructs), else the uuid derived
+ * from the escrow's id ({@link uuidOfEscrowId}), which is how the API names the transaction of an
+ * x402 payment, whose ref is the random nonce the buyer's client drew. Escrows of different buyers
+ * under one padded ref share its uuid (anyone may fund any ref); a derived uuid is the escrow's own.
  */
-export function uuidOfFundingRef(ref: Hex): string | null {
+export function uuidOfFundingRef(ref: Hex, escrowId: Hex): string {
   try {
     return uuidOfEscrowRef(ref);
   } catch {
-    return null;
+    return uuidOfEscrowId(escrowId);
   }
+}
+
+/**
+ * The uuid of an escrow whose ref is no uuid: its id's first 16 bytes as a version-8 uuid (RFC 9562,
+ * "custom"; the variant bits are 10). The API's own transaction ids are random version-4 uuids, so
+ * the two never meet; the id, escrowIdOf(buyer, ref), binds the buyer and the ref, so the API can
+ * name an x402 payment's transaction before it is funded and one buyer's nonce names nobody else's.
+ */
+export function uuidOfEscrowId(escrowId: Hex): string {
+  const hex = escrowId.slice(2, 34).toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new Error(`not an escrow id: ${escrowId}`);
+  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** Where and when a log happened. */
@@ -110,16 +125,17 @@ export interface FundedArgs {
 }
 
 /**
- * The chain.escrow row a Funded log creates. Its uuid comes from the event's ref: escrows of
- * different buyers funded under the same ref share it (anyone may fund any ref), so a reader finds
- * the API's escrow by id, escrowIdOfTransaction(buyer, uuid), or by uuid and buyer.
+ * The chain.escrow row a Funded log creates. Its uuid comes from the event's ref (or, for a ref
+ * that is no uuid, from the escrow's id: uuidOfFundingRef): escrows of different buyers funded
+ * under the same uuid ref share it (anyone may fund any ref), so a reader finds the API's escrow by
+ * uuid and buyer, with every term matching.
  */
 export function fundedEscrowRow(chainId: number, args: FundedArgs, meta: LogMeta) {
   const seller = lower(args.seller);
   return {
     chainId,
     id: lower(args.escrowId),
-    uuid: uuidOfFundingRef(args.ref),
+    uuid: uuidOfFundingRef(args.ref, args.escrowId),
     status: "FUNDED" as EscrowState,
     buyer: lower(args.buyer),
     seller,

@@ -14,6 +14,7 @@ export {
   isTerminal,
   stateOfContractStatus,
   termsOf,
+  uuidOfEscrowId,
   uuidOfFundingRef,
   ZERO_ADDRESS,
 } from "./escrow-mapping.ts";

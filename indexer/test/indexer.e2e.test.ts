@@ -128,7 +128,7 @@ async function expectViewsMatchChain(): Promise<void> {
   for (const row of escrows) {
     const ref = refs.get(row.id as Hex) as Hex;
     expect(row.id).toBe(escrowIdOf(row.buyer as Address, ref));
-    expect(row.uuid).toBe(uuidOfFundingRef(ref));
+    expect(row.uuid).toBe(uuidOfFundingRef(ref, row.id as Hex));
     const [status, termsHash] = await escrowReader().state(row.id as Hex);
     expect({ id: row.id, status: CONTRACT_STATUS[row.status as EscrowState] }).toEqual({ id: row.id, status });
     expect(hashEscrowTerms(termsOf(termsColumns(row)))).toBe(termsHash);

@@ -3,17 +3,23 @@
  * killed once in the middle of one: hosted agents buying and selling; an external (BYOB) buyer
  * funding without ETH by an EIP-3009 authorization over Circle's real domain; a dispute ruled 70/30 by
  * the arbiter's desk; a delivery nobody releases, released by the keeper after the dispute window;
- * a hosted seller's withdrawal. Every step's expected movement of USDC is written down (Ledger), to
+ * a hosted seller's withdrawal; a buyer with only a wallet paying over x402 with the stock
+ * @x402/fetch client (Base's USDC is one of its default assets: no setting at all) and releasing by
+ * its receipt token. Every step's expected movement of USDC is written down (Ledger), to
  * be checked against the chain at the end.
  */
+import { BASE_CHAIN_ID } from "@agent-marketplace/contracts";
 import {
   createMarketplaceClient,
   fundWithWallet,
   type MarketplaceClient,
   MarketplaceError,
   moveWithWallet,
+  type PayListingX402PostReturnType,
   type WalletSigner,
 } from "@agent-marketplace/sdk";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type BaseChain, baseAt } from "./base-chain.ts";
@@ -145,6 +151,30 @@ export function createFlows(base: BaseChain, services: Services, ledger: Ledger)
       expectEqual("ruling", resolved.state, sellerBps > 0 ? "RELEASED" : "REFUNDED");
       ledger.settle(seller.wallet, price, BigInt(sellerBps), buyer.wallet);
       return transactionId;
+    },
+
+    /**
+     * A buyer with a wallet and no API key pays over x402 with the stock @x402/fetch client, unset:
+     * Base's USDC is a default asset of its exact scheme (paid up to $1 without a setting). The
+     * seller delivers; the buyer releases early by its receipt token (the operator sends it).
+     */
+    async x402Purchase(seller: Agent, listingId: string, price: bigint) {
+      const payer = privateKeyToAccount(generatePrivateKey());
+      ledger.track("x402 payer", payer.address);
+      await ledger.mint("x402 payer", payer.address, 5n * USDC);
+      const client = new x402Client().register(`eip155:${BASE_CHAIN_ID}`, new ExactEvmScheme(payer));
+      const { x402 } = await seller.client.getListing({ id: listingId });
+      if (!x402) throw new Error("the listing has no x402 endpoint");
+      const paid = await wrapFetchWithPayment(fetch, client)(`${services.apiUrl}${x402.endpoint}`, { method: "POST" });
+      const bought = (await paid.json()) as PayListingX402PostReturnType;
+      expectEqual("x402 purchase", `${paid.status} ${bought.state}`, "201 FUNDED");
+      ledger.pay(payer.address, price);
+      await seller.client.deliverWork({ id: bought.transaction_id, deliverable: "Checked; all good." });
+      const receipt = createMarketplaceClient({ baseUrl: services.apiUrl, apiKey: bought.receipt_token });
+      const released = await receipt.releaseEscrow({ id: bought.transaction_id });
+      expectEqual("released by the receipt token", released.state, "RELEASED");
+      ledger.settle(seller.wallet, price, 10_000n);
+      return bought.transaction_id;
     },
 
     /** Funded and delivered, then left: the keeper releases it once the dispute window has passed. */

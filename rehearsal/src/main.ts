@@ -103,6 +103,7 @@ try {
       review: await flows.listing(seller, "Code review", 12n * USDC),
       summary: await flows.listing(seller, "Paper summary", 5n * USDC),
       translation: await flows.listing(seller, "Translation", 20n * USDC),
+      check: await flows.listing(seller, "Quick check", 1n * USDC),
     };
     return { seller, buyer, outsider, listings };
   });
@@ -175,6 +176,10 @@ try {
 
   await phase("BYOB buyer funds by EIP-3009 over Circle's domain; dispute ruled 70/30", () =>
     flows.byobDisputed(outsider, seller, listings.translation, 20n * USDC, 7_000),
+  );
+
+  await phase("x402: the stock @x402/fetch client pays Circle's USDC, unset; released by its receipt token", () =>
+    flows.x402Purchase(seller, listings.check, 1n * USDC),
   );
 
   await phase("the keeper killed; the dispute window passes; started again, it releases", async () => {
@@ -251,7 +256,7 @@ try {
     console.table(
       expectSeries(samples, [
         ["marketplace_http_request_duration_seconds_count", {}, positive, "> 0"],
-        ["marketplace_escrows", {}, (n) => n === 6, "6 (every escrow of the rehearsal)"],
+        ["marketplace_escrows", {}, (n) => n === 7, "7 (every escrow of the rehearsal)"],
         ["marketplace_escrows", { state: "RELEASED" }, positive, "> 0"],
         ["marketplace_relayer_pending_transactions", { account: "relayer" }, (n) => n === 0, "0 (all mined)"],
         ["marketplace_relayer_last_used_nonce", { account: "relayer" }, positive, "> 0"],

@@ -30,7 +30,8 @@ export async function checkOperations(options: {
   }
   if (counts[buyer.id] !== 5) problems.push(`the hosted buyer has ${counts[buyer.id]} transactions, not 5`);
   if (counts[outsider.id] !== 1) problems.push(`the BYOB buyer has ${counts[outsider.id]} transactions, not 1`);
-  if (counts[seller.id] !== 6) problems.push(`the seller has ${counts[seller.id]} transactions, not 6`);
+  // The hosted buyer's five, the BYOB buyer's and the x402 payer's.
+  if (counts[seller.id] !== 7) problems.push(`the seller has ${counts[seller.id]} transactions, not 7`);
 
   // Production has no dev routes: no faucet, no dev wallet.
   for (const [method, route] of [

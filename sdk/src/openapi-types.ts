@@ -458,6 +458,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/listings/{id}/x402": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Buy a FIXED listing over x402: the payment funds its escrow
+         * @description For stock x402 clients (`@x402/fetch`'s `wrapFetchWithPayment`, `@x402/axios`, agent kits); GET and POST answer alike.
+         *
+         *     Without a payment: 402 with the `PAYMENT-REQUIRED` header (x402 v2, base64 JSON; the body is the same JSON): USDC on this chain, the listing's price, `payTo` the escrow contract, `extra` USDC's EIP-712 `name` and `version` and the listing.
+         *
+         *     With `PAYMENT-SIGNATURE` (the client's EIP-3009 authorization): the relayer settles it into an escrow whose buyer is the signer, for this listing: 201 with the transaction (FUNDED), the `PAYMENT-RESPONSE` header and a `receipt_token`, the keyless buyer's credential on this transaction's routes only.
+         *
+         *     The authorization's nonce is the idempotency key: the same payment presented again never pays twice. Presented while its settlement is under way (a retry after a timeout), it is answered when mined, with a receipt token of its own; once settled, 200 with the same transaction and no token (the authorization is public then). The stock client pays only assets it knows: allow this USDC with `setSpendControls({ allowedAssets: [{ network, asset }] })`.
+         *
+         *     Refusals: 402 `payment_invalid` with `reason` and fresh requirements (nothing recorded); 400 for a BOUNTY; 404; 409 while the listing cannot be bought; 503 `settlement_pending` (present the same payment again).
+         */
+        get: operations["payListingX402"];
+        put?: never;
+        /**
+         * Buy a FIXED listing over x402: the payment funds its escrow
+         * @description For stock x402 clients (`@x402/fetch`'s `wrapFetchWithPayment`, `@x402/axios`, agent kits); GET and POST answer alike.
+         *
+         *     Without a payment: 402 with the `PAYMENT-REQUIRED` header (x402 v2, base64 JSON; the body is the same JSON): USDC on this chain, the listing's price, `payTo` the escrow contract, `extra` USDC's EIP-712 `name` and `version` and the listing.
+         *
+         *     With `PAYMENT-SIGNATURE` (the client's EIP-3009 authorization): the relayer settles it into an escrow whose buyer is the signer, for this listing: 201 with the transaction (FUNDED), the `PAYMENT-RESPONSE` header and a `receipt_token`, the keyless buyer's credential on this transaction's routes only.
+         *
+         *     The authorization's nonce is the idempotency key: the same payment presented again never pays twice. Presented while its settlement is under way (a retry after a timeout), it is answered when mined, with a receipt token of its own; once settled, 200 with the same transaction and no token (the authorization is public then). The stock client pays only assets it knows: allow this USDC with `setSpendControls({ allowedAssets: [{ network, asset }] })`.
+         *
+         *     Refusals: 402 `payment_invalid` with `reason` and fresh requirements (nothing recorded); 400 for a BOUNTY; 404; 409 while the listing cannot be bought; 503 `settlement_pending` (present the same payment again).
+         */
+        post: operations["payListingX402Post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/listings/{id}/claim": {
         parameters: {
             query?: never;
@@ -545,7 +585,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transaction, with its escrow */
+        /**
+         * One transaction, with its escrow
+         * @description Public. Its parties (by key or owner's session) and the arbiter also read the dispute's reason and the ruling's note; so does an x402 payment's receipt token (`Authorization: Bearer rcpt_…`), as the buyer, on its own transaction only (403 on another).
+         */
         get: operations["getTransaction"];
         put?: never;
         post?: never;
@@ -598,7 +641,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Release the payment to the seller (buyer; the seller once the dispute window has closed) */
+        /**
+         * Release the payment to the seller (buyer; the seller once the dispute window has closed)
+         * @description For an escrow an x402 payment funded, the buyer's release and dispute are sent by the service (the escrow's operator acts for its keyless buyer): no call to send, answered 200; the payment's receipt token may make them.
+         */
         post: operations["releaseEscrow"];
         delete?: never;
         options?: never;
@@ -632,7 +678,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a dispute (either party) */
+        /**
+         * Open a dispute (either party)
+         * @description For an escrow an x402 payment funded, the buyer's release and dispute are sent by the service (the escrow's operator acts for its keyless buyer): no call to send, answered 200; the payment's receipt token may make them.
+         */
         post: operations["openDispute"];
         delete?: never;
         options?: never;
@@ -1461,10 +1510,10 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /**
-             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
+             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `payment_required` 402, `payment_invalid` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `settlement_pending` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "busy" | "chain_unavailable" | "database_unavailable";
+            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "payment_required" | "payment_invalid" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "settlement_pending" | "busy" | "chain_unavailable" | "database_unavailable";
             /** @description The request's X-Request-Id: quote it when reporting */
             request_id?: string;
         } & {
@@ -2100,6 +2149,31 @@ export interface components {
                 /** @description The rated deals the success rate is over (ended or in dispute now); 0: no rate yet, show none */
                 rated_deals: number;
             };
+            /** @description A FIXED listing is also bought over x402 by any stock x402 client (`@x402/fetch`...): GET or POST the endpoint (with the API's origin) for a 402 with the payment requirements, then pay; the payment funds this listing's escrow. Null for a BOUNTY. */
+            x402: {
+                /** @example /api/listings/0b7e3c52-8d6f-4a4e-9f3e-2f6b1c9d8a70/x402 */
+                endpoint: string;
+                /**
+                 * @example [
+                 *       "GET",
+                 *       "POST"
+                 *     ]
+                 */
+                methods: string[];
+                /** @example 2 */
+                x402_version: number;
+                /** @example exact */
+                scheme: string;
+                /**
+                 * @description CAIP-2: `eip155:<chain id>`
+                 * @example eip155:8453
+                 */
+                network: string;
+                /** @description USDC */
+                asset: string;
+                /** @description The escrow contract */
+                pay_to: string;
+            } | null;
         };
         CreatedListing: components["schemas"]["Listing"] & {
             funding?: components["schemas"]["BountyFunding"];
@@ -2300,6 +2374,101 @@ export interface components {
              * @example 0xabababababababababababababababababababababababababababababababab
              */
             tx_hash?: string;
+        };
+        X402Purchase: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            transaction_id: string;
+            /**
+             * Format: uuid
+             * @description The transaction's uuid, as the other purchase answers name it
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            escrow_id: string;
+            /** @description The escrow's id on chain: escrowIdOf(payer, nonce) */
+            escrow_id_bytes32: string;
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            listing_id: string;
+            /**
+             * Format: uuid
+             * @description The buyer of record: the agent whose wallet paid, or a keyless agent made for it
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            buyer_agent_id: string;
+            /** @description The wallet that signed the payment: the escrow's buyer */
+            payer: string;
+            seller_address: string;
+            amount_wei: string;
+            /** @example USDC */
+            currency: string;
+            deadline: string;
+            /**
+             * @description FUNDED when just paid; a replay shows the state now
+             * @enum {string}
+             */
+            state: "PENDING" | "FUNDED" | "DELIVERED" | "RELEASED" | "REFUNDED" | "DISPUTED";
+            /** @description The settlement: the relayer's fundWithTransfer */
+            tx_hash: string;
+            /** @description `rcpt_…`, shown once, only to the request(s) that presented the payment while it was being settled: `Authorization: Bearer <receipt_token>` on this transaction's routes (GET it, its deliverable, release, dispute, evidence, review), nowhere else */
+            receipt_token?: string;
+            message: string;
+        };
+        /** @description The PAYMENT-REQUIRED header's PaymentRequired (x402 v2), as JSON: sign `accepts[0]` with a stock x402 client and send it again in PAYMENT-SIGNATURE */
+        X402PaymentRequired: {
+            /** @example 2 */
+            x402Version: number;
+            /** @description Why payment is asked (again): a refused payment's reason */
+            error: string;
+            /** @description `payment_required` (no payment) or `payment_invalid` (refused) */
+            code: string;
+            /** @description payment_invalid: why the payment was refused */
+            reason?: string;
+            resource: {
+                url: string;
+                description?: string;
+                mimeType?: string;
+            };
+            accepts: components["schemas"]["X402PaymentRequirements"][];
+            request_id?: string;
+        };
+        X402PaymentRequirements: {
+            /** @example exact */
+            scheme: string;
+            /**
+             * @description CAIP-2: `eip155:<chain id>`
+             * @example eip155:8453
+             */
+            network: string;
+            /** @description USDC's address on this chain */
+            asset: string;
+            /**
+             * @description The listing's price, in USDC wei (6 decimals)
+             * @example 5000000
+             */
+            amount: string;
+            /** @description The escrow contract: the payment becomes this listing's escrow */
+            payTo: string;
+            /** @description How long the authorization may stay valid (300 s): one valid for longer is refused */
+            maxTimeoutSeconds: number;
+            /**
+             * @description `name` and `version`: USDC's EIP-712 domain, which the client signs over; `listingId`; `seller` (the escrow's seller); `deadlineHours` (hours the seller has to deliver once paid); `disputeWindowSeconds`
+             * @example {
+             *       "name": "USD Coin",
+             *       "version": "2",
+             *       "listingId": "0b7e3c52-8d6f-4a4e-9f3e-2f6b1c9d8a70",
+             *       "seller": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+             *       "deadlineHours": 72,
+             *       "disputeWindowSeconds": 86400
+             *     }
+             */
+            extra: {
+                [key: string]: unknown;
+            };
         };
         Claimed: {
             /** @enum {boolean} */
@@ -5682,6 +5851,256 @@ export interface operations {
             };
             /** @description Rate limit exceeded: retry after `Retry-After` seconds */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    payListingX402: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This payment was settled before: the same transaction, nothing paid, no receipt token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 SettleResponse, base64 JSON */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402Purchase"];
+                };
+            };
+            /** @description Settled into the listing's escrow: FUNDED, with a receipt token */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 SettleResponse, base64 JSON */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402Purchase"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment required (no payment), or the payment was refused (`payment_invalid`, `reason`) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 PaymentRequired, base64 JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402PaymentRequired"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable, or the indexer is behind: retry shortly */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    payListingX402Post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This payment was settled before: the same transaction, nothing paid, no receipt token */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 SettleResponse, base64 JSON */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402Purchase"];
+                };
+            };
+            /** @description Settled into the listing's escrow: FUNDED, with a receipt token */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 SettleResponse, base64 JSON */
+                    "PAYMENT-RESPONSE"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402Purchase"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment required (no payment), or the payment was refused (`payment_invalid`, `reason`) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description x402 v2 PaymentRequired, base64 JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402PaymentRequired"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable, or the indexer is behind: retry shortly */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

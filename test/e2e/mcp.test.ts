@@ -65,6 +65,7 @@ const TOOLS = [
   "withdraw",
   "withdraw_offer",
   "withdraw_proposal",
+  "x402_payment",
 ];
 
 /** The tools a server started with the arbiter's key has on top. */

@@ -8,6 +8,7 @@ import { badRequest, forbidden, unauthorized } from "../domain/shared/errors.ts"
 import { isUuid } from "../domain/shared/ids.ts";
 import type { AppEnv, GuardEnv } from "../http/env.ts";
 import { apiKeyHashOf, sessionTokenOf } from "./credential.ts";
+import { receiptOutOfScope, receiptTokenOf } from "./receipt-tokens.ts";
 import { ownedAgent, requestSession } from "./user-sessions.ts";
 
 /** The header an owner's session names the agent it acts for with. */
@@ -87,6 +88,8 @@ export function requireAgent(db: Database, options: RequireAgentOptions = {}): M
     if (token) return actAsOwnedAgent(c, next, token);
 
     const keyHash = apiKeyHashOf(c);
+    // A receipt token is for its transaction's routes only (auth/receipt-tokens.ts), never an agent's key.
+    if (!keyHash && receiptTokenOf(c)) throw receiptOutOfScope();
     if (!keyHash) throw unauthorized();
     const found = await checkKey(keyHash);
     if (!found) throw unauthorized();

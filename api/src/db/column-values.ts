@@ -36,3 +36,17 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 /** app.agents.reputation_tier (kept): see domain/shared/reputation.ts. */
 export const REPUTATION_TIERS = ["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"] as const;
 export type ReputationTier = (typeof REPUTATION_TIERS)[number];
+
+/**
+ * app.x402_payments.authorization: an x402 payment's EIP-3009 transfer authorization as the payer
+ * signed it (domain/x402), with its amounts and times as decimal strings.
+ */
+export interface StoredTransferAuthorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+  signature: string;
+}

@@ -14,7 +14,13 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { OfferAction, OfferStatus, ProposalStatus, ReputationTier } from "./column-values.ts";
+import type {
+  OfferAction,
+  OfferStatus,
+  ProposalStatus,
+  ReputationTier,
+  StoredTransferAuthorization,
+} from "./column-values.ts";
 
 /**
  * Schema "app": what the API owns. On-chain state is never stored here; it is read from the
@@ -72,6 +78,12 @@ export const agents = app.table(
     successPercent: integer("success_percent").notNull().default(0),
     /** Whether the agent is told of new bounties that match its skills (`bounty.matching`); it may opt out. */
     notifyMatchingBounties: boolean("notify_matching_bounties").notNull().default(true),
+    /**
+     * Made by the service for the wallet that paid an x402 payment (domain/x402/x402-buyers.ts): an
+     * external agent with no API key, left out of the directory, until its wallet's holder takes it
+     * over with the key challenge (which clears this).
+     */
+    x402Payer: boolean("x402_payer").notNull().default(false),
   },
   (t) => [
     uniqueIndex("agents_wallet_address_key").on(sql`lower(${t.walletAddress})`),
@@ -424,11 +436,65 @@ export const transactions = app.table(
     deadline: timestamp("deadline", { withTimezone: true }).notNull(),
     disputeWindowSeconds: integer("dispute_window_seconds").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The escrow's funding reference when it is not escrowRef(id): an x402 payment's nonce
+     * (domain/x402). The escrow is then escrowIdOf(buyer's wallet, escrow_ref), and the id is the
+     * uuid derived from that escrow id (uuidOfEscrowId), which the indexer gives the escrow too.
+     */
+    escrowRef: text("escrow_ref"),
   },
   (t) => [
     index("transactions_buyer_idx").on(t.buyerAgentId, t.createdAt),
     index("transactions_seller_idx").on(t.sellerAgentId, t.createdAt),
     index("transactions_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/**
+ * An x402 payment settled into an escrow (domain/x402): its transaction (whose id is derived from the
+ * payer and the nonce, so one authorization is one transaction), the signer and the nonce, and the
+ * relayer's settlement. `front_run`: the authorization had been used at the token by someone else
+ * before the settlement (it was public then), so nobody was given a receipt token for it.
+ */
+export const x402Payments = app.table("x402_payments", {
+  transactionId: uuid("transaction_id")
+    .primaryKey()
+    .references(() => transactions.id),
+  /** Checksummed. */
+  payer: text("payer").notNull(),
+  /** The authorization's nonce, 0x and 64 lowercase hex: the escrow's ref. */
+  nonce: text("nonce").notNull(),
+  listingId: uuid("listing_id")
+    .notNull()
+    .references(() => listings.id),
+  /**
+   * What the payer signed, as fundWithTransfer takes it (amounts as decimal strings): a request
+   * presenting this nonce again must present exactly this.
+   */
+  authorization: jsonb("authorization").$type<StoredTransferAuthorization>().notNull(),
+  /** The relayer's fundWithTransfer (its outbox row has the same hash). */
+  settlementTxHash: text("settlement_tx_hash").notNull(),
+  frontRun: boolean("front_run").notNull().default(false),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Receipt tokens (`rcpt_…`): what the keyless buyer of an x402 payment acts with, on that payment's
+ * transaction only (auth/receipt-tokens.ts). Only their SHA-256 is kept.
+ */
+export const receiptTokens = app.table(
+  "receipt_tokens",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => transactions.id),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("receipt_tokens_token_hash_key").on(t.tokenHash),
+    index("receipt_tokens_transaction_idx").on(t.transactionId),
   ],
 );
 

@@ -25,6 +25,7 @@ import { transactionFunding } from "./transactions/transaction-funding.ts";
 import { transactionRecords } from "./transactions/transaction-records.ts";
 import { transactionReads } from "./transactions/transactions.ts";
 import { walletUseCases } from "./wallet/wallet.ts";
+import { x402Purchases } from "./x402/x402-purchases.ts";
 
 /**
  * Every business flow of the API, by area, built once per app from its dependencies and the
@@ -53,6 +54,8 @@ export function createUseCases(deps: Deps, paths: ApiPaths) {
     leaderboard: leaderboardUseCases(deps),
     listings: listingUseCases(deps, paths),
     purchases: purchaseUseCases(deps, paths),
+    /** x402 payments of FIXED listings, settled into escrows. */
+    x402: x402Purchases(deps),
     agents: agentUseCases(deps),
     owners: ownerUseCases(deps, paths),
     erc8004: erc8004UseCases(deps, paths),

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { agents } from "../db/schema.ts";
+import type { ReceiptHolder } from "../domain/x402/receipt-tokens.ts";
 import type { RateLimitKind } from "../rate-limit/kinds.ts";
 
 /**
@@ -29,6 +30,8 @@ export interface AppEnv {
      * and, through the auth middleware, itself).
      */
     guards: { readonly [name: string]: unknown };
+    /** The request's receipt token looked up (auth/receipt-tokens.ts `requestReceipt`): null when unknown. */
+    receipt?: ReceiptHolder | null;
     /** The budget that refused this request (429), if one did (rate-limit/middleware.ts `spendBudget`). */
     rateLimited?: RateLimitKind;
   };

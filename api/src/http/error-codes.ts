@@ -27,6 +27,10 @@ export const ERROR_STATUS = {
 
   unauthorized: 401,
   insufficient_balance: 402,
+  /** x402: pay with the PAYMENT-REQUIRED header's requirements (its `accepts`), then ask again. */
+  payment_required: 402,
+  /** x402: the payment presented was refused (`reason`); PAYMENT-REQUIRED says what to pay. */
+  payment_invalid: 402,
 
   forbidden: 403,
   /** A write signed in by cookie without this site's CSRF header or origin. */
@@ -82,6 +86,8 @@ export const ERROR_STATUS = {
 
   /** The write is on chain but the indexer has not reached its block: read again shortly. */
   indexer_behind: 503,
+  /** A payment's settlement was sent and is not mined yet: present the same payment again shortly. */
+  settlement_pending: 503,
   /** The database's pool had no connection to give in time. */
   busy: 503,
   chain_unavailable: 503,

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { optionalViewer } from "../auth/optional-viewer.ts";
+import { receiptOr } from "../auth/receipt-tokens.ts";
 import { type KeyCheck, requireAgent } from "../auth/require-agent.ts";
 import { type ArbiterCheck, requireArbiter } from "../auth/require-arbiter.ts";
 import { requireOwner } from "../auth/require-owner.ts";
@@ -60,6 +61,15 @@ export function createGuards(
     arbiter: asGuard<{ arbiter: true }>(requireArbiter(arbiterCheck)),
     /** Public reads: notes a party (`agent`) or the arbiter among the callers, refuses nobody. */
     viewer: asGuard<Partial<ActingAgent> & { arbiter?: true }>(optionalViewer(agent, arbiterCheck)),
+    /**
+     * As `agent`, on a route of one transaction (`/{id}`): an x402 payment's receipt token of that
+     * transaction also acts, as its buyer (auth/receipt-tokens.ts).
+     */
+    agentOrReceipt: asGuard<ActingAgent>(receiptOr(db, agent)),
+    /** As `viewer`, on a route of one transaction: its receipt token reads as its buyer. */
+    viewerOrReceipt: asGuard<Partial<ActingAgent> & { arbiter?: true }>(
+      receiptOr(db, optionalViewer(agent, arbiterCheck)),
+    ),
     /** Registrations per client IP and hour. */
     registrationLimit: rateLimit(deps.rateLimitStore, {
       name: "registrations",
@@ -107,6 +117,8 @@ export const guard = {
   owner: declared("owner"),
   arbiter: declared("arbiter"),
   viewer: declared("viewer"),
+  agentOrReceipt: declared("agentOrReceipt"),
+  viewerOrReceipt: declared("viewerOrReceipt"),
   registrationLimit: declared("registrationLimit"),
   messageLimit: declared("messageLimit"),
 };

@@ -141,6 +141,35 @@ again (header \`Idempotent-Replayed: true\`) and creates or pays nothing twice; 
 another body is \`422\`, and \`409\` while the first run is still going. These writes take it:
 ${f.idempotentWrites.map((write) => `- \`${write}\``).join("\n")}
 
+No API key, only a wallet? Every FIXED listing is also sold over **x402** (HTTP 402), to any stock x402
+client: \`GET\` or \`POST ${f.baseUrl}/api/listings/{id}/x402\` answers \`402\` with the x402 v2
+\`PAYMENT-REQUIRED\` header (the exact scheme: USDC \`${f.usdc}\` on \`eip155:${f.chainId}\`, the
+listing's price, \`payTo\` the escrow, \`extra\` USDC's EIP-712 \`name\` and \`version\` and the listing);
+the client signs an EIP-3009 authorization and sends it again in \`PAYMENT-SIGNATURE\`. The answer is
+\`201\` with the transaction (\`transaction_id\`, \`state: "FUNDED"\`, \`escrow_id\`), the
+\`PAYMENT-RESPONSE\` header and a \`receipt_token\` (\`rcpt_…\`, shown once): your escrow, whose buyer is
+the wallet that signed. Send \`Authorization: Bearer <receipt_token>\` on that transaction's routes only:
+\`GET /api/transactions/{id}\`, \`/deliverable\`, and \`POST\` \`/release\`, \`/dispute\`, \`/evidence\`,
+\`/review\` (the service sends your release and dispute; the dispute window and auto-release apply). The
+same payment sent again never pays twice: while it settles you get the same answer (and a token);
+once settled, \`200\` with the same transaction and no token. Lost the token? Sign in with the paying
+wallet (\`GET /api/auth/nonce\`, \`POST /api/auth/login\`) and act with \`X-Agent-Id: <buyer_agent_id>\`.
+The stock client pays only assets it knows: allow this USDC with
+\`client.setSpendControls({ allowedAssets: [{ network: "eip155:${f.chainId}", asset: "${f.usdc}" }] })\`.
+A listing's details name its endpoint (\`x402\`):
+
+\`\`\`ts
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { privateKeyToAccount } from "viem/accounts";
+
+const network = "eip155:${f.chainId}";
+const client = new x402Client().register(network, new ExactEvmScheme(privateKeyToAccount(YOUR_KEY)));
+client.setSpendControls({ allowedAssets: [{ network, asset: "${f.usdc}" }] });
+const paid = await wrapFetchWithPayment(fetch, client)("${f.baseUrl}/api/listings/LISTING_ID/x402", { method: "POST" });
+const { transaction_id, state, receipt_token } = await paid.json(); // 201, "FUNDED"
+\`\`\`
+
 Want another price? A FIXED listing with \`is_negotiable: true\` takes offers:
 \`POST /api/listings/{id}/offers {"price_wei", "deadline_hours"?, "message"?}\` (one live offer per
 listing). The seller then counters (\`POST /api/offers/{id}/counter {"price_wei"}\`), accepts

@@ -1,6 +1,7 @@
 import { isIPv6 } from "node:net";
 import type { Context, MiddlewareHandler } from "hono";
 import { apiKeyHashOf, sessionFromCookie, sessionTokenOf } from "../auth/credential.ts";
+import { receiptTokenOf, requestReceipt } from "../auth/receipt-tokens.ts";
 import { requestSession } from "../auth/user-sessions.ts";
 import type { Database } from "../db/client.ts";
 import { unauthorized } from "../domain/shared/errors.ts";
@@ -90,6 +91,7 @@ export function isInProcessCall(c: Context): boolean {
  * - an agent's API key spends its agent's budget (so rotating the key starts no fresh one), and an
  *   owner's session acting for the agent spends it too (auth/require-agent.ts, `agentBudget`);
  * - an owner's session spends a budget of its own;
+ * - an x402 payment's receipt token spends its buyer's budget (an unknown one its IP's, and 401);
  * - a request without a credential spends its IP's (wider) budget;
  * - a key nobody holds (unknown or revoked) or a session token that is not live spends its IP's
  *   budget and is answered 401: forged credentials open no budget of their own and leave no row
@@ -127,6 +129,17 @@ export function requestBudget(
         throw unauthorized("This session has ended or was never issued: sign in again");
       }
       await spendBudget(c, store, perCaller, `session:${session.id}`);
+      return next();
+    }
+    const receiptToken = receiptTokenOf(c);
+    if (receiptToken) {
+      // A receipt token spends its buyer's budget, as a key spends its agent's; an unknown one the IP's.
+      const holder = await requestReceipt(c, options.db, receiptToken);
+      if (!holder) {
+        await spendIp(c);
+        throw unauthorized("This receipt token is not valid");
+      }
+      await spendBudget(c, store, perCaller, `agent:${holder.buyer.id}`);
       return next();
     }
     const keyHash = apiKeyHashOf(c);

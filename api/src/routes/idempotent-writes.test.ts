@@ -52,6 +52,8 @@ const NOT_IDEMPOTENT: Record<string, string> = {
   "POST /api/notifications/read": "marks notifications read: idempotent by nature",
   "POST /api/agents/{id}/webhook":
     "the live service's path of PATCH /api/agents/me {webhook_url}: sets the URL, idempotent by nature",
+  "POST /api/listings/{id}/x402":
+    "an x402 payment is its own idempotency key (the authorization's nonce): presented again, it is answered without paying twice",
   "POST /api/dev/faucet": "local chain only, a development helper",
   "POST /api/dev/rpc": "local chain only, the dev wallet's JSON-RPC",
 };

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { registerAgent, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
+import { createListing, registerAgent, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
 
 /*
  * /mcp with a real MCP client (Streamable HTTP) against the app in process: the tools of the stdio
@@ -57,6 +57,30 @@ describe("/mcp", () => {
       const profile = await client.callTool({ name: "get_profile", arguments: {} });
       expect((profile as ToolAnswer).isError).toBeFalsy();
       expect(textOf(profile)).toMatchObject({ id: agent.id, name: "mcp over http" });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("x402_payment: a FIXED listing's x402 URL on this origin and what it is paid in", async () => {
+    const agent = await registerAgent(t.app, "mcp x402 reader");
+    const listing = await createListing(t.app, agent, { price_wei: "3000000" });
+    const { client } = await connect(agent.key);
+    try {
+      const answer = await client.callTool({ name: "x402_payment", arguments: { listing_id: listing.id } });
+      expect((answer as ToolAnswer).isError).toBeFalsy();
+      expect(textOf(answer)).toMatchObject({
+        listing_id: listing.id,
+        url: `http://localhost/api/listings/${listing.id}/x402`,
+        methods: ["GET", "POST"],
+        network: `eip155:${t.config.chainId}`,
+        asset: t.services.escrow.usdc,
+        pay_to: t.services.escrow.escrow,
+        price_wei: "3000000",
+        spend_controls: { allowedAssets: [{ network: `eip155:${t.config.chainId}`, asset: t.services.escrow.usdc }] },
+      });
+      // The URL answers the 402 a stock x402 client pays.
+      expect((await t.app.request(textOf(answer).url)).status).toBe(402);
     } finally {
       await client.close();
     }

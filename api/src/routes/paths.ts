@@ -10,6 +10,7 @@ export const apiPaths: ApiPaths = {
   registerAgent: "/api/agents/register",
   ownProfile: "/api/agents/me",
   buyListing: (listingId) => `/api/listings/${listingId}/buy`,
+  x402Purchase: (listingId) => `/api/listings/${listingId}/x402`,
   claimBounty: (listingId) => `/api/listings/${listingId}/claim`,
   bountyProposals: (listingId) => `/api/listings/${listingId}/proposals`,
   confirmTransaction: (transactionId) => `/api/transactions/${transactionId}/confirm`,

@@ -300,6 +300,9 @@ const PUBLIC: Record<string, { path: () => string }> = {
   "POST /api/dev/faucet": { path: () => "/api/dev/faucet" },
   "GET /api/listings": { path: () => "/api/listings?limit=5" },
   "GET /api/listings/{id}": { path: () => `/api/listings/${ownerListing}` },
+  // x402: the payment is the credential; without one, the same 402 to everyone.
+  "GET /api/listings/{id}/x402": { path: () => `/api/listings/${thirdListing}/x402` },
+  "POST /api/listings/{id}/x402": { path: () => `/api/listings/${thirdListing}/x402` },
   "GET /api/transactions": { path: () => `/api/transactions?agent_id=${owner.id}` },
   "GET /api/transactions/{id}": { path: () => "/api/transactions/6f1c2e9a-3b4d-4c5e-8f70-123456789abc" },
   "GET /api/feed": { path: () => "/api/feed?limit=5" },

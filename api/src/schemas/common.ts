@@ -181,6 +181,12 @@ export function errorResponses(...statuses: number[]) {
 export const bearerSecurity = [{ ApiKey: [] }];
 
 /**
+ * A route of one transaction that an x402 payment's receipt token also opens (as that
+ * transaction's buyer; auth/receipt-tokens.ts): an agent's key, or the receipt token.
+ */
+export const bearerOrReceiptSecurity: Record<string, string[]>[] = [{ ApiKey: [] }, { ReceiptToken: [] }];
+
+/**
  * A route's query string: the keys it knows, each strictly validated (a wrong value is 400 naming
  * it); keys it does not know are ignored, as unknown body fields are, so clients written for the
  * live service work unchanged. Every route's query schema is one of these (request-bodies.test.ts

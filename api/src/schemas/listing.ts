@@ -145,6 +145,21 @@ export const ListingDetails = z
         }),
       rated_deals: RatedDeals,
     }),
+    x402: z
+      .object({
+        endpoint: z.string().openapi({ example: "/api/listings/0b7e3c52-8d6f-4a4e-9f3e-2f6b1c9d8a70/x402" }),
+        methods: z.array(z.string()).openapi({ example: ["GET", "POST"] }),
+        x402_version: z.number().int().openapi({ example: 2 }),
+        scheme: z.string().openapi({ example: "exact" }),
+        network: z.string().openapi({ description: "CAIP-2: `eip155:<chain id>`", example: "eip155:8453" }),
+        asset: z.string().openapi({ description: "USDC" }),
+        pay_to: z.string().openapi({ description: "The escrow contract" }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "A FIXED listing is also bought over x402 by any stock x402 client (`@x402/fetch`...): GET or POST the endpoint (with the API's origin) for a 402 with the payment requirements, then pay; the payment funds this listing's escrow. Null for a BOUNTY.",
+      }),
   })
   .openapi("Listing");
 

@@ -29,6 +29,8 @@ import { createListing } from "./listings/createListing.ts";
 import { deleteListing } from "./listings/deleteListing.ts";
 import { getListing } from "./listings/getListing.ts";
 import { listOwnListings } from "./listings/listOwnListings.ts";
+import { payListingX402 } from "./listings/payListingX402.ts";
+import { payListingX402Post } from "./listings/payListingX402Post.ts";
 import { updateListing } from "./listings/updateListing.ts";
 import { getConversation } from "./messages/getConversation.ts";
 import { listConversations } from "./messages/listConversations.ts";
@@ -158,6 +160,16 @@ export {
   type ListOwnListingsReturnType,
   listOwnListings,
 } from "./listings/listOwnListings.ts";
+export {
+  type PayListingX402Parameters,
+  type PayListingX402ReturnType,
+  payListingX402,
+} from "./listings/payListingX402.ts";
+export {
+  type PayListingX402PostParameters,
+  type PayListingX402PostReturnType,
+  payListingX402Post,
+} from "./listings/payListingX402Post.ts";
 export { type UpdateListingParameters, type UpdateListingReturnType, updateListing } from "./listings/updateListing.ts";
 export {
   type GetConversationParameters,
@@ -405,6 +417,10 @@ export interface MarketplaceActions {
   deleteListing: BoundAction<typeof deleteListing>;
   /** Buy a FIXED listing into a funded escrow: {@link buyListing}. */
   buyListing: BoundAction<typeof buyListing>;
+  /** Buy a FIXED listing over x402: the payment funds its escrow: {@link payListingX402}. */
+  payListingX402: BoundAction<typeof payListingX402>;
+  /** Buy a FIXED listing over x402: the payment funds its escrow: {@link payListingX402Post}. */
+  payListingX402Post: BoundAction<typeof payListingX402Post>;
   /** Claim a BOUNTY: become its seller on chain: {@link claimListing}. */
   claimListing: BoundAction<typeof claimListing>;
   /** The offers on a listing: all of them for its seller, your own for anyone else: {@link listListingOffers}. */
@@ -558,6 +574,8 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     updateListing: (params) => updateListing(client, params),
     deleteListing: (params) => deleteListing(client, params),
     buyListing: (params) => buyListing(client, params),
+    payListingX402: (params) => payListingX402(client, params),
+    payListingX402Post: (params) => payListingX402Post(client, params),
     claimListing: (params) => claimListing(client, params),
     listListingOffers: (params) => listListingOffers(client, params),
     makeOffer: (params) => makeOffer(client, params),

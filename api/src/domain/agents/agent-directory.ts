@@ -67,7 +67,8 @@ export function agentDirectory(db: Database) {
   return async function directory(
     query: DirectoryQuery,
   ): Promise<{ agents: DirectoryAgentView[]; nextCursor: string | null }> {
-    const conditions: (SQL | undefined)[] = [eq(agents.isActive, true)];
+    // An agent the service made for an x402 payer is nobody's profile yet: left out until taken over.
+    const conditions: (SQL | undefined)[] = [eq(agents.isActive, true), eq(agents.x402Payer, false)];
     for (const keyword of query.keywords ?? []) {
       const pattern = `%${keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
       conditions.push(or(sql`${agents.name} ILIKE ${pattern}`, sql`coalesce(${agents.bio}, '') ILIKE ${pattern}`));

@@ -111,7 +111,14 @@ export function agentKeys(db: Database, revoked: (agentId: string) => void = () 
         await tx.insert(apiKeys).values(row);
         await tx
           .update(agents)
-          .set({ webhookUrl: null, webhookSecretEncrypted: null, ownerAddress: null, updatedAt: new Date() })
+          // An agent made for an x402 payer is its wallet's now, keyed: the directory lists it again.
+          .set({
+            webhookUrl: null,
+            webhookSecretEncrypted: null,
+            ownerAddress: null,
+            x402Payer: false,
+            updatedAt: new Date(),
+          })
           .where(eq(agents.id, agent.id));
         return {
           apiKey,

@@ -1,5 +1,5 @@
 import { agentEscrowAbi, uuidOfEscrowRef } from "@agent-marketplace/contracts";
-import type { EscrowState } from "@agent-marketplace/indexer";
+import { type EscrowState, uuidOfEscrowId } from "@agent-marketplace/indexer";
 import { type Address, type Hex, type PublicClient, parseEventLogs, zeroAddress } from "viem";
 import { recordOf } from "../reads/track-record.ts";
 import type { TrackRecord } from "../shared/reputation.ts";
@@ -61,7 +61,7 @@ export async function escrowsFromLogs(
           if (!escrowId || !buyer || !seller || !ref || amount === undefined || deadline === undefined) break;
           const lowerSeller = seller.toLowerCase();
           escrows.set(escrowId, {
-            uuid: uuidOf(ref),
+            uuid: uuidOf(ref, escrowId),
             buyer: buyer.toLowerCase(),
             seller: lowerSeller,
             amount: amount.toString(),
@@ -112,12 +112,16 @@ export async function escrowsFromLogs(
   return escrows;
 }
 
-/** The API's uuid of a funding reference, or null for a reference that is not one. */
-function uuidOf(ref: Hex): string | null {
+/**
+ * The API's uuid of an escrow: its funding reference's, or for a reference that is no uuid (an
+ * x402 payment's nonce) the one the API derives from the escrow's id, as it names that payment's
+ * transaction (uuidOfEscrowId: a naming rule, the same for every reader).
+ */
+function uuidOf(ref: Hex, escrowId: Hex): string {
   try {
     return uuidOfEscrowRef(ref);
   } catch {
-    return null;
+    return uuidOfEscrowId(escrowId);
   }
 }
 

@@ -68,8 +68,10 @@ export function registrationFile(input: {
   agent: { id: string; name: string; bio: string | null; metadata: Record<string, unknown>; active: boolean };
   /** The identity, once registered. */
   identity?: { agentId: bigint; agentRegistry: string };
+  /** The agent's FIXED listings on the market: each is bought over x402 at its own endpoint. */
+  x402Listings?: string[];
 }): RegistrationFile {
-  const { agent, identity } = input;
+  const { agent, identity, x402Listings = [] } = input;
   const urls = agentUrls(input.base, agent.id, input.paths);
   const image = imageOf(agent.metadata);
   return {
@@ -80,8 +82,14 @@ export function registrationFile(input: {
     services: [
       { name: "API", endpoint: urls.profile },
       { name: "MCP", endpoint: urls.mcp },
+      ...x402Listings.map((listingId) => ({
+        name: "x402",
+        endpoint: input.base + input.paths.x402Purchase(listingId),
+        version: "2",
+      })),
     ],
-    x402Support: false,
+    // Its services take x402 payments (into the marketplace's escrow) when it sells any.
+    x402Support: x402Listings.length > 0,
     active: agent.active,
     registrations: identity ? [{ agentId: jsonAgentId(identity.agentId), agentRegistry: identity.agentRegistry }] : [],
     supportedTrust: [...SUPPORTED_TRUST],

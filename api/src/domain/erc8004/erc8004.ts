@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Hex } from "viem";
-import { agents, reviews } from "../../db/schema.ts";
+import { agents, listings, reviews } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import type { ApiPaths } from "../shared/api-paths.ts";
 import { notFound } from "../shared/errors.ts";
@@ -16,6 +16,9 @@ import { erc8004Registration } from "./erc8004-registration.ts";
  */
 
 type Agent = typeof agents.$inferSelect;
+
+/** How many of an agent's listings its registration file names as x402 endpoints, at most. */
+const X402_SERVICES_MAX = 20;
 
 export interface AgentIdentity {
   agentId: string;
@@ -67,12 +70,29 @@ export function erc8004UseCases(deps: Deps, paths: ApiPaths) {
     /** The registration file of an active agent; 404 otherwise. */
     async registrationFile(agentId: string, base: string): Promise<RegistrationFile> {
       const agent = await activeAgent(agentId);
-      const identity = await identities.identityOf(agent, agentUrls(base, agent.id, paths).registrationFile);
+      const [identity, sold] = await Promise.all([
+        identities.identityOf(agent, agentUrls(base, agent.id, paths).registrationFile),
+        // Each FIXED listing on the market is an x402 endpoint (domain/x402), the newest first.
+        db
+          .select({ id: listings.id })
+          .from(listings)
+          .where(
+            and(
+              eq(listings.agentId, agent.id),
+              eq(listings.listingType, "FIXED"),
+              eq(listings.isActive, true),
+              isNull(listings.closedAt),
+            ),
+          )
+          .orderBy(desc(listings.createdAt), desc(listings.id))
+          .limit(X402_SERVICES_MAX),
+      ]);
       return registrationFile({
         base,
         paths,
         agent: { id: agent.id, name: agent.name, bio: agent.bio, metadata: agent.metadata, active: !agent.isPaused },
         identity: identity && { agentId: identity.agentId, agentRegistry: erc8004.agentRegistry },
+        x402Listings: sold.map((listing) => listing.id),
       });
     },
 

@@ -23,6 +23,7 @@ import {
 import { formatUsdc } from "../shared/money.ts";
 import { successFigures } from "../shared/reputation.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
+import { networkOf, X402_VERSION } from "../x402/payment-requirements.ts";
 import { bountyMatching } from "./bounty-matching.ts";
 
 /*
@@ -67,6 +68,22 @@ export interface ListingView {
     success_rate: number;
     rated_deals: number;
   };
+  /**
+   * A FIXED listing bought over x402 by any stock x402 client (GET or POST the endpoint: a 402 with
+   * the payment requirements, then the payment); null for a BOUNTY.
+   */
+  x402: {
+    endpoint: string;
+    methods: string[];
+    x402_version: number;
+    scheme: string;
+    /** CAIP-2: eip155:<chain id>. */
+    network: string;
+    /** USDC. */
+    asset: string;
+    /** The escrow contract. */
+    pay_to: string;
+  } | null;
 }
 
 export interface CreateListingInput {
@@ -191,7 +208,21 @@ export function listingUseCases(
       rated_deals: success.ratedDeals,
     };
     const state = listingStateOf(row);
-    return `${row.cardText},"is_active":${row.isActive},"state":"${state}","agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)}}`;
+    const x402 = row.listingType === "FIXED" ? x402Of(id) : null;
+    return `${row.cardText},"is_active":${row.isActive},"state":"${state}","agents":${JSON.stringify(agent)},"seller_reputation":${JSON.stringify(reputation)},"x402":${JSON.stringify(x402)}}`;
+  }
+
+  /** Where and how a FIXED listing is bought over x402 (domain/x402): the endpoint and what it is paid in. */
+  function x402Of(id: string): ListingView["x402"] {
+    return {
+      endpoint: paths.x402Purchase(id),
+      methods: ["GET", "POST"],
+      x402_version: X402_VERSION,
+      scheme: "exact",
+      network: networkOf(chain.chainId),
+      asset: deps.escrow.usdc,
+      pay_to: deps.escrow.escrow,
+    };
   }
 
   /** A listing's details (detailsJson), as the answers of writes include them. */
@@ -209,6 +240,7 @@ export function listingUseCases(
         awaitingFunding: listings.awaitingFunding,
         closedAt: listings.closedAt,
         agentId: listings.agentId,
+        listingType: listings.listingType,
         agentName: agents.name,
         walletAddress: agents.walletAddress,
         record: agentRecords,
@@ -256,6 +288,7 @@ export function listingUseCases(
       description: input.title,
       ...scheduled,
       createdAt: new Date(),
+      escrowRef: null,
     };
     if (poster.hosted) {
       const txHash = await funding.fundHosted(poster, transaction, zeroAddress, async (tx) => {

@@ -135,6 +135,7 @@ export function purchaseUseCases(
       description: listing.title,
       ...(await funding.schedule(deadlineHours)),
       createdAt: new Date(),
+      escrowRef: null,
     };
     const recordOffer = offer && ((tx: Pick<Database, "insert" | "update">) => recordOfferPurchase(tx, offer, row.id));
 

@@ -20,6 +20,8 @@ export interface ApiPaths {
   ownProfile: string;
   /** POST: buy a listing. */
   buyListing(listingId: string): string;
+  /** GET or POST: buy a FIXED listing over x402 (a 402 with its payment requirements, then the payment). */
+  x402Purchase(listingId: string): string;
   /** POST: claim a bounty that takes claims. */
   claimBounty(listingId: string): string;
   /** POST: propose for a bounty that takes proposals. */

@@ -1,4 +1,4 @@
-import { escrowIdOf, escrowIdOfTransaction, escrowRef } from "@agent-marketplace/contracts";
+import { escrowIdOf, escrowRef } from "@agent-marketplace/contracts";
 import { and, eq, sql } from "drizzle-orm";
 import { getAddress, type Hex, parseSignature, type TransactionReceipt } from "viem";
 import { custodialAccount } from "../../chain/custodial-wallet.ts";
@@ -17,6 +17,7 @@ import { awaitIndexed, transactionWrite } from "../shared/read-your-writes.ts";
 import { createSettlement } from "../shared/settlement.ts";
 import { balanceReservations, type HeldReservation } from "../wallet/balance-reservations.ts";
 import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
+import { escrowIdOfRow } from "./escrow-id.ts";
 
 type Agent = typeof agents.$inferSelect;
 type TransactionRow = typeof transactions.$inferSelect;
@@ -39,11 +40,23 @@ export function fundingEscrowView(row: TransactionRow, buyerWallet: string): Fun
   return {
     transaction_id: row.id,
     escrow_id: row.id,
-    escrow_id_bytes32: escrowIdOfTransaction(getAddress(buyerWallet), row.id),
+    escrow_id_bytes32: escrowIdOfRow(row, buyerWallet),
     amount_wei: row.amountWei,
     currency: "USDC",
     deadline: row.deadline.toISOString(),
   };
+}
+
+/** A FIXED listing's purchase counts once, as its escrow is funded (a bounty is not a purchase). */
+export async function countPurchase(
+  tx: Pick<Database, "update">,
+  row: Pick<TransactionRow, "listingId" | "sellerAgentId">,
+): Promise<void> {
+  if (!row.listingId || !row.sellerAgentId) return;
+  await tx
+    .update(listings)
+    .set({ timesPurchased: sql`${listings.timesPurchased} + 1` })
+    .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "FIXED")));
 }
 
 /**
@@ -80,15 +93,6 @@ export function escrowFunding(
       deadline: new Date((now + deadlineHours * 3600) * 1000),
       disputeWindowSeconds: config.disputeWindowSeconds,
     };
-  }
-
-  /** A FIXED listing's purchase counts once, as its escrow is funded (a bounty is not a purchase). */
-  async function countPurchase(tx: Pick<Database, "update">, row: TransactionRow): Promise<void> {
-    if (!row.listingId || !row.sellerAgentId) return;
-    await tx
-      .update(listings)
-      .set({ timesPurchased: sql`${listings.timesPurchased} + 1` })
-      .where(and(eq(listings.id, row.listingId), eq(listings.listingType, "FIXED")));
   }
 
   /**

@@ -24,8 +24,9 @@ import { autoReleaseAt, findTransaction, stateOfRow, type TransactionRow } from 
  * hosted party's custodial key signs the move (EIP-712) and the relayer submits it; an external
  * party gets the exact call (and the typed data of the gasless form) and completes with the
  * `tx_hash` it sent, or its signature for the relayer. A move the escrow lets anyone make (release
- * after the window) is sent by the service itself, as the keeper sends it. Every completed move is
- * answered once the indexer has its block, so the next read shows it.
+ * after the window) is sent by the service itself, as the keeper sends it; so are the release and
+ * the dispute of the buyer of an escrow an x402 payment funded, which the escrow lets its operator
+ * make. Every completed move is answered once the indexer has its block, so the next read shows it.
  */
 
 type Agent = typeof agents.$inferSelect;
@@ -77,6 +78,17 @@ export const RULES: {
     move: (input) => ({ action: "dispute", reasonHash: disputeReasonHash(input.reason) }),
   },
 };
+
+/**
+ * The moves the escrow's operator makes for the buyer of an escrow an x402 payment funded
+ * (`isOperatorDelegated`): that buyer has no key the service holds and may send nothing itself.
+ */
+const DELEGATED_MOVES: ReadonlySet<MoveName> = new Set(["release", "dispute"]);
+
+/** Whether the transaction's escrow was funded by an x402 payment (its ref is the payment's nonce). */
+function isX402Funded(row: TransactionRow): boolean {
+  return row.transaction.escrowRef !== null;
+}
 
 /** How the caller proves or authorises a move it makes itself (external parties only). */
 export interface MoveProof {
@@ -144,7 +156,14 @@ export function escrowMoves(
         );
       }
     }
-    return { row, indexed: row.escrow, permission, terms: termsOfEscrow(row.escrow), escrowId: row.escrow.id as Hex };
+    return {
+      row,
+      party,
+      indexed: row.escrow,
+      permission,
+      terms: termsOfEscrow(row.escrow),
+      escrowId: row.escrow.id as Hex,
+    };
   }
 
   /**
@@ -152,8 +171,10 @@ export function escrowMoves(
    * service sends it with the keeper's own send. If the keeper (or the buyer) settled it first, the
    * answer is that settlement; anything else that ended the escrow is a 409 with its state.
    */
-  async function releaseAfterWindow(id: string, escrowTerms: IndexedEscrowTerms): Promise<MoveResult> {
-    const outcome = await settleTimeout({ ...escrowTerms, id }, "release", "seller-release", { join: true });
+  async function releaseAfterWindow(id: string, escrowTerms: IndexedEscrowTerms & { id: string }): Promise<MoveResult> {
+    const outcome = await settleTimeout({ ...escrowTerms, id, escrowId: escrowTerms.id }, "release", "seller-release", {
+      join: true,
+    });
     const row = await findTransaction(db, chain.chainId, id);
     const state = stateOfRow(row);
     const txHash = row.escrow?.settledTxHash;
@@ -179,6 +200,34 @@ export function escrowMoves(
     if (permission.onceWindowClosed && !input.txHash) {
       if (input.signed) throw badRequest(`After the dispute window the service sends the ${action}: send no signature`);
       return releaseAfterWindow(id, loaded.indexed);
+    }
+    const relayed = {
+      transactionId: id,
+      record: keep && ((tx: Pick<Database, "insert">) => keep(tx)),
+      refused: (reason: string) =>
+        new EscrowRefusedError(`The escrow refused to ${action}: ${reason}`, {
+          state: stateOfRow(row),
+          transaction_id: id,
+        }),
+      reverted: (txHash: Hex) =>
+        new TransactionRevertedError(
+          `The ${action} transaction ${txHash} reverted`,
+          { transaction_id: id },
+          "move_reverted",
+        ),
+      indexed: transactionWrite("Done", id),
+    };
+    if (
+      loaded.party === "buyer" &&
+      DELEGATED_MOVES.has(action) &&
+      isX402Funded(row) &&
+      !input.txHash &&
+      !input.signed
+    ) {
+      // An x402 payment's escrow is delegated: the operator (the relayer) moves for its keyless buyer.
+      const call = escrow.moveCall(escrowId, terms, move);
+      const sent = await settle({ to: call.to, data: call.data, purpose: action }, relayed);
+      return done(id, sent.txHash);
     }
 
     if (input.txHash) {
@@ -230,22 +279,7 @@ export function escrowMoves(
     }
 
     // The relayer submits the signed move (the service's or an external party's).
-    const sent = await settle(escrow.relayedMove(escrowId, terms, move, signed), {
-      transactionId: id,
-      record: keep && ((tx) => keep(tx)),
-      refused: (reason) =>
-        new EscrowRefusedError(`The escrow refused to ${action}: ${reason}`, {
-          state: stateOfRow(row),
-          transaction_id: id,
-        }),
-      reverted: (txHash) =>
-        new TransactionRevertedError(
-          `The ${action} transaction ${txHash} reverted`,
-          { transaction_id: id },
-          "move_reverted",
-        ),
-      indexed: transactionWrite("Done", id),
-    });
+    const sent = await settle(escrow.relayedMove(escrowId, terms, move, signed), relayed);
     return done(id, sent.txHash);
   }
 

@@ -1,6 +1,5 @@
-import { escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { getAddress, type Hex, zeroAddress } from "viem";
+import { type Hex, zeroAddress } from "viem";
 import type { Database } from "../../db/client.ts";
 import { listings, relayedTransactions, transactions } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
@@ -22,9 +21,11 @@ import { type IndexedEscrowTerms, termsOfEscrow } from "./escrow-terms.ts";
  * The same send serves a seller who asks for its release after the window (escrow-moves.ts).
  */
 
-/** An escrow of one of our transactions: its transaction's id and its indexed terms. */
+/** An escrow of one of our transactions: its transaction's id, the escrow's id and its indexed terms. */
 export interface TimedEscrow extends IndexedEscrowTerms {
   id: string;
+  /** The escrow's bytes32 id on chain (chain.escrow.id). */
+  escrowId: string;
 }
 
 /** An escrow of one of our transactions that time has made actionable. */
@@ -114,12 +115,7 @@ export function timeoutSettlement(deps: Pick<Deps, "db" | "chain" | "escrow" | "
     if (sent) return join ? joined(item.id, sent) : { settled: false };
     try {
       const { receipt } = await send(
-        escrow.relayedTimeout(
-          escrowIdOfTransaction(getAddress(item.buyer), item.id),
-          termsOfEscrow(item),
-          action,
-          purpose,
-        ),
+        escrow.relayedTimeout(item.escrowId as Hex, termsOfEscrow(item), action, purpose),
         {
           transactionId: item.id,
           record: async (tx, ours) => {
@@ -155,7 +151,7 @@ export function escrowTimeouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rel
   async function dueEscrows(limit = 50): Promise<DueEscrow[]> {
     const now = await escrow.now();
     const { rows } = await db.execute<Record<string, unknown>>(sql`
-      SELECT t.id, t.listing_id, t.seller_agent_id, e.status, e.buyer, e.seller, e.amount::text AS amount,
+      SELECT t.id, e.id AS escrow_id, t.listing_id, t.seller_agent_id, e.status, e.buyer, e.seller, e.amount::text AS amount,
              e.deadline::text AS deadline, e.dispute_window, e.delivered_at::text AS delivered_at, e.fee_bps, e.is_bounty
       FROM app.transactions t
       JOIN app.agents b ON b.id = t.buyer_agent_id
@@ -173,6 +169,7 @@ export function escrowTimeouts(deps: Pick<Deps, "db" | "chain" | "escrow" | "rel
       LIMIT ${limit}`);
     return rows.map((row) => ({
       id: row.id as string,
+      escrowId: row.escrow_id as string,
       listingId: row.listing_id as string | null,
       sellerAgentId: row.seller_agent_id as string | null,
       status: row.status as string,

@@ -78,6 +78,7 @@ export function transactionFunding(
       description: input.description,
       ...(await funding.schedule(input.deadlineHours)),
       createdAt: new Date(),
+      escrowRef: null,
     };
     if (caller.hosted) {
       const txHash = await funding.fundHosted(caller, row, seller.walletAddress);

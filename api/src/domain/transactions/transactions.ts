@@ -1,8 +1,6 @@
-import { escrowIdOfTransaction } from "@agent-marketplace/contracts";
 import type { EscrowState } from "@agent-marketplace/indexer";
 import { and, desc, eq, getViewSelectedFields, gt, isNull, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, union } from "drizzle-orm/pg-core";
-import { getAddress } from "viem";
 import { chainEscrow } from "../../db/chain-views.ts";
 import type { Database } from "../../db/client.ts";
 import { literalLimit } from "../../db/compiled-statement.ts";
@@ -14,6 +12,7 @@ import { keysetPage, olderThanCursor, timestampPosition } from "../shared/cursor
 import { forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/ids.ts";
 import { agentIdsOwnedBy, type OwnedAgent, ownsAgent } from "../shared/owned-agents.ts";
+import { escrowIdOfRow } from "./escrow-id.ts";
 import { escrowMatchesSql, isBountyTransactionSql } from "./escrow-match.ts";
 import { deriveTransactionState, type TransactionState } from "./transaction-state.ts";
 
@@ -174,6 +173,7 @@ export interface TransactionFacts {
     | "buyerAgentId"
     | "sellerAgentId"
     | "disputeWindowSeconds"
+    | "escrowRef"
   >;
   escrow: Pick<
     NonNullable<TransactionRow["escrow"]>,
@@ -229,6 +229,7 @@ function transactionFactsJson(row: TransactionColumns, escrow: EscrowColumns): J
     buyerAgentId: stringOrNull(row.buyerAgentId),
     sellerAgentId: stringOrNull(row.sellerAgentId),
     disputeWindowSeconds: numberOrNull(row.disputeWindowSeconds),
+    escrowRef: stringOrNull(row.escrowRef),
   };
   const escrowJson: JsonFieldsOf<NonNullable<TransactionFacts["escrow"]>> = {
     status: stringOrNull(escrow.status),
@@ -449,7 +450,7 @@ export function toTransaction(
     buyer: { id: t.buyerAgentId, name: row.buyerName },
     seller: t.sellerAgentId && row.sellerName !== null ? { id: t.sellerAgentId, name: row.sellerName } : null,
     escrow_id: t.id,
-    escrow_id_bytes32: escrowIdOfTransaction(getAddress(row.buyerWallet), t.id),
+    escrow_id_bytes32: escrowIdOfRow(t, row.buyerWallet),
     contract_address: location.contractAddress,
     chain_id: location.chainId,
     delivered_at: escrow && escrow.deliveredAt !== "0" ? isoOfSeconds(escrow.deliveredAt) : null,

@@ -161,6 +161,24 @@ describe("GET /api/agents/{id}/registration.json and /erc8004 before registratio
     expect((await json(await get(t.app, `/api/agents/${id}/registration.json`))).active).toBe(false);
   });
 
+  it("name each FIXED listing on the market as an x402 service, and say x402Support while there is one", async () => {
+    const agent = await registerAgent(t.app, "8004 x402 seller");
+    const fixed = await createListing(t.app, agent, { price_wei: "1000000" });
+    const paused = await createListing(t.app, agent, { price_wei: "2000000" });
+    expect((await patch(t.app, `/api/listings/${paused.id}`, { is_active: false }, agent.key)).status).toBe(200);
+    const file = await json(await get(t.app, `/api/agents/${agent.id}/registration.json`));
+    expect(file.services).toEqual([
+      { name: "API", endpoint: `${ORIGIN}/api/agents/${agent.id}` },
+      { name: "MCP", endpoint: `${ORIGIN}/mcp` },
+      { name: "x402", endpoint: `${ORIGIN}/api/listings/${fixed.id}/x402`, version: "2" },
+    ]);
+    expect(file.x402Support).toBe(true);
+    expect((await patch(t.app, `/api/listings/${fixed.id}`, { is_active: false }, agent.key)).status).toBe(200);
+    const none = await json(await get(t.app, `/api/agents/${agent.id}/registration.json`));
+    expect(none.x402Support).toBe(false);
+    expect(none.services).toHaveLength(2);
+  });
+
   it("build every URL on PUBLIC_BASE_URL when it is set, whatever the request's origin", async () => {
     const configured = await testApp({ publicBaseUrl: "https://market.example" });
     try {

@@ -11,10 +11,12 @@ import { registerDetails } from "./details.ts";
 import { registerOffers } from "./offers.ts";
 import { registerProposals } from "./proposals.ts";
 import { registerUpdate } from "./update.ts";
+import { registerX402 } from "./x402.ts";
 
 /*
  * /api/listings: browse and details (public); an agent's own listings created, updated and
- * deactivated; a FIXED listing bought into a funded escrow, a BOUNTY claimed; offers of another
+ * deactivated; a FIXED listing bought into a funded escrow (by an agent's key, or over x402 by any
+ * x402 client), a BOUNTY claimed; offers of another
  * price on a negotiable listing, and proposals on a bounty that takes them, made and listed.
  */
 export function listingRoutes(deps: RouteDeps) {
@@ -25,6 +27,7 @@ export function listingRoutes(deps: RouteDeps) {
   registerUpdate(app, deps);
   registerDeactivate(app, deps);
   registerBuy(app, deps);
+  registerX402(app, deps);
   registerClaim(app, deps);
   registerOffers(app, deps);
   registerProposals(app, deps);

@@ -82,6 +82,16 @@ describe("POST /api/listings", () => {
       agents: { id: seller.id, name: "Seller", wallet_address: seller.wallet.address, transaction_count: 0 },
       // No rated deal: no rate (rated_deals 0 beside it).
       seller_reputation: { completed: 0, refunded: 0, disputed: 0, success_rate: 0, rated_deals: 0 },
+      // A FIXED listing is also sold over x402 (routes/listings/x402.ts).
+      x402: {
+        endpoint: `/api/listings/${response.id}/x402`,
+        methods: ["GET", "POST"],
+        x402_version: 2,
+        scheme: "exact",
+        network: `eip155:${t.config.chainId}`,
+        asset: t.services.escrow.usdc,
+        pay_to: t.services.escrow.escrow,
+      },
     });
     const [row] = await t.db.select().from(listings).where(eq(listings.id, response.id));
     expect(row).toMatchObject({ agentId: seller.id, priceWei: "1500000", isActive: true });
@@ -225,8 +235,9 @@ describe("GET /api/listings", () => {
     expect(page.listings).toHaveLength(cases.length);
     for (const card of page.listings) {
       const details = await json(await get(t.app, `/api/listings/${card.id}`));
-      // The seller's state of a listing is the details' alone: a card on the market is active.
-      const { agents, seller_reputation, state, ...summary } = details;
+      // The seller's state of a listing is the details' alone (as its x402 endpoint): a card on the market is active.
+      const { agents, seller_reputation, state, x402, ...summary } = details;
+      expect(x402?.endpoint ?? null).toBe(card.listing_type === "FIXED" ? `/api/listings/${card.id}/x402` : null);
       expect(state).toBe("active");
       const { agent, ...shown } = card;
       expect(shown).toEqual(summary);

@@ -176,6 +176,12 @@ export function registerOpenApi(
     scheme: "bearer",
     description: "The agent's 64-hex API key: `Authorization: Bearer <key>`",
   });
+  root.openAPIRegistry.registerComponent("securitySchemes", "ReceiptToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An x402 payment's receipt token (`rcpt_` and 64 hex, from the 201 of GET or POST /api/listings/{id}/x402): the keyless buyer's credential on that payment's transaction only (GET it and its deliverable; release, dispute, evidence, review). Anywhere else 403",
+  });
   for (const [name, header] of Object.entries(HEADERS)) {
     root.openAPIRegistry.registerComponent("headers", name, header);
   }

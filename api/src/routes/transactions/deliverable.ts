@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { idParam } from "../../http/params.ts";
-import { bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { bearerOrReceiptSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
 /* GET /api/transactions/{id}/deliverable: the delivered content and link (parties only). */
@@ -25,8 +25,8 @@ export const deliverableRoute = createRoute({
   summary: "The delivered content and link; together they hash to the on-chain deliverable hash (parties only)",
   description:
     "`deliverable_hash` is keccak256 of the content's UTF-8 bytes when no `deliverable_url` was given, else keccak256(abi.encode(string content, string deliverable_url)).",
-  security: bearerSecurity,
-  middleware: guard.agent,
+  security: bearerOrReceiptSecurity,
+  middleware: guard.agentOrReceipt,
   request: { params: idParam("Transaction") },
   responses: {
     200: { description: "The deliverable", content: { "application/json": { schema: Deliverable } } },

@@ -15,8 +15,10 @@ export const transactionRoute = createRoute({
   operationId: "getTransaction",
   tags: ["Transactions"],
   summary: "One transaction, with its escrow",
+  description:
+    "Public. Its parties (by key or owner's session) and the arbiter also read the dispute's reason and the ruling's note; so does an x402 payment's receipt token (`Authorization: Bearer rcpt_…`), as the buyer, on its own transaction only (403 on another).",
   security: [],
-  middleware: guard.viewer,
+  middleware: guard.viewerOrReceipt,
   request: { params: idParam("Transaction") },
   responses: {
     200: { description: "The transaction", content: { "application/json": { schema: Transaction } } },

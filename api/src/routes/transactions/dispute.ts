@@ -14,7 +14,18 @@ const DisputeBody = z
   .openapi("DisputeRequest");
 const Disputed = z.object({ ...MoveDone }).openapi("Disputed");
 
-export const disputeRoute = moveRoute("dispute", "openDispute", "Open a dispute (either party)", DisputeBody, Disputed);
+export const disputeRoute = moveRoute(
+  "dispute",
+  "openDispute",
+  "Open a dispute (either party)",
+  DisputeBody,
+  Disputed,
+  {
+    receipt: true,
+    description:
+      "For an escrow an x402 payment funded, the buyer's release and dispute are sent by the service (the escrow's operator acts for its keyless buyer): no call to send, answered 200; the payment's receipt token may make them.",
+  },
+);
 
 /** POST /api/transactions/{id}/dispute: a party's key (and an optional Idempotency-Key). */
 export function registerDispute(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
-import { ActingAgentId, bearerSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
+import { ActingAgentId, bearerOrReceiptSecurity, errorResponses, HttpUrl, Uuid } from "../../schemas/common.ts";
 import { CaseEvidence } from "../../schemas/disputes.ts";
 import type { RouteDeps } from "../route-deps.ts";
 import { timelineRoute } from "./timeline.ts";
@@ -30,8 +30,8 @@ export const evidenceRoute = createIdempotentRoute({
   operationId: "addEvidence",
   tags: ["Transactions"],
   summary: "Add evidence to an open dispute (either party)",
-  security: bearerSecurity,
-  middleware: guard.agent,
+  security: bearerOrReceiptSecurity,
+  middleware: guard.agentOrReceipt,
   request: {
     params: idParam("Transaction"),
     body: { content: { "application/json": { schema: EvidenceBody } }, required: true },

@@ -4,7 +4,7 @@ import type { MoveName, MoveProof, MoveResult } from "../../domain/transactions/
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
-import { bearerSecurity, errorResponses } from "../../schemas/common.ts";
+import { bearerOrReceiptSecurity, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MoveInstructions } from "../../schemas/escrow-moves.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
 
@@ -20,15 +20,19 @@ export function moveRoute<A extends MoveName, S extends z.ZodTypeAny, R extends 
   summary: string,
   body: S,
   done: R,
+  options: { receipt?: true; description?: string } = {},
 ) {
+  // The buyer's moves an x402 payment's receipt token may make (release, dispute): auth/receipt-tokens.ts.
+  const middleware: typeof guard.agent = options.receipt ? guard.agentOrReceipt : guard.agent;
   return createIdempotentRoute({
     method: "post",
     path: `/{id}/${action}` as `/{id}/${A}`,
     operationId,
     tags: ["Transactions"],
     summary,
-    security: bearerSecurity,
-    middleware: guard.agent,
+    description: options.description,
+    security: options.receipt ? bearerOrReceiptSecurity : bearerSecurity,
+    middleware,
     request: {
       params: idParam("Transaction"),
       body: {

@@ -20,6 +20,11 @@ export const releaseRoute = moveRoute(
   "Release the payment to the seller (buyer; the seller once the dispute window has closed)",
   ReleaseBody,
   Released,
+  {
+    receipt: true,
+    description:
+      "For an escrow an x402 payment funded, the buyer's release and dispute are sent by the service (the escrow's operator acts for its keyless buyer): no call to send, answered 200; the payment's receipt token may make them.",
+  },
 );
 
 /** POST /api/transactions/{id}/release: a party's key (and an optional Idempotency-Key). */

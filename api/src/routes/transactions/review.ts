@@ -5,7 +5,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { publicBaseUrl } from "../../http/request.ts";
-import { ActingAgentId, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
+import { ActingAgentId, bearerOrReceiptSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { MAX_REVIEW_COMMENT, Review } from "../../schemas/reviews.ts";
 import { receivedReviewsRoute } from "../agents/reviews.ts";
 import type { RouteDeps } from "../route-deps.ts";
@@ -33,8 +33,8 @@ export const reviewRoute = createIdempotentRoute({
   operationId: "reviewTransaction",
   tags: ["Reputation"],
   summary: "Review the other party of a RELEASED transaction (once per party)",
-  security: bearerSecurity,
-  middleware: guard.agent,
+  security: bearerOrReceiptSecurity,
+  middleware: guard.agentOrReceipt,
   request: {
     params: idParam("Transaction"),
     body: { required: true, content: { "application/json": { schema: ReviewBody } } },

@@ -19,7 +19,7 @@ export type ReviewTransactionReturnType = Operation["responses"][201]["content"]
  * Review the other party of a RELEASED transaction (once per party).
  *
  * - API: `POST /api/transactions/{id}/review`
- * - Credentials: the agent's API key
+ * - Credentials: the agent's API key, or ReceiptToken
  * - Sent with an Idempotency-Key: retried with it on a network error, without moving anything twice.
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).

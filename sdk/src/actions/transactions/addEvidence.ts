@@ -19,7 +19,7 @@ export type AddEvidenceReturnType = Operation["responses"][201]["content"]["appl
  * Add evidence to an open dispute (either party).
  *
  * - API: `POST /api/transactions/{id}/evidence`
- * - Credentials: the agent's API key
+ * - Credentials: the agent's API key, or ReceiptToken
  * - Sent with an Idempotency-Key: retried with it on a network error, without moving anything twice.
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).

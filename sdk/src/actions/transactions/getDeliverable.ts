@@ -20,7 +20,7 @@ export type GetDeliverableReturnType = Operation["responses"][200]["content"]["a
  * else keccak256(abi.encode(string content, string deliverable_url)).
  *
  * - API: `GET /api/transactions/{id}/deliverable`
- * - Credentials: the agent's API key
+ * - Credentials: the agent's API key, or ReceiptToken
  * - Retried on a network error or a 502, 503 or 504 (it reads).
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).

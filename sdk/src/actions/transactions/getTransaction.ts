@@ -16,6 +16,10 @@ export type GetTransactionReturnType = Operation["responses"][200]["content"]["a
 /**
  * One transaction, with its escrow.
  *
+ * Public. Its parties (by key or owner's session) and the arbiter also read the dispute's reason and
+ * the ruling's note; so does an x402 payment's receipt token (`Authorization: Bearer rcpt_…`), as the
+ * buyer, on its own transaction only (403 on another).
+ *
  * - API: `GET /api/transactions/{id}`
  * - Credentials: none
  * - Retried on a network error or a 502, 503 or 504 (it reads).

@@ -21,8 +21,12 @@ export type OpenDisputeReturnType =
 /**
  * Open a dispute (either party).
  *
+ * For an escrow an x402 payment funded, the buyer's release and dispute are sent by the service (the
+ * escrow's operator acts for its keyless buyer): no call to send, answered 200; the payment's receipt
+ * token may make them.
+ *
  * - API: `POST /api/transactions/{id}/dispute`
- * - Credentials: the agent's API key
+ * - Credentials: the agent's API key, or ReceiptToken
  * - Sent with an Idempotency-Key: retried with it on a network error, without moving anything twice.
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).

@@ -4,7 +4,7 @@ import { buyWithWallet, fundWithWallet } from "../../byob.ts";
 import { LISTING_CATEGORIES, LISTING_SORTS, LISTING_TYPES } from "../../enums.ts";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
-import { toolResult } from "../tool-result.ts";
+import { ToolRefusal, toolResult } from "../tool-result.ts";
 import {
   cursor,
   deliveryHours,
@@ -200,6 +200,44 @@ export function registerListingTools(server: McpServer, session: Session): void 
           ...(tx_hash !== undefined && { tx_hash }),
           ...(offer_id !== undefined && { offer_id }),
         });
+      }),
+  );
+
+  server.registerTool(
+    "x402_payment",
+    {
+      title: "Pay a listing over x402",
+      description: [
+        "Where a FIXED listing is bought over x402 (HTTP 402), for a buyer with a wallet and no API key, or any x402 client: the absolute URL (GET or POST it with @x402/fetch's wrapFetchWithPayment, @x402/axios or an agent kit's x402 client) and what it is paid in (network, USDC's address, the escrow as pay_to, the price).",
+        "The payment funds this listing's escrow, whose buyer is the paying wallet: delivery, the dispute window, disputes and auto-release apply. The answer (201) carries a receipt_token: send it as Authorization: Bearer on that transaction's routes (get_transaction's, the deliverable, release, dispute, evidence, review). Presenting the same payment again never pays twice.",
+        "The stock client pays only assets it knows: allow USDC with setSpendControls({ allowedAssets: [{ network, asset }] }).",
+        "Reads only: nothing is paid here. Refusals: 404 (no such listing), not_for_sale (a BOUNTY: claim it instead).",
+      ].join("\n"),
+      inputSchema: { listing_id: id("listing") },
+      annotations: readOnly,
+    },
+    (input) =>
+      toolResult(async () => {
+        const listing = await client.getListing({ id: input.listing_id });
+        if (!listing.x402) {
+          throw new ToolRefusal(
+            "not_for_sale",
+            "A BOUNTY is not bought: claim it (claim_bounty) or propose (make_proposal)",
+          );
+        }
+        return {
+          listing_id: listing.id,
+          url: `${client.baseUrl}${listing.x402.endpoint}`,
+          methods: listing.x402.methods,
+          x402_version: listing.x402.x402_version,
+          scheme: listing.x402.scheme,
+          network: listing.x402.network,
+          asset: listing.x402.asset,
+          pay_to: listing.x402.pay_to,
+          price_wei: listing.price_wei,
+          state: listing.state,
+          spend_controls: { allowedAssets: [{ network: listing.x402.network, asset: listing.x402.asset }] },
+        };
       }),
   );
 
