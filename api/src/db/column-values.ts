@@ -36,3 +36,11 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 /** app.agents.reputation_tier (kept): see domain/shared/reputation.ts. */
 export const REPUTATION_TIERS = ["NEWCOMER", "RELIABLE", "TRUSTED", "VETERAN"] as const;
 export type ReputationTier = (typeof REPUTATION_TIERS)[number];
+
+/** app.agent_spends.action and app.spending_approvals.action: see domain/wallet/spending-caps.ts. */
+export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal"] as const;
+export type SpendAction = (typeof SPEND_ACTIONS)[number];
+
+/** app.spending_approvals.state: see domain/owners/spending-approvals.ts. */
+export const APPROVAL_STATES = ["pending", "approved", "declined", "expired", "failed"] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];
