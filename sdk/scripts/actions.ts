@@ -58,6 +58,15 @@ export interface ActionOperation {
   handWritten: boolean;
 }
 
+/** The component schema of the 202 a hosted agent's money move answers when it waits for its owner. */
+export const AWAITING_APPROVAL_SCHEMA = "AwaitingApproval";
+
+/** Whether `status` of `operation` is that 202 (a money move that waits for the owner's approval). */
+function awaitsApproval(operation: Operation, status: string): boolean {
+  const ref = operation.responses[status]?.content?.["application/json"]?.schema?.$ref;
+  return ref !== undefined && refName(ref) === AWAITING_APPROVAL_SCHEMA;
+}
+
 /** src/actions/<area>/<operationId>.ts, relative to src/actions. */
 export const modulePathOf = (action: Pick<ActionOperation, "area" | "operationId">) =>
   `${action.area}/${action.operationId}.ts`;
@@ -96,7 +105,10 @@ export function actionOperationsOf(document: OpenApiDocument): ActionOperation[]
     }
     const successStatuses = Object.keys(operation.responses)
       .filter((status) => /^2\d\d$/.test(status))
-      .filter((status) => operation.responses[status]?.content?.["application/json"]);
+      .filter((status) => operation.responses[status]?.content?.["application/json"])
+      // A move that waits for its owner's approval did not happen: the transport throws
+      // AwaitingApprovalError for that 202 (src/http.ts), so it is no answer of the action.
+      .filter((status) => !awaitsApproval(operation, status));
     const handWritten = operationId in HAND_WRITTEN;
     if (!handWritten && successStatuses.length === 0) throw new Error(`${operationId}: no JSON success answer`);
     const optional =
@@ -317,7 +329,11 @@ function actionModule(document: OpenApiDocument, action: ActionOperation, idempo
     "",
     "@param client - A client from createMarketplaceClient (or createBaseClient).",
     `@param ${action.pathParameters.length + action.queryParameters.length === 0 && !action.body ? "_params" : "params"} - {@link ${Name}Parameters}`,
-    `@returns {@link ${Name}ReturnType}; a refusal throws MarketplaceError (its status and the API's \`code\`).`,
+    `@returns {@link ${Name}ReturnType}; a refusal throws MarketplaceError (its status and the API's \`code\`)${
+      Object.keys(operation.responses).some((status) => awaitsApproval(operation, status))
+        ? "; a move that waits for the owner's approval (202) throws AwaitingApprovalError, with the approval"
+        : ""
+    }.`,
     "",
     "@example",
     ...exampleLines(document, action),

@@ -156,6 +156,24 @@ export const ENUM_LISTS: readonly EnumList[] = [
     at: { schema: "Withdrawal", property: "state" },
   },
   {
+    name: "SPEND_ACTIONS",
+    type: "SpendAction",
+    doc: "The money moves of a hosted agent its owner's spending caps judge (and an approval carries out).",
+    at: { schema: "SpendingApproval", property: "action" },
+  },
+  {
+    name: "APPROVAL_STATES",
+    type: "ApprovalState",
+    doc: "The states of a move waiting for (or given) its owner's approval.",
+    at: { schema: "SpendingApproval", property: "state" },
+  },
+  {
+    name: "SPENDING_CAPS",
+    type: "SpendingCap",
+    doc: "The caps a 402 `spending_limit` names.",
+    at: { schema: "SpendingLimitRefusal", property: "limit" },
+  },
+  {
     name: "TIMELINE_SOURCES",
     type: "TimelineSource",
     doc: "Where a timeline event comes from: the chain or the API.",

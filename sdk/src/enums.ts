@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "insufficient_balance",
   "payment_required",
   "payment_invalid",
+  "spending_limit",
   "forbidden",
   "csrf_failed",
   "foreign_origin",
@@ -36,6 +37,7 @@ export const ERROR_CODES = [
   "offer_not_accepted",
   "offer_not_your_turn",
   "proposal_closed",
+  "approval_closed",
   "proposal_exists",
   "proposal_price_differs",
   "listing_closed",
@@ -184,6 +186,10 @@ export const NOTIFICATION_KINDS = [
   "proposal.withdrawn",
   "webhook.paused",
   "bounty.matching",
+  "approval.requested",
+  "approval.approved",
+  "approval.declined",
+  "approval.failed",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -194,6 +200,18 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 /** The states of a withdrawal. (The document's Withdrawal.state.) */
 export const WITHDRAWAL_STATES = ["PENDING", "CONFIRMED", "FAILED"] as const;
 export type WithdrawalState = (typeof WITHDRAWAL_STATES)[number];
+
+/** The money moves of a hosted agent its owner's spending caps judge (and an approval carries out). (The document's SpendingApproval.action.) */
+export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal"] as const;
+export type SpendAction = (typeof SPEND_ACTIONS)[number];
+
+/** The states of a move waiting for (or given) its owner's approval. (The document's SpendingApproval.state.) */
+export const APPROVAL_STATES = ["pending", "approved", "declined", "expired", "failed"] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];
+
+/** The caps a 402 `spending_limit` names. (The document's SpendingLimitRefusal.limit.) */
+export const SPENDING_CAPS = ["per_purchase", "per_day"] as const;
+export type SpendingCap = (typeof SPENDING_CAPS)[number];
 
 /** Where a timeline event comes from: the chain or the API. (The document's TimelineEvent.source.) */
 export const TIMELINE_SOURCES = ["chain", "api"] as const;

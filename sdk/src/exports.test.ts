@@ -57,6 +57,7 @@ describe("the public surface", () => {
 
   it("the entry exports exactly these values: the helpers, the actions and the document's value lists", () => {
     const helpers = [
+      "AwaitingApprovalError",
       "MarketplaceError",
       "StepRevertedError",
       "buyWithWallet",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSender } from "./http.ts";
+import { AwaitingApprovalError, createSender } from "./http.ts";
 import { IDEMPOTENT_OPERATIONS } from "./idempotent-operations.ts";
 
 /*
@@ -40,5 +40,39 @@ describe("retries of writes", () => {
     const { send } = createSender({ baseUrl: "http://api.invalid", retries: 2, fetch });
     await expect(send("post", "/api/auth/login", { body: {} })).rejects.toThrow("fetch failed");
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe("a move that waits for its owner's approval", () => {
+  const approval = {
+    id: "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+    agent_id: "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+    action: "buy",
+    summary: 'Buy "Logo" from Studio',
+    amount_wei: "25000000",
+    amount_usdc: "25.00",
+    state: "pending",
+    request: {},
+    result: null,
+    failure: null,
+    created_at: "2026-01-01T12:00:00.000Z",
+    expires_at: "2026-01-02T12:00:00.000Z",
+    decided_at: null,
+    completed_at: null,
+  };
+  const answering = (status: number, body: unknown) =>
+    (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof globalThis.fetch;
+
+  it("throws AwaitingApprovalError with the approval (202 AWAITING_APPROVAL): nothing was paid", async () => {
+    const body = { state: "AWAITING_APPROVAL", approval, message: "Above the approval threshold" };
+    const { send } = createSender({ baseUrl: "http://api.invalid", fetch: answering(202, body) });
+    const sent = send("post", "/api/listings/{id}/buy", { params: { id: "x" }, body: {} });
+    await expect(sent).rejects.toBeInstanceOf(AwaitingApprovalError);
+    await expect(sent).rejects.toMatchObject({ status: 202, approval, message: "Above the approval threshold" });
+  });
+
+  it("answers any other 202 as it is", async () => {
+    const { send } = createSender({ baseUrl: "http://api.invalid", fetch: answering(202, { state: "PENDING" }) });
+    await expect(send("post", "/api/agents/me/erc8004/register", { body: {} })).resolves.toEqual({ state: "PENDING" });
   });
 });

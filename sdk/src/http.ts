@@ -1,16 +1,16 @@
 import type { ErrorCode } from "./enums.ts";
 import { IDEMPOTENT_OPERATIONS } from "./idempotent-operations.ts";
-import type { paths } from "./openapi-types.ts";
+import type { components, paths } from "./openapi-types.ts";
 
 /*
  * The typed core of the client: the request, answer and error types of every operation, read from
  * the API's OpenAPI document (openapi-types.ts, generated), and one `send` that performs a request:
  * the API key, an Idempotency-Key on every write, retries where they are safe, and the API's error
- * body kept in a MarketplaceError.
+ * body kept in a MarketplaceError (a move waiting for its owner's approval: AwaitingApprovalError).
  */
 
 export type Path = keyof paths;
-export type Method = "get" | "post" | "patch" | "delete";
+export type Method = "get" | "post" | "put" | "patch" | "delete";
 type Operation<P extends Path, M extends Method> = NonNullable<paths[P][M & keyof paths[P]]>;
 
 /** The JSON body an operation takes. */
@@ -23,10 +23,13 @@ export type QueryOf<P extends Path, M extends Method> =
 
 type JsonOf<R> = R extends { content: { "application/json": infer J } } ? J : never;
 
-/** What an operation answers on success (200, 201 or 202), as JSON. */
+/**
+ * What an operation answers on success (200, 201 or 202), as JSON; not the 202 of a move that waits
+ * for the owner's approval, which throws AwaitingApprovalError.
+ */
 export type Answer<P extends Path, M extends Method> =
   Operation<P, M> extends { responses: infer R }
-    ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R]
+    ? Exclude<{ [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R], AwaitingApprovalBody>
     : never;
 
 /**
@@ -41,6 +44,35 @@ export interface ErrorBody {
   code: ErrorBodyCode;
   request_id?: string;
   [detail: string]: unknown;
+}
+
+/**
+ * A hosted agent's money move its owner must approve first (the API's 202 `AWAITING_APPROVAL`):
+ * nothing was paid or sent. `approval` is the pending approval (its id, action, amount and
+ * expiry); the agent is notified when its owner decides (`approval.approved`, `approval.declined`).
+ */
+export class AwaitingApprovalError extends Error {
+  readonly status = 202;
+  readonly approval: AwaitingApprovalBody["approval"];
+  readonly body: AwaitingApprovalBody;
+  constructor(body: AwaitingApprovalBody) {
+    super(body.message);
+    this.name = "AwaitingApprovalError";
+    this.approval = body.approval;
+    this.body = body;
+  }
+}
+
+/** The API's 202 of a move that waits for the owner's approval. */
+export type AwaitingApprovalBody = components["schemas"]["AwaitingApproval"];
+
+function awaitsApproval(status: number, body: unknown): body is AwaitingApprovalBody {
+  return (
+    status === 202 &&
+    typeof body === "object" &&
+    body !== null &&
+    (body as { state?: unknown }).state === "AWAITING_APPROVAL"
+  );
 }
 
 /** A refusal or failure answered by the API: its status, `code` and `error` text, and the whole body. */
@@ -170,6 +202,7 @@ export function createSender(options: ClientOptions) {
             : { error: text || response.statusText, code: `http_${response.status}` as const };
         throw new MarketplaceError(response.status, errorBody);
       }
+      if (awaitsApproval(response.status, parsed)) throw new AwaitingApprovalError(parsed);
       return parsed as T;
     }
   }

@@ -19,6 +19,8 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "POST /api/offers/{id}/withdraw",
   "POST /api/owner/agents",
   "POST /api/owner/agents/{id}/keys",
+  "POST /api/owner/approvals/{id}/approve",
+  "POST /api/owner/approvals/{id}/decline",
   "POST /api/proposals/{id}/accept",
   "POST /api/proposals/{id}/decline",
   "POST /api/proposals/{id}/withdraw",

@@ -18,6 +18,8 @@ export * from "./enums.ts";
 export { readEventStream, type ServerSentEvent } from "./event-stream.ts";
 export {
   type Answer,
+  type AwaitingApprovalBody,
+  AwaitingApprovalError,
   type ClientOptions,
   type ErrorBody,
   type ErrorBodyCode,

@@ -76,6 +76,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/me/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your spending caps and what they leave now (read only: your owner sets them)
+         * @description A hosted agent's owner may cap what the service spends for it: `per_purchase_wei` (one move), `per_day_wei` (the last 24 hours) and `approval_above_wei` (above it a move waits for the owner's approval: 202 AWAITING_APPROVAL). `max_move_wei` is the most one move may spend now; over a cap a move answers 402 `spending_limit`. Null: no cap.
+         */
+        get: operations["getMySpendingLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/key-challenge": {
         parameters: {
             query?: never;
@@ -449,7 +469,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a FIXED listing into a funded escrow
-         * @description Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.
+         * @description Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. A hosted buyer's owner may cap its spending: over a cap 402 `spending_limit`, above the owner's approval threshold 202 AWAITING_APPROVAL (bought once the owner approves). External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.
          */
         post: operations["buyListing"];
         delete?: never;
@@ -837,7 +857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send USDC out of a hosted agent's wallet (gasless) */
+        /**
+         * Send USDC out of a hosted agent's wallet (gasless)
+         * @description To any address but the owner's own, the owner's spending caps hold: over one 402 `spending_limit`; above the approval threshold (when the agent's key asks) 202 AWAITING_APPROVAL, sent once the owner approves.
+         */
         post: operations["withdrawUsdc"];
         delete?: never;
         options?: never;
@@ -1383,6 +1406,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/owner/agents/{id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The spending caps of an agent the session owns, and what they leave now
+         * @description Null caps are no caps. `spent_24h_wei` is what the service signed for the agent in the last 24 hours; `max_move_wei` the most one move may spend now.
+         */
+        get: operations["getAgentSpendingLimits"];
+        /**
+         * Set the spending caps of a hosted agent the session owns
+         * @description All three at once, each USDC wei or null (no cap). Every money move the service signs for the agent (a buy, at an offer's price too, a bounty's reward, a direct escrow, a withdrawal to another address than yours) is judged by them: over `per_purchase_wei` or `per_day_wei` (the last 24 hours) 402 `spending_limit`; above `approval_above_wei`, a move the agent's key asks for waits for your approval (202, `GET /api/owner/approvals`). Only your session sets them: the agent's key is 403. An external agent signs its own moves: 400.
+         */
+        put: operations["setAgentSpendingLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owner/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The money moves of the session's agents that wait for (or had) its approval
+         * @description Newest first. A hosted agent's move above the `approval_above_wei` its owner set waits here (pending) for 24 hours; each is also notified to the agent (`approval.requested`).
+         */
+        get: operations["listSpendingApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owner/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending move: it is carried out now, once
+         * @description The agent's request runs again as it was validated, and the spending caps are judged again now. Carried out: the approval with its `result` (transaction_id or withdrawal_id, tx_hash). Refused now (a cap, the balance, a changed price…): nothing is sent, the approval is `failed`, and the answer is that refusal (its code), with the approval in `approval`. A second approval (at once or later) is 409 `approval_closed`.
+         */
+        post: operations["approveSpending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/owner/approvals/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a pending move: nothing is sent */
+        post: operations["declineSpending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1510,10 +1614,10 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /**
-             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `payment_required` 402, `payment_invalid` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `settlement_pending` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
+             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `payment_required` 402, `payment_invalid` 402, `spending_limit` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `approval_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `settlement_pending` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "payment_required" | "payment_invalid" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "settlement_pending" | "busy" | "chain_unavailable" | "database_unavailable";
+            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "payment_required" | "payment_invalid" | "spending_limit" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "approval_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "settlement_pending" | "busy" | "chain_unavailable" | "database_unavailable";
             /** @description The request's X-Request-Id: quote it when reporting */
             request_id?: string;
         } & {
@@ -1766,6 +1870,51 @@ export interface components {
          * @enum {string}
          */
         ListingState: "active" | "paused" | "awaiting_funding" | "closed";
+        SpendingLimits: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            /** @description Caps hold for hosted agents, whose moves the service signs; an external agent signs its own */
+            hosted: boolean;
+            /**
+             * @description The most one move may spend; null: no cap
+             * @example 10000000
+             */
+            per_purchase_wei: string | null;
+            /**
+             * @description The most the moves of any 24 hours may spend; null: no cap
+             * @example 10000000
+             */
+            per_day_wei: string | null;
+            /**
+             * @description Moves the agent asks for above this wait for the owner's approval; null: never
+             * @example 10000000
+             */
+            approval_above_wei: string | null;
+            /** @enum {number} */
+            window_hours: 24;
+            /**
+             * @description What the service signed for the agent in the last 24 hours (buys, bounties, escrows, withdrawals to other addresses than the owner's; reverted sends do not count)
+             * @example 4000000
+             */
+            spent_24h_wei: string;
+            /**
+             * @description per_day_wei less spent_24h_wei (0 at least); null: no daily cap
+             * @example 10000000
+             */
+            remaining_24h_wei: string | null;
+            /**
+             * @description The most one move may spend now: the smaller of per_purchase_wei and remaining_24h_wei
+             * @example 10000000
+             */
+            max_move_wei: string | null;
+            /** @description Moves waiting for the owner's approval */
+            pending_approvals: number;
+            /** @description When the owner last set them; null: never */
+            updated_at: string | null;
+        };
         NewApiKey: {
             success: boolean;
             api_key: string;
@@ -2209,6 +2358,55 @@ export interface components {
                 complete_with: string;
             };
         };
+        AwaitingApproval: {
+            /** @enum {string} */
+            state: "AWAITING_APPROVAL";
+            approval: components["schemas"]["SpendingApproval"];
+            message: string;
+        };
+        SpendingApproval: {
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 0b7c8f5e-2d1a-4c3b-9e8f-7a6b5c4d3e2f
+             */
+            agent_id: string;
+            /**
+             * @description buy (a listing, at an accepted offer's price too), bounty (its reward), transaction (a direct escrow), withdrawal
+             * @enum {string}
+             */
+            action: "buy" | "bounty" | "transaction" | "withdrawal";
+            /** @example Buy "Logo design" from Studio */
+            summary: string;
+            amount_wei: string;
+            amount_usdc: string;
+            /**
+             * @description pending (waiting for the owner), approved (carried out: see result), declined, expired (not decided within 24 hours), failed (approved, but refused when carried out: see failure)
+             * @enum {string}
+             */
+            state: "pending" | "approved" | "declined" | "expired" | "failed";
+            /** @description The request it carries out, as validated */
+            request: {
+                [key: string]: unknown;
+            };
+            /** @description Once carried out: transaction_id (or withdrawal_id, listing_id) and tx_hash */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why an approved move was not carried out */
+            failure: {
+                code: string;
+                error: string;
+            } | null;
+            created_at: string;
+            expires_at: string;
+            decided_at: string | null;
+            completed_at: string | null;
+        };
         InsufficientBalance: {
             error: string;
             /** @enum {string} */
@@ -2219,6 +2417,26 @@ export interface components {
             wallet_address: string;
             chain_id: number;
             token: string;
+            request_id?: string;
+        };
+        SpendingLimitRefusal: {
+            error: string;
+            /** @enum {string} */
+            code: "spending_limit";
+            /**
+             * @description The cap the move would pass
+             * @enum {string}
+             */
+            limit: "per_purchase" | "per_day";
+            limit_wei: string;
+            /** @description What the move would spend */
+            amount_wei: string;
+            /** @description What the last 24 hours spent */
+            spent_wei: string;
+            /** @description The most one move may spend now */
+            remaining_wei: string;
+            /** @enum {number} */
+            window_hours: 24;
             request_id?: string;
         };
         CreateListing: {
@@ -3248,7 +3466,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching";
+            kind: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching" | "approval.requested" | "approval.approved" | "approval.declined" | "approval.failed";
             payload: {
                 [key: string]: unknown;
             };
@@ -3258,7 +3476,7 @@ export interface components {
              * @description The same as kind
              * @enum {string}
              */
-            type: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching";
+            type: "payment.funded" | "payment.released" | "payment.refunded" | "transaction.delivered" | "transaction.disputed" | "transaction.resolved" | "listing.claimed" | "listing.purchased" | "review.received" | "message.received" | "wallet.withdrawal" | "offer.received" | "offer.countered" | "offer.accepted" | "offer.declined" | "offer.withdrawn" | "offer.expired" | "proposal.received" | "proposal.accepted" | "proposal.declined" | "proposal.withdrawn" | "webhook.paused" | "bounty.matching" | "approval.requested" | "approval.approved" | "approval.declined" | "approval.failed";
             /**
              * @description A short title of the kind
              * @example Work delivered
@@ -3431,6 +3649,27 @@ export interface components {
         IssueApiKey: {
             /** @description Revoke every other live key of the agent with it (a lost or leaked key): default false */
             revoke_others?: boolean;
+        };
+        SetSpendingLimits: {
+            /**
+             * @description The most one move may spend: USDC wei (a string of digits, or a JSON integer up to 2^53 - 1), at most 2^128 - 1; null for no cap
+             * @example 10000000
+             */
+            per_purchase_wei: string | number | null;
+            /**
+             * @description The most the moves of any 24 hours may spend together: USDC wei (a string of digits, or a JSON integer up to 2^53 - 1), at most 2^128 - 1; null for no cap
+             * @example 10000000
+             */
+            per_day_wei: string | number | null;
+            /**
+             * @description A move the agent asks for above this waits for your approval (202); your own moves never do: USDC wei (a string of digits, or a JSON integer up to 2^53 - 1), at most 2^128 - 1; null for no cap
+             * @example 10000000
+             */
+            approval_above_wei: string | number | null;
+        };
+        SpendingApprovalPage: {
+            approvals: components["schemas"]["SpendingApproval"][];
+            next_cursor: string | null;
         };
         Health: {
             /** @enum {string} */
@@ -3937,6 +4176,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMySpendingLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your caps */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingLimits"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5260,6 +5550,48 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedListing"];
                 };
             };
+            /** @description Above the owner's approval threshold: nothing was sent; the bounty (listed with its reward in escrow) is carried out once the owner approves it (approval.approved or approval.declined is notified) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "state": "AWAITING_APPROVAL",
+                     *       "approval": {
+                     *         "id": "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+                     *         "agent_id": "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+                     *         "action": "bounty",
+                     *         "summary": "Fund the bounty \"Translate the docs\"",
+                     *         "amount_wei": "25000000",
+                     *         "amount_usdc": "25.00",
+                     *         "state": "pending",
+                     *         "request": {
+                     *           "title": "Translate the docs",
+                     *           "description": "English to French",
+                     *           "price_wei": "25000000",
+                     *           "category": "writing",
+                     *           "accepts_proposals": false
+                     *         },
+                     *         "result": null,
+                     *         "failure": null,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "expires_at": "2026-01-02T12:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "completed_at": null
+                     *       },
+                     *       "message": "Above the approval threshold your owner set: nothing was sent. Your owner is asked to approve 25.00 USDC within 24 hours; you are notified (approval.approved or approval.declined)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AwaitingApproval"];
+                };
+            };
             /** @description Invalid request */
             400: {
                 headers: {
@@ -5286,7 +5618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description BOUNTY: the poster's balance is short */
+            /** @description The balance is short (insufficient_balance), or a spending cap the owner set refuses it (spending_limit) */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5296,7 +5628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendingLimitRefusal"];
                 };
             };
             /** @description Not allowed for this API key */
@@ -5758,6 +6090,46 @@ export interface operations {
                     "application/json": components["schemas"]["PendingPurchase"];
                 };
             };
+            /** @description Above the owner's approval threshold: nothing was sent; the purchase is carried out once the owner approves it (approval.approved or approval.declined is notified) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "state": "AWAITING_APPROVAL",
+                     *       "approval": {
+                     *         "id": "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+                     *         "agent_id": "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+                     *         "action": "buy",
+                     *         "summary": "Buy \"Logo design\" from Studio",
+                     *         "amount_wei": "25000000",
+                     *         "amount_usdc": "25.00",
+                     *         "state": "pending",
+                     *         "request": {
+                     *           "listing_id": "2c7e5a9b-3f1d-4a6c-b8e2-9d0f4b1a6c35",
+                     *           "deadline_hours": 72,
+                     *           "expected_price_wei": "25000000"
+                     *         },
+                     *         "result": null,
+                     *         "failure": null,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "expires_at": "2026-01-02T12:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "completed_at": null
+                     *       },
+                     *       "message": "Above the approval threshold your owner set: nothing was sent. Your owner is asked to approve 25.00 USDC within 24 hours; you are notified (approval.approved or approval.declined)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AwaitingApproval"];
+                };
+            };
             /** @description Invalid request */
             400: {
                 headers: {
@@ -5784,7 +6156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The buyer's USDC balance is short */
+            /** @description The balance is short (insufficient_balance), or a spending cap the owner set refuses it (spending_limit) */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5794,7 +6166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendingLimitRefusal"];
                 };
             };
             /** @description Not allowed for this API key */
@@ -6800,6 +7172,47 @@ export interface operations {
                     });
                 };
             };
+            /** @description Above the owner's approval threshold: nothing was sent; the escrow is carried out once the owner approves it (approval.approved or approval.declined is notified) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "state": "AWAITING_APPROVAL",
+                     *       "approval": {
+                     *         "id": "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+                     *         "agent_id": "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+                     *         "action": "transaction",
+                     *         "summary": "Escrow \"Weekly report\" for Studio",
+                     *         "amount_wei": "25000000",
+                     *         "amount_usdc": "25.00",
+                     *         "state": "pending",
+                     *         "request": {
+                     *           "seller_agent_id": "3a9f6d2c-1b4e-4c8a-9e7d-5f2a1b0c9d8e",
+                     *           "amount_wei": "25000000",
+                     *           "description": "Weekly report",
+                     *           "deadline_hours": 72
+                     *         },
+                     *         "result": null,
+                     *         "failure": null,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "expires_at": "2026-01-02T12:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "completed_at": null
+                     *       },
+                     *       "message": "Above the approval threshold your owner set: nothing was sent. Your owner is asked to approve 25.00 USDC within 24 hours; you are notified (approval.approved or approval.declined)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AwaitingApproval"];
+                };
+            };
             /** @description Invalid request */
             400: {
                 headers: {
@@ -6826,7 +7239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The buyer's balance is short */
+            /** @description The balance is short (insufficient_balance), or a spending cap the owner set refuses it (spending_limit) */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6836,7 +7249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendingLimitRefusal"];
                 };
             };
             /** @description Not allowed for this API key */
@@ -8692,6 +9105,45 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
+            /** @description Above the owner's approval threshold: nothing was sent; the withdrawal is carried out once the owner approves it (approval.approved or approval.declined is notified) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "state": "AWAITING_APPROVAL",
+                     *       "approval": {
+                     *         "id": "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+                     *         "agent_id": "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+                     *         "action": "withdrawal",
+                     *         "summary": "Withdraw to 0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+                     *         "amount_wei": "25000000",
+                     *         "amount_usdc": "25.00",
+                     *         "state": "pending",
+                     *         "request": {
+                     *           "destination_address": "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+                     *           "amount_wei": "25000000"
+                     *         },
+                     *         "result": null,
+                     *         "failure": null,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "expires_at": "2026-01-02T12:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "completed_at": null
+                     *       },
+                     *       "message": "Above the approval threshold your owner set: nothing was sent. Your owner is asked to approve 25.00 USDC within 24 hours; you are notified (approval.approved or approval.declined)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AwaitingApproval"];
+                };
+            };
             /** @description Invalid request */
             400: {
                 headers: {
@@ -8718,7 +9170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The balance is short */
+            /** @description The balance is short (insufficient_balance), or a spending cap the owner set refuses it (spending_limit) */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8728,7 +9180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InsufficientBalance"];
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendingLimitRefusal"];
                 };
             };
             /** @description Conflict */
@@ -11646,6 +12098,555 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentSpendingLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caps */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingLimits"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for this API key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAgentSpendingLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSpendingLimits"];
+            };
+        };
+        responses: {
+            /** @description The caps as set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingLimits"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for this API key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSpendingApprovals: {
+        parameters: {
+            query?: {
+                /** @description Only approvals in this state (a pending one past its expiry reads as expired) */
+                state?: "pending" | "approved" | "declined" | "expired" | "failed";
+                /** @description Only this agent's (one the session owns) */
+                agent_id?: string;
+                /** @description Page size, 1 or more (default 20); above 100 it is served as 100 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of approvals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingApprovalPage"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for this API key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveSpending: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carried out */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingApproval"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused when carried out: a spending cap, or the balance (the approval is failed) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["SpendingLimitRefusal"] & {
+                        approval: components["schemas"]["SpendingApproval"];
+                    }) | (components["schemas"]["InsufficientBalance"] & {
+                        approval: components["schemas"]["SpendingApproval"];
+                    });
+                };
+            };
+            /** @description Not allowed for this API key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable, or the indexer is behind: retry shortly */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    declineSpending: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Declined */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendingApproval"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed for this API key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -35,6 +35,7 @@ const TOOLS = [
   "get_profile",
   "get_proposal",
   "get_reputation",
+  "get_spending_limits",
   // The stack runs on the local chain: its faucet is a tool.
   "get_test_usdc",
   "get_timeline",

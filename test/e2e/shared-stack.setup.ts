@@ -5,7 +5,8 @@
  *
  * Dev accounts with USDC (0 to 9; 0 deploys, 1 arbitrates, 2 relays) belong to one file each: mcp
  * 3, sdk 4 and 9, money 5 to 8; people signs in with 1 (the arbiter), 10 and 11 (no USDC; the
- * browser's sign-in story signs in as 11 too); mcp names 16 as an owner.
+ * browser's sign-in story signs in as 11 too); mcp names 16 as an owner, and the browser's spending caps
+ * story signs in as 16.
  */
 import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";

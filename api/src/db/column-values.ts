@@ -50,3 +50,11 @@ export interface StoredTransferAuthorization {
   nonce: string;
   signature: string;
 }
+
+/** app.agent_spends.action and app.spending_approvals.action: see domain/wallet/spending-caps.ts. */
+export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal"] as const;
+export type SpendAction = (typeof SPEND_ACTIONS)[number];
+
+/** app.spending_approvals.state: see domain/owners/spending-approvals.ts. */
+export const APPROVAL_STATES = ["pending", "approved", "declined", "expired", "failed"] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];

@@ -15,10 +15,12 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import type {
+  ApprovalState,
   OfferAction,
   OfferStatus,
   ProposalStatus,
   ReputationTier,
+  SpendAction,
   StoredTransferAuthorization,
 } from "./column-values.ts";
 
@@ -1025,5 +1027,97 @@ export const feedEvents = app.table(
   (t) => [
     uniqueIndex("feed_events_dedupe_key").on(t.dedupeKey),
     index("feed_events_created_idx").on(t.createdAt, t.id),
+  ],
+);
+
+/**
+ * An owner's spending caps on one hosted agent (domain/wallet/spending-caps.ts): every money move
+ * the service signs for the agent is checked against them under its wallet's lock. Null: no cap.
+ */
+export const spendingLimits = app.table(
+  "spending_limits",
+  {
+    agentId: uuid("agent_id")
+      .primaryKey()
+      .references(() => agents.id),
+    /** The most one move may spend. */
+    perPurchaseWei: wei("per_purchase_wei"),
+    /** The most the moves of any 24 hours may spend together. */
+    perDayWei: wei("per_day_wei"),
+    /** A move the agent asks for above this waits for its owner's approval. */
+    approvalAboveWei: wei("approval_above_wei"),
+    /** The owner's address (lowercase) that set them last. */
+    updatedBy: text("updated_by").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      "spending_limits_non_negative",
+      sql`${t.perPurchaseWei} >= 0 AND ${t.perDayWei} >= 0 AND ${t.approvalAboveWei} >= 0`,
+    ),
+  ],
+);
+
+/**
+ * What the service signed (or is signing) for a hosted agent: one row per capped move, written
+ * with its balance reservation, tied to its send (`tx_hash`) in the outbox's database transaction.
+ * A day's spending is the sum of the last 24 hours' rows whose send was not reverted or dropped,
+ * and of those not yet signed for at most 5 minutes (a move that fails before it is signed
+ * deletes its row).
+ */
+export const agentSpends = app.table(
+  "agent_spends",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    action: text("action").$type<SpendAction>().notNull(),
+    amountWei: wei("amount_wei").notNull(),
+    /** The send that spends it; null until signed. */
+    txHash: text("tx_hash"),
+    /** The owner's approval this move carries out, if it waited for one. */
+    approvalId: uuid("approval_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("agent_spends_agent_created_idx").on(t.agentId, t.createdAt),
+    index("agent_spends_approval_idx").on(t.approvalId).where(sql`approval_id IS NOT NULL`),
+  ],
+);
+
+/**
+ * A move a hosted agent asked for above its owner's approval threshold (domain/owners/
+ * spending-approvals.ts): the request as validated, carried out once if its owner approves it.
+ */
+export const spendingApprovals = app.table(
+  "spending_approvals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    /** The agent's owner when it was asked (lowercase). */
+    ownerAddress: text("owner_address"),
+    action: text("action").$type<SpendAction>().notNull(),
+    /** The request to carry out, as the route validated it (domain/wallet/spending-caps.ts). */
+    request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    /** What the move is, in words (the listing's title, the destination…). */
+    summary: text("summary").notNull(),
+    amountWei: wei("amount_wei").notNull(),
+    /** pending until decided; a pending one past `expires_at` reads as expired. */
+    state: text("state").$type<ApprovalState>().notNull().default("pending"),
+    /** What the approved move did: its transaction or withdrawal, and tx_hash. */
+    result: jsonb("result").$type<Record<string, unknown>>(),
+    /** Why the approved move was not carried out: the refusal's code and words. */
+    failure: jsonb("failure").$type<Record<string, unknown>>(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("spending_approvals_agent_created_idx").on(t.agentId, t.createdAt, t.id),
+    index("spending_approvals_pending_idx").on(t.agentId).where(sql`state = 'pending'`),
   ],
 );

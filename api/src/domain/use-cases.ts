@@ -14,6 +14,8 @@ import { notificationUseCases } from "./notifications/notifications.ts";
 import { webhookUseCases } from "./notifications/webhooks.ts";
 import { offerUseCases } from "./offers/offers.ts";
 import { ownerUseCases } from "./owners/owners.ts";
+import { spendingApprovalUseCases } from "./owners/spending-approvals.ts";
+import { spendingLimitUseCases } from "./owners/spending-limits.ts";
 import { leaderboardUseCases } from "./platform/leaderboard.ts";
 import { operationsUseCases } from "./platform/operations.ts";
 import { platformUseCases } from "./platform/platform.ts";
@@ -33,14 +35,20 @@ import { x402Purchases } from "./x402/x402-purchases.ts";
  * only these reach the database and the chain.
  */
 export function createUseCases(deps: Deps, paths: ApiPaths) {
-  return {
-    transactions: transactionReads(deps),
+  // The money moves an owner's approval carries out are the agents' own.
+  const moves = {
     transactionFunding: transactionFunding(deps, paths),
+    wallet: walletUseCases(deps),
+    listings: listingUseCases(deps, paths),
+    purchases: purchaseUseCases(deps, paths),
+  };
+  return {
+    ...moves,
+    transactions: transactionReads(deps),
     escrowMoves: escrowMoves(deps, paths),
     transactionRecords: transactionRecords(deps),
     disputes: disputes(deps),
     disputeDesk: disputeDesk(deps),
-    wallet: walletUseCases(deps),
     devWallet: devWalletUseCases(deps),
     messages: messageUseCases(deps),
     offers: offerUseCases(deps),
@@ -52,12 +60,13 @@ export function createUseCases(deps: Deps, paths: ApiPaths) {
     /** What an operator watches (GET /metrics): escrows, the relayer, webhooks, the indexer. */
     operations: operationsUseCases(deps),
     leaderboard: leaderboardUseCases(deps),
-    listings: listingUseCases(deps, paths),
-    purchases: purchaseUseCases(deps, paths),
     /** x402 payments of FIXED listings, settled into escrows. */
     x402: x402Purchases(deps),
     agents: agentUseCases(deps),
     owners: ownerUseCases(deps, paths),
+    /** Hosted agents' spending caps (domain/wallet/spending-caps.ts judges every move by them). */
+    spendingLimits: spendingLimitUseCases(deps),
+    spendingApprovals: spendingApprovalUseCases(deps, moves),
     erc8004: erc8004UseCases(deps, paths),
     reputation: reputationUseCases(deps),
     reviews: reviewUseCases(deps, paths),

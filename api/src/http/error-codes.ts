@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   payment_required: 402,
   /** x402: the payment presented was refused (`reason`); PAYMENT-REQUIRED says what to pay. */
   payment_invalid: 402,
+  /** A hosted agent's move over a spending cap its owner set (`limit`, `limit_wei`, `spent_wei`, `remaining_wei`). */
+  spending_limit: 402,
 
   forbidden: 403,
   /** A write signed in by cookie without this site's CSRF header or origin. */
@@ -53,6 +55,8 @@ export const ERROR_STATUS = {
   offer_not_accepted: 409,
   offer_not_your_turn: 409,
   proposal_closed: 409,
+  /** An owner's approval that was decided already, or expired: only a pending one is approved or declined. */
+  approval_closed: 409,
   proposal_exists: 409,
   /** The proposal asks another price than the bounty's reward, which is in escrow already. */
   proposal_price_differs: 409,

@@ -138,6 +138,26 @@ const WORDS: Readonly<Record<string, { title: string; message: (payload: Payload
     message: (p) =>
       `A bounty matching your skills was posted: ${text(p.title) ? `"${text(p.title)}"` : "a new bounty"}${usdc(p, "price_wei") ? ` for ${usdc(p, "price_wei")}` : ""}.`,
   },
+  "approval.requested": {
+    title: "Approval requested",
+    message: (p) =>
+      `Spending ${usdc(p, "amount_wei") ?? "USDC"}${text(p.summary) ? ` (${text(p.summary)})` : ""} is above the approval threshold: it waits for the owner to approve or decline it.`,
+  },
+  "approval.approved": {
+    title: "Spending approved",
+    message: (p) =>
+      `The owner approved ${usdc(p, "amount_wei") ?? "the move"}${text(p.summary) ? ` (${text(p.summary)})` : ""}: it was carried out.`,
+  },
+  "approval.declined": {
+    title: "Spending declined",
+    message: (p) =>
+      `The owner declined ${usdc(p, "amount_wei") ?? "the move"}${text(p.summary) ? ` (${text(p.summary)})` : ""}: nothing was sent.`,
+  },
+  "approval.failed": {
+    title: "Approved spending failed",
+    message: (p) =>
+      `The owner approved ${usdc(p, "amount_wei") ?? "the move"}${text(p.summary) ? ` (${text(p.summary)})` : ""}, but it could not be carried out${text(p.error) ? `: ${text(p.error)}` : ""}.`,
+  },
   "webhook.paused": {
     title: "Webhook paused",
     message: (p) =>

@@ -28,6 +28,12 @@ export const NOTIFICATION_KINDS = [
   "webhook.paused",
   /** A new bounty matches the agent's skills (domain/listings/bounty-matching.ts). */
   "bounty.matching",
+  /** A move above the owner's approval threshold waits for the owner (domain/wallet/approval-requests.ts). */
+  "approval.requested",
+  "approval.approved",
+  "approval.declined",
+  /** The owner approved the move, but it could not be carried out (`code`, `error`). */
+  "approval.failed",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

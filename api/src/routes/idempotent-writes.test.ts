@@ -219,6 +219,43 @@ async function owner() {
 }
 
 /** How offer_moves records each move. */
+/** A withdrawal a hosted agent of a signed-in owner asked for, waiting for the owner's approval. */
+async function pendingWithdrawal() {
+  const { session } = await owner();
+  const created = await ok(
+    t.app.request("/api/owner/agents", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(session) },
+      body: JSON.stringify({ name: "idem capped agent" }),
+    }),
+    "owner's agent",
+  );
+  const agent = created.agent.id as string;
+  await ok(
+    post(t.app, "/api/dev/faucet", { address: created.agent.wallet_address, usdc_wei: (5n * USDC).toString() }),
+    "faucet",
+  );
+  await ok(
+    t.app.request(`/api/owner/agents/${agent}/limits`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", ...bearer(session) },
+      body: JSON.stringify({ per_purchase_wei: null, per_day_wei: null, approval_above_wei: "0" }),
+    }),
+    "limits",
+  );
+  const destination = newWallet().address;
+  const asked = await ok(
+    post(
+      t.app,
+      "/api/wallet/withdraw",
+      { destination_address: destination, amount_wei: USDC.toString() },
+      created.api_key,
+    ),
+    "withdraw",
+  );
+  return { session, destination, agent, approvalId: asked.approval.id as string };
+}
+
 const RECORDED = { counter: "countered", accept: "accepted", decline: "declined", withdraw: "withdrawn" } as const;
 
 const offerMove = (move: "counter" | "accept" | "decline" | "withdraw") => async (): Promise<Prepared> => {
@@ -516,6 +553,27 @@ const SCENARIOS: Record<string, () => Promise<Prepared>> = {
       body: {},
       headers: bearer(session),
       effects: [rows("one key", "app.api_keys", sql`agent_id = ${agentId}`)],
+    };
+  },
+  "POST /api/owner/approvals/{id}/approve": async () => {
+    const { session, destination, agent, approvalId } = await pendingWithdrawal();
+    return {
+      path: `/api/owner/approvals/${approvalId}/approve`,
+      headers: bearer(session),
+      effects: [
+        rows("one withdrawal", "app.withdrawals", sql`agent_id = ${agent}`),
+        usdcOf("sent once", destination, USDC),
+      ],
+    };
+  },
+  "POST /api/owner/approvals/{id}/decline": async () => {
+    const { session, agent, approvalId } = await pendingWithdrawal();
+    return {
+      path: `/api/owner/approvals/${approvalId}/decline`,
+      headers: bearer(session),
+      effects: [
+        rows("the agent told once", "app.notifications", sql`agent_id = ${agent} AND kind = 'approval.declined'`),
+      ],
     };
   },
   "POST /api/agents/me/erc8004/register": async () => {

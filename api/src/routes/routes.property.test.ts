@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 interface RouteUnderTest {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** `{id}` (and `{key_id}`) is replaced by a random or real id. */
   path: string;
   /**
@@ -128,6 +128,12 @@ const ROUTES: RouteUnderTest[] = [
   { method: "GET", path: "/api/owner/agents/{id}/keys" },
   { method: "POST", path: "/api/owner/agents/{id}/keys" },
   { method: "DELETE", path: "/api/owner/agents/{id}/keys/{key_id}" },
+  { method: "GET", path: "/api/owner/agents/{id}/limits" },
+  { method: "PUT", path: "/api/owner/agents/{id}/limits" },
+  { method: "GET", path: "/api/owner/approvals" },
+  { method: "POST", path: "/api/owner/approvals/{id}/approve" },
+  { method: "POST", path: "/api/owner/approvals/{id}/decline" },
+  { method: "GET", path: "/api/agents/me/limits" },
   { method: "POST", path: "/api/messages/send", shape: (fill) => ({ to_agent_id: realIds[1], content: fill }) },
   { method: "GET", path: "/api/messages/{id}" },
   { method: "POST", path: "/api/feed", shape: (fill) => ({ content: fill }) },
@@ -156,6 +162,9 @@ const APP_TABLES = [
   "webhook_endpoints",
   "messages",
   "reviews",
+  "spending_limits",
+  "spending_approvals",
+  "agent_spends",
 ];
 
 /** Columns that are bookkeeping, not state: a key's last use is written as it is used. */
@@ -255,6 +264,9 @@ const body = fc.oneof(
       "note",
       "revoke_others",
       "owner_address",
+      "per_purchase_wei",
+      "per_day_wei",
+      "approval_above_wei",
       "cookie",
       "jsonrpc",
       "id",

@@ -13,7 +13,7 @@ import {
   type TestApp,
   testApp,
 } from "../../test/harness.ts";
-import { listings, proposals } from "../db/schema.ts";
+import { listings, proposals, spendingApprovals } from "../db/schema.ts";
 
 /**
  * Every route of the OpenAPI document, by the credential it is called with: no key, a key nobody
@@ -121,6 +121,23 @@ interface KeyedRoute {
   intruder: "forbidden" | "self" | "not its credential";
 }
 
+/** A move of the owner's agent waiting for its owner's approval (written here: no caps are needed to refuse). */
+let ownerApproval: string;
+beforeAll(async () => {
+  const [approval] = await t.db
+    .insert(spendingApprovals)
+    .values({
+      agentId: owner.id,
+      action: "withdrawal",
+      request: { destination_address: `0x${"12".repeat(20)}`, amount_wei: "1" },
+      summary: "a withdrawal",
+      amountWei: "1",
+      expiresAt: sql`now() + interval '1 day'`,
+    })
+    .returning({ id: spendingApprovals.id });
+  ownerApproval = approval?.id ?? "";
+});
+
 /** Routes that need an agent's key, as `METHOD path` of the OpenAPI document. */
 const KEYED: Record<string, KeyedRoute> = {
   "GET /api/agents/me": { intruder: "self" },
@@ -216,6 +233,18 @@ const KEYED: Record<string, KeyedRoute> = {
     params: () => ({ id: owner.id, key_id: ownerKeyId }),
     intruder: "forbidden",
   },
+  // Spending caps and approvals are the owner's: an agent's key never reads, sets or decides them.
+  "GET /api/owner/agents/{id}/limits": { params: () => ({ id: owner.id }), intruder: "forbidden" },
+  "PUT /api/owner/agents/{id}/limits": {
+    body: () => ({ per_purchase_wei: null, per_day_wei: null, approval_above_wei: null }),
+    params: () => ({ id: owner.id }),
+    intruder: "forbidden",
+  },
+  "GET /api/owner/approvals": { intruder: "forbidden" },
+  "POST /api/owner/approvals/{id}/approve": { params: () => ({ id: ownerApproval }), intruder: "forbidden" },
+  "POST /api/owner/approvals/{id}/decline": { params: () => ({ id: ownerApproval }), intruder: "forbidden" },
+  // The caller's own caps, read only.
+  "GET /api/agents/me/limits": { intruder: "self" },
   // An owner's session routes take a session token, not an agent's key.
   "POST /api/auth/logout": { intruder: "not its credential" },
   "GET /api/auth/session": { intruder: "not its credential" },
@@ -358,7 +387,9 @@ async function snapshot(): Promise<string> {
       (SELECT md5(string_agg(r::text, ',' ORDER BY r.id)) FROM app.reviews r),
       (SELECT md5(string_agg(o::text, ',' ORDER BY o.id)) FROM app.offers o),
       (SELECT md5(string_agg(v::text, ',' ORDER BY v.id)) FROM app.offer_moves v),
-      (SELECT md5(string_agg(p::text, ',' ORDER BY p.id)) FROM app.proposals p)) AS digest`),
+      (SELECT md5(string_agg(p::text, ',' ORDER BY p.id)) FROM app.proposals p),
+      (SELECT md5(string_agg(c::text, ',' ORDER BY c.agent_id)) FROM app.spending_limits c),
+      (SELECT md5(string_agg(s::text, ',' ORDER BY s.id)) FROM app.spending_approvals s)) AS digest`),
   );
   return rows[0]?.digest ?? "";
 }

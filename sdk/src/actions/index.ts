@@ -5,6 +5,7 @@ import { getAddressBalance } from "./agents/getAddressBalance.ts";
 import { getAgent } from "./agents/getAgent.ts";
 import { getKeyChallenge } from "./agents/getKeyChallenge.ts";
 import { getMe } from "./agents/getMe.ts";
+import { getMySpendingLimits } from "./agents/getMySpendingLimits.ts";
 import { listAgents } from "./agents/listAgents.ts";
 import { registerAgent } from "./agents/registerAgent.ts";
 import { rotateKey } from "./agents/rotateKey.ts";
@@ -52,11 +53,16 @@ import { listListingOffers } from "./offers/listListingOffers.ts";
 import { listOffers } from "./offers/listOffers.ts";
 import { makeOffer } from "./offers/makeOffer.ts";
 import { withdrawOffer } from "./offers/withdrawOffer.ts";
+import { approveSpending } from "./owners/approveSpending.ts";
 import { createOwnedAgent } from "./owners/createOwnedAgent.ts";
+import { declineSpending } from "./owners/declineSpending.ts";
+import { getAgentSpendingLimits } from "./owners/getAgentSpendingLimits.ts";
 import { issueAgentKey } from "./owners/issueAgentKey.ts";
 import { listAgentKeys } from "./owners/listAgentKeys.ts";
 import { listOwnedAgents } from "./owners/listOwnedAgents.ts";
+import { listSpendingApprovals } from "./owners/listSpendingApprovals.ts";
 import { revokeAgentKey } from "./owners/revokeAgentKey.ts";
+import { setAgentSpendingLimits } from "./owners/setAgentSpendingLimits.ts";
 import { getDailyStats } from "./platform/getDailyStats.ts";
 import { getHealth } from "./platform/getHealth.ts";
 import { getInfo } from "./platform/getInfo.ts";
@@ -104,6 +110,11 @@ export {
   getKeyChallenge,
 } from "./agents/getKeyChallenge.ts";
 export { type GetMeParameters, type GetMeReturnType, getMe } from "./agents/getMe.ts";
+export {
+  type GetMySpendingLimitsParameters,
+  type GetMySpendingLimitsReturnType,
+  getMySpendingLimits,
+} from "./agents/getMySpendingLimits.ts";
 export { type ListAgentsParameters, type ListAgentsReturnType, listAgents } from "./agents/listAgents.ts";
 export { type RegisterAgentParameters, type RegisterAgentReturnType, registerAgent } from "./agents/registerAgent.ts";
 export { type RotateKeyParameters, type RotateKeyReturnType, rotateKey } from "./agents/rotateKey.ts";
@@ -228,10 +239,25 @@ export { type ListOffersParameters, type ListOffersReturnType, listOffers } from
 export { type MakeOfferParameters, type MakeOfferReturnType, makeOffer } from "./offers/makeOffer.ts";
 export { type WithdrawOfferParameters, type WithdrawOfferReturnType, withdrawOffer } from "./offers/withdrawOffer.ts";
 export {
+  type ApproveSpendingParameters,
+  type ApproveSpendingReturnType,
+  approveSpending,
+} from "./owners/approveSpending.ts";
+export {
   type CreateOwnedAgentParameters,
   type CreateOwnedAgentReturnType,
   createOwnedAgent,
 } from "./owners/createOwnedAgent.ts";
+export {
+  type DeclineSpendingParameters,
+  type DeclineSpendingReturnType,
+  declineSpending,
+} from "./owners/declineSpending.ts";
+export {
+  type GetAgentSpendingLimitsParameters,
+  type GetAgentSpendingLimitsReturnType,
+  getAgentSpendingLimits,
+} from "./owners/getAgentSpendingLimits.ts";
 export { type IssueAgentKeyParameters, type IssueAgentKeyReturnType, issueAgentKey } from "./owners/issueAgentKey.ts";
 export { type ListAgentKeysParameters, type ListAgentKeysReturnType, listAgentKeys } from "./owners/listAgentKeys.ts";
 export {
@@ -240,10 +266,20 @@ export {
   listOwnedAgents,
 } from "./owners/listOwnedAgents.ts";
 export {
+  type ListSpendingApprovalsParameters,
+  type ListSpendingApprovalsReturnType,
+  listSpendingApprovals,
+} from "./owners/listSpendingApprovals.ts";
+export {
   type RevokeAgentKeyParameters,
   type RevokeAgentKeyReturnType,
   revokeAgentKey,
 } from "./owners/revokeAgentKey.ts";
+export {
+  type SetAgentSpendingLimitsParameters,
+  type SetAgentSpendingLimitsReturnType,
+  setAgentSpendingLimits,
+} from "./owners/setAgentSpendingLimits.ts";
 export { type GetDailyStatsParameters, type GetDailyStatsReturnType, getDailyStats } from "./platform/getDailyStats.ts";
 export { type GetHealthParameters, type GetHealthReturnType, getHealth } from "./platform/getHealth.ts";
 export { type GetInfoParameters, type GetInfoReturnType, getInfo } from "./platform/getInfo.ts";
@@ -371,6 +407,8 @@ export interface MarketplaceActions {
   updateMe: BoundAction<typeof updateMe>;
   /** Your listings in every state (active, paused, awaiting funding, closed), newest first: {@link listOwnListings}. */
   listOwnListings: BoundAction<typeof listOwnListings>;
+  /** Your spending caps and what they leave now (read only: your owner sets them): {@link getMySpendingLimits}. */
+  getMySpendingLimits: BoundAction<typeof getMySpendingLimits>;
   /** Nonce to sign for a new key without the key (a lost key, or taking over an agent registered with your wallet): {@link getKeyChallenge}. */
   getKeyChallenge: BoundAction<typeof getKeyChallenge>;
   /** Rotate the API key (with the current key): {@link rotateKey}. */
@@ -529,6 +567,16 @@ export interface MarketplaceActions {
   issueAgentKey: BoundAction<typeof issueAgentKey>;
   /** Revoke an API key of an agent the session owns: {@link revokeAgentKey}. */
   revokeAgentKey: BoundAction<typeof revokeAgentKey>;
+  /** The spending caps of an agent the session owns, and what they leave now: {@link getAgentSpendingLimits}. */
+  getAgentSpendingLimits: BoundAction<typeof getAgentSpendingLimits>;
+  /** Set the spending caps of a hosted agent the session owns: {@link setAgentSpendingLimits}. */
+  setAgentSpendingLimits: BoundAction<typeof setAgentSpendingLimits>;
+  /** The money moves of the session's agents that wait for (or had) its approval: {@link listSpendingApprovals}. */
+  listSpendingApprovals: BoundAction<typeof listSpendingApprovals>;
+  /** Approve a pending move: it is carried out now, once: {@link approveSpending}. */
+  approveSpending: BoundAction<typeof approveSpending>;
+  /** Decline a pending move: nothing is sent: {@link declineSpending}. */
+  declineSpending: BoundAction<typeof declineSpending>;
   /** Database, chain head and indexer lag: {@link getHealth}. */
   getHealth: BoundAction<typeof getHealth>;
   /** Readiness: database, chain, and the indexer close to the chain head: {@link getReady}. */
@@ -551,6 +599,7 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     getMe: (params) => getMe(client, params),
     updateMe: (params) => updateMe(client, params),
     listOwnListings: (params) => listOwnListings(client, params),
+    getMySpendingLimits: (params) => getMySpendingLimits(client, params),
     getKeyChallenge: (params) => getKeyChallenge(client, params),
     rotateKey: (params) => rotateKey(client, params),
     rotateKeyWithSignature: (params) => rotateKeyWithSignature(client, params),
@@ -630,6 +679,11 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     listAgentKeys: (params) => listAgentKeys(client, params),
     issueAgentKey: (params) => issueAgentKey(client, params),
     revokeAgentKey: (params) => revokeAgentKey(client, params),
+    getAgentSpendingLimits: (params) => getAgentSpendingLimits(client, params),
+    setAgentSpendingLimits: (params) => setAgentSpendingLimits(client, params),
+    listSpendingApprovals: (params) => listSpendingApprovals(client, params),
+    approveSpending: (params) => approveSpending(client, params),
+    declineSpending: (params) => declineSpending(client, params),
     getHealth: (params) => getHealth(client, params),
     getReady: (params) => getReady(client, params),
     getStats: (params) => getStats(client, params),

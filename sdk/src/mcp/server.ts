@@ -37,6 +37,7 @@ const INSTRUCTIONS = [
   "Selling: create_listing; when bought (payment.funded), deliver; you are paid on release, or automatically after the dispute window.",
   "Bounties: create_listing with listing_type BOUNTY funds the reward; hunters claim_bounty, then deliver.",
   "Negotiating: make_offer proposes another price for a negotiable FIXED listing; whoever's turn it is counter_offer, accept_offer or decline_offer; buy an ACCEPTED offer with buy_listing and offer_id.",
+  "Spending caps: a hosted agent's owner may cap what it spends (get_spending_limits); over a cap a move answers 402 spending_limit, and above the owner's approval threshold it waits (state AWAITING_APPROVAL) until the owner approves.",
   'Amounts: give *_usdc as decimal strings ("12.5") or *_wei as integer strings (1 USDC = 1000000 wei); answers carry both.',
   "Errors come back as isError results with status, code, message and a hint.",
 ].join("\n");

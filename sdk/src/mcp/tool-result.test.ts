@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StepRevertedError } from "../byob.ts";
-import { MarketplaceError } from "../http.ts";
+import { AwaitingApprovalError, MarketplaceError } from "../http.ts";
 import { AmountError } from "./amounts.ts";
 import { answerResult, errorResult, ToolRefusal, toolResult } from "./tool-result.ts";
 
@@ -61,5 +61,41 @@ describe("tool results", () => {
       throw new AmountError("no");
     });
     expect(failed.isError).toBe(true);
+  });
+
+  it("answers a move waiting for the owner's approval as a result, not an error, and hints at a spending cap", async () => {
+    const body = {
+      state: "AWAITING_APPROVAL" as const,
+      approval: {
+        id: "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+        agent_id: "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+        action: "withdrawal" as const,
+        summary: "Withdraw",
+        amount_wei: "3000000",
+        amount_usdc: "3.00",
+        state: "pending" as const,
+        request: {},
+        result: null,
+        failure: null,
+        created_at: "2026-01-01T12:00:00.000Z",
+        expires_at: "2026-01-02T12:00:00.000Z",
+        decided_at: null,
+        completed_at: null,
+      },
+      message: "Above the approval threshold",
+    };
+    const waiting = await toolResult(async () => {
+      throw new AwaitingApprovalError(body);
+    });
+    expect(waiting.isError).toBeUndefined();
+    expect(textOf(waiting)).toMatchObject({ state: "AWAITING_APPROVAL", approval: { id: body.approval.id } });
+    const capped = errorResult(
+      new MarketplaceError(402, {
+        error: "Over the per-day spending limit",
+        code: "spending_limit",
+        remaining_wei: "0",
+      }),
+    );
+    expect(textOf(capped)).toMatchObject({ code: "spending_limit", hint: expect.stringContaining("remaining_wei") });
   });
 });

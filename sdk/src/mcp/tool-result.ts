@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { StepRevertedError } from "../byob.ts";
-import { MarketplaceError } from "../http.ts";
+import { AwaitingApprovalError, MarketplaceError } from "../http.ts";
 import { AmountError, withUsdcAmounts } from "./amounts.ts";
 
 /*
@@ -33,6 +33,12 @@ const HINTS: Record<number, string> = {
   503: "The service is catching up (e.g. the indexer is behind): wait a few seconds and read again.",
 };
 
+/** Hints of refusals whose status alone would mislead (a 402 that no deposit fixes). */
+const CODE_HINTS: Record<string, string> = {
+  spending_limit:
+    "Your owner's spending cap refuses this: `remaining_wei` is the most one move may spend now (get_spending_limits shows the caps). Spend less, wait for the 24-hour window to free some, or ask your owner; do not retry as is.",
+};
+
 const json = (value: unknown): string => JSON.stringify(withUsdcAmounts(value), null, 2);
 
 export function answerResult(value: unknown): CallToolResult {
@@ -47,7 +53,10 @@ export function errorResult(error: unknown): CallToolResult {
 export function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof MarketplaceError) {
     const { error: message, code, ...details } = error.body;
-    const hint = HINTS[error.status] ?? (error.status >= 500 ? "The service failed: try again shortly." : undefined);
+    const hint =
+      CODE_HINTS[String(code)] ??
+      HINTS[error.status] ??
+      (error.status >= 500 ? "The service failed: try again shortly." : undefined);
     return { ...details, status: error.status, code, message, ...(hint && { hint }) };
   }
   if (error instanceof AmountError || error instanceof ToolRefusal) {
@@ -79,6 +88,8 @@ export async function toolResult(work: () => Promise<unknown>): Promise<CallTool
   try {
     return answerResult(await work());
   } catch (error) {
+    // Not a failure: the move waits for the owner, and the answer says so (state AWAITING_APPROVAL).
+    if (error instanceof AwaitingApprovalError) return answerResult(error.body);
     return errorResult(error);
   }
 }

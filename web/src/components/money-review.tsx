@@ -4,6 +4,7 @@ import { isStatus } from "../lib/errors.ts";
 import { ownerKeys } from "../lib/query-keys.ts";
 import { InsufficientBalance } from "./insufficient-balance.tsx";
 import type { OwnedAgent } from "./owned-agent-select.tsx";
+import { SpendingLimitRefusal } from "./spending-limit.tsx";
 import { ErrorNote } from "./states.tsx";
 import { Usdc } from "./usdc.tsx";
 
@@ -20,9 +21,13 @@ export function useOwnedAgent(agentId: string): OwnedAgent | undefined {
   return owned.data?.agents.find((agent) => agent.id === agentId);
 }
 
-/** Why a money move was refused: a short balance, a price that changed since it was shown, or the API's words. */
+/**
+ * Why a money move was refused: a spending cap, a short balance, a price that changed since it was
+ * shown, or the API's words.
+ */
 export function MoveRefusal({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
+  if (isStatus(error, 402) && error.body.code === "spending_limit") return <SpendingLimitRefusal error={error} />;
   if (isStatus(error, 402)) return <InsufficientBalance error={error} />;
   if (isStatus(error, 409) && error.body.code === "price_changed") {
     const current = (error.body as { current_price_wei?: string }).current_price_wei;

@@ -51,6 +51,10 @@ export const ownerKeys = {
   withdrawals: (agentId: string) => ["owner", "withdrawals", agentId] as const,
   offers: (agentId: string) => ["owner", "offers", agentId] as const,
   proposals: (agentId: string) => ["owner", "proposals", agentId] as const,
+  /** The spending caps the owner set on the agent, and what they leave. */
+  limits: (agentId: string) => ["owner", "limits", agentId] as const,
+  /** The agent's moves waiting for (or given) the owner's approval. */
+  approvals: (agentId: string) => ["owner", "approvals", agentId] as const,
   /** The agent's own listings in every state (its seller's view). */
   listings: (agentId: string) => ["owner", "listings", agentId] as const,
 };

@@ -23,6 +23,8 @@ import {
 import { formatUsdc } from "../shared/money.ts";
 import { successFigures } from "../shared/reputation.ts";
 import { type EscrowFunding, escrowFunding } from "../transactions/escrow-funding.ts";
+import { type AwaitingApproval, awaitingApproval } from "../wallet/approval-requests.ts";
+import type { SpendOrigin } from "../wallet/spending-caps.ts";
 import { networkOf, X402_VERSION } from "../x402/payment-requirements.ts";
 import { bountyMatching } from "./bounty-matching.ts";
 
@@ -260,7 +262,11 @@ export function listingUseCases(
    * written with the relayer's record, so a refused funding leaves nothing); an external poster's
    * listing stays hidden until its funding is confirmed.
    */
-  async function createBounty(poster: Agent, input: CreateListingInput): Promise<CreatedListingView> {
+  async function createBounty(
+    poster: Agent,
+    input: CreateListingInput,
+    origin: SpendOrigin,
+  ): Promise<CreatedListingView | AwaitingApproval> {
     const listingId = crypto.randomUUID();
     const scheduled = await funding.schedule(input.expires_in_hours ?? DEFAULT_BOUNTY_EXPIRY_HOURS);
     const listingRow = {
@@ -291,9 +297,30 @@ export function listingUseCases(
       escrowRef: null,
     };
     if (poster.hosted) {
-      const txHash = await funding.fundHosted(poster, transaction, zeroAddress, async (tx) => {
-        await tx.insert(listings).values(listingRow);
-      });
+      const funded = await funding.fundHosted(
+        poster,
+        transaction,
+        zeroAddress,
+        {
+          action: "bounty",
+          request: {
+            title: input.title,
+            description: input.description,
+            price_wei: input.price_wei,
+            category: input.category,
+            ...(input.accepts_proposals !== undefined && { accepts_proposals: input.accepts_proposals }),
+            ...(input.deadline_hours !== undefined && { deadline_hours: input.deadline_hours }),
+            ...(input.expires_in_hours !== undefined && { expires_in_hours: input.expires_in_hours }),
+          },
+          summary: `Fund the bounty "${input.title}"`,
+          origin,
+        },
+        async (tx) => {
+          await tx.insert(listings).values(listingRow);
+        },
+      );
+      if ("approval" in funded) return awaitingApproval(funded.approval);
+      const txHash = funded.txHash;
       browseChanged();
       // Open to hunters now: the agents whose skills match it are told.
       await matching.bountyOpened(listingId);
@@ -321,10 +348,17 @@ export function listingUseCases(
     };
   }
 
-  /** A listing of `seller`: FIXED at once, or a BOUNTY with the escrow of its reward. */
-  async function create(seller: Agent, input: CreateListingInput): Promise<CreatedListingView> {
+  /**
+   * A listing of `seller`: FIXED at once, or a BOUNTY with the escrow of its reward (which a hosted
+   * poster's spending caps judge: `origin` says who asked, its key by default).
+   */
+  async function create(
+    seller: Agent,
+    input: CreateListingInput,
+    origin: SpendOrigin = { kind: "agent" },
+  ): Promise<CreatedListingView | AwaitingApproval> {
     checkPriceUsdc(input.price_usdc, input.price_wei);
-    if (input.listing_type === "BOUNTY") return createBounty(seller, input);
+    if (input.listing_type === "BOUNTY") return createBounty(seller, input, origin);
     if (input.deadline_hours !== undefined || input.expires_in_hours !== undefined) {
       throw badRequest("deadline_hours and expires_in_hours are for BOUNTY listings");
     }

@@ -15,6 +15,8 @@ import {
   fundingEscrowView,
 } from "../transactions/escrow-funding.ts";
 import { queryTransactions } from "../transactions/transactions.ts";
+import { type AwaitingApproval, awaitingApproval } from "../wallet/approval-requests.ts";
+import type { SpendOrigin } from "../wallet/spending-caps.ts";
 import { bountyAssignment, type ClaimedBounty } from "./bounty-assignment.ts";
 
 /*
@@ -41,6 +43,11 @@ export interface BuyInput {
    * another, 409 `price_changed` and nothing is sent.
    */
   expectedPriceWei?: string;
+  /**
+   * Who asks for a hosted buyer's purchase (domain/wallet/spending-caps.ts): its key by default,
+   * its owner's session, or an approval being carried out.
+   */
+  origin?: SpendOrigin;
 }
 
 /** An escrow funded for the purchase (a hosted buyer's, or an external buyer's proven funding). */
@@ -87,7 +94,11 @@ export function purchaseUseCases(
    * external buyer's first call answers PENDING with the instructions, its second call (with
    * `txHash`) proves the funding ({@link proveFunding}).
    */
-  async function buy(buyer: Agent, listingId: string, input: BuyInput): Promise<FundedPurchase | PendingPurchase> {
+  async function buy(
+    buyer: Agent,
+    listingId: string,
+    input: BuyInput,
+  ): Promise<FundedPurchase | PendingPurchase | AwaitingApproval> {
     if (input.buyerAgentId && input.buyerAgentId !== buyer.id) {
       throw forbidden("buyer_agent_id must be the agent of this API key");
     }
@@ -140,8 +151,25 @@ export function purchaseUseCases(
     const recordOffer = offer && ((tx: Pick<Database, "insert" | "update">) => recordOfferPurchase(tx, offer, row.id));
 
     if (buyer.hosted) {
-      const txHash = await funding.fundHosted(buyer, row, sellerWallet, recordOffer);
-      return fundedAnswer(row, buyerWallet, txHash);
+      const funded = await funding.fundHosted(
+        buyer,
+        row,
+        sellerWallet,
+        {
+          action: "buy",
+          request: {
+            listing_id: listing.id,
+            ...(offer && { offer_id: offer.id }),
+            deadline_hours: input.deadlineHours,
+            expected_price_wei: priceWei,
+          },
+          summary: `Buy "${listing.title}" from ${seller.name}${offer ? " at the accepted offer's price" : ""}`,
+          origin: input.origin ?? { kind: "agent" },
+        },
+        recordOffer,
+      );
+      if ("approval" in funded) return awaitingApproval(funded.approval);
+      return fundedAnswer(row, buyerWallet, funded.txHash);
     }
     await db.transaction(async (tx) => {
       await tx.insert(transactions).values(row);

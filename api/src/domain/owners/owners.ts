@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { newApiKey } from "../../auth/api-keys.ts";
 import { ownedBy } from "../../auth/user-sessions.ts";
+import type { Database } from "../../db/client.ts";
 import { agents, apiKeys, notifications } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { recordsOf } from "../agents/agent-records.ts";
@@ -10,6 +11,7 @@ import { type Agent, type RegisterAgentInput, registerAgent } from "../agents/ag
 import { recordOf } from "../reads/track-record.ts";
 import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { isUuid } from "../shared/ids.ts";
 
 /*
  * The people who own agents (API.md "Owners"), signed in with Ethereum: their agents at a glance,
@@ -53,22 +55,25 @@ const keyRecord = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/**
+ * The active agent `agentId` if `owner` owns it: 404 when no active agent has that id (or the id is
+ * no uuid), 403 when another person's (or nobody's) agent does.
+ */
+export async function ownedActiveAgent(db: Database, owner: string, agentId: string): Promise<Agent> {
+  if (!isUuid(agentId)) throw notFound("Agent");
+  const [agent] = await db
+    .select({ agent: agents, owned: sql<boolean>`coalesce(${ownedBy(owner)}, false)` })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.isActive, true)));
+  if (!agent) throw notFound("Agent");
+  if (!agent.owned) throw forbidden("This session's address does not own that agent");
+  return agent.agent;
+}
+
 export function ownerUseCases(deps: Deps, paths: ApiPaths) {
   const { db, chain } = deps;
 
-  /**
-   * The active agent `agentId` if `owner` owns it: 404 when no active agent has that id, 403 when
-   * another person's (or nobody's) agent does.
-   */
-  async function ownAgent(owner: string, agentId: string): Promise<Agent> {
-    const [agent] = await db
-      .select({ agent: agents, owned: sql<boolean>`coalesce(${ownedBy(owner)}, false)` })
-      .from(agents)
-      .where(and(eq(agents.id, agentId), eq(agents.isActive, true)));
-    if (!agent) throw notFound("Agent");
-    if (!agent.owned) throw forbidden("This session's address does not own that agent");
-    return agent.agent;
-  }
+  const ownAgent = (owner: string, agentId: string) => ownedActiveAgent(db, owner, agentId);
 
   /** Live keys and unread notifications of each agent, counted in the database. */
   async function countsByAgent(ids: string[]) {

@@ -15,7 +15,9 @@ import {
 } from "../shared/errors.ts";
 import { awaitIndexed, transactionWrite } from "../shared/read-your-writes.ts";
 import { createSettlement } from "../shared/settlement.ts";
+import type { ApprovalView } from "../wallet/approval-requests.ts";
 import { balanceReservations, type HeldReservation } from "../wallet/balance-reservations.ts";
+import { cappedMoveOf, type MoveAsk } from "../wallet/spending-caps.ts";
 import { acceptTxHashOnce } from "./accepted-tx-hashes.ts";
 import { escrowIdOfRow } from "./escrow-id.ts";
 
@@ -146,21 +148,27 @@ export function escrowFunding(
     /**
      * Funds a new row from a hosted buyer's wallet; the row (and whatever `alsoRecord` writes) is
      * inserted with the outbox record, so a refused funding leaves nothing behind. 402 when the
-     * balance, less what the wallet's other sends in flight reserved, is short.
+     * balance, less what the wallet's other sends in flight reserved, is short, or when `ask`
+     * passes one of the buyer's spending caps; above its owner's approval threshold, the approval
+     * it waits for, and nothing is sent.
      */
     async fundHosted(
       buyer: Agent,
       row: TransactionRow,
       seller: string,
+      ask: MoveAsk,
       alsoRecord?: (tx: Pick<Database, "insert" | "update">) => Promise<void>,
-    ): Promise<Hex> {
+    ): Promise<{ txHash: Hex } | { approval: ApprovalView }> {
       const terms = termsOf(row, buyer.walletAddress, seller);
       const account = custodialAccount(buyer, config.masterKey);
       // The amount is reserved on the wallet before anything is signed: of concurrent spends that
       // do not all fit, the last are refused with the 402 here, never sent to revert on chain.
-      return reservations.hold({ wallet: terms.buyer, amountWei: terms.amount, purpose: "fund" }, async (held) =>
-        relay(row, terms, await escrow.signFunding(account, terms), held, true, alsoRecord),
+      const outcome = await reservations.holdCapped(
+        { wallet: terms.buyer, amountWei: terms.amount, purpose: "fund" },
+        cappedMoveOf(buyer, ask),
+        async (held) => relay(row, terms, await escrow.signFunding(account, terms), held, true, alsoRecord),
       );
+      return "approval" in outcome ? outcome : { txHash: outcome.sent };
     },
 
     /** What an external buyer sends (or signs) to fund `row`, and how it completes. */

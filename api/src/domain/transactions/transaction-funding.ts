@@ -6,6 +6,8 @@ import { listFundedBounty } from "../listings/bounties.ts";
 import { bountyMatching } from "../listings/bounty-matching.ts";
 import type { ApiPaths } from "../shared/api-paths.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { type AwaitingApproval, awaitingApproval } from "../wallet/approval-requests.ts";
+import type { SpendOrigin } from "../wallet/spending-caps.ts";
 import { type EscrowFunding, escrowFunding, type FundingEscrowView, fundingEscrowView } from "./escrow-funding.ts";
 import { findTransaction, stateOfRow } from "./transactions.ts";
 
@@ -39,6 +41,8 @@ export interface CreateTransactionInput {
   currency: "USDC";
   description: string;
   deadlineHours: number;
+  /** Who asks for a hosted buyer's escrow (domain/wallet/spending-caps.ts): its key by default. */
+  origin?: SpendOrigin;
 }
 
 export interface ConfirmFundingInput {
@@ -58,7 +62,9 @@ export function transactionFunding(
   const matching = bountyMatching(deps, paths);
 
   /** A direct escrow: the hosted buyer's is funded at once (402 when short), an external one's awaits it. */
-  async function create(input: CreateTransactionInput): Promise<FundedTransactionView | PendingTransactionView> {
+  async function create(
+    input: CreateTransactionInput,
+  ): Promise<FundedTransactionView | PendingTransactionView | AwaitingApproval> {
     const { caller } = input;
     if (input.buyerAgentId !== caller.id) throw forbidden("buyer_agent_id must be the agent of this API key");
     if (input.sellerAgentId === caller.id) throw badRequest("The seller must be another agent");
@@ -81,8 +87,19 @@ export function transactionFunding(
       escrowRef: null,
     };
     if (caller.hosted) {
-      const txHash = await funding.fundHosted(caller, row, seller.walletAddress);
-      return { ...fundingEscrowView(row, caller.walletAddress), state: "FUNDED", tx_hash: txHash };
+      const funded = await funding.fundHosted(caller, row, seller.walletAddress, {
+        action: "transaction",
+        request: {
+          seller_agent_id: seller.id,
+          amount_wei: input.amountWei,
+          description: input.description,
+          deadline_hours: input.deadlineHours,
+        },
+        summary: `Escrow ${input.description ? `"${input.description.slice(0, 80)}" ` : ""}for ${seller.name}`,
+        origin: input.origin ?? { kind: "agent" },
+      });
+      if ("approval" in funded) return awaitingApproval(funded.approval);
+      return { ...fundingEscrowView(row, caller.walletAddress), state: "FUNDED", tx_hash: funded.txHash };
     }
     await db.insert(transactions).values(row);
     const terms = funding.termsOf(row, caller.walletAddress, seller.walletAddress);
@@ -137,3 +154,4 @@ export function transactionFunding(
 
   return { create, confirm };
 }
+export type TransactionFunding = ReturnType<typeof transactionFunding>;

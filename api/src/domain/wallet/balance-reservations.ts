@@ -5,6 +5,8 @@ import type { Database, DbTransaction } from "../../db/client.ts";
 import { relayedTransactions, balanceReservations as reservations } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { ConflictError, InsufficientBalanceError } from "../shared/errors.ts";
+import { type ApprovalView, requestApproval } from "./approval-requests.ts";
+import { type CappedMove, judgeMove, lockAndReadLimits, UNSIGNED_SPEND_LIFETIME } from "./spending-caps.ts";
 
 /*
  * A wallet's USDC reserved for its sends in flight. Every send that spends a wallet's USDC through
@@ -24,6 +26,11 @@ import { ConflictError, InsufficientBalanceError } from "../shared/errors.ts";
  *   a send that comes later finds it gone and is not made.
  * So a crash never blocks a wallet: what was signed heals with the outbox (the keeper's
  * reconciliation sends it or marks it dropped), what was not lapses.
+ *
+ * A hosted agent's move is also checked against its owner's spending caps at that same point,
+ * under the same lock (spending-caps.ts): over a cap it is refused (402 `spending_limit`), above
+ * the approval threshold it waits for the owner (approval-requests.ts) and nothing is reserved;
+ * otherwise its reservation is written with a row of the agent's spending, tied to the send with it.
  */
 
 /** How long a reservation not yet tied to a signed send counts: signing takes seconds. */
@@ -41,6 +48,12 @@ export interface Spend {
   amountWei: bigint;
   /** What it pays for: "fund", "withdraw". */
   purpose: string;
+}
+
+/** The rows a reservation holds: itself, and the agent's spending row of a capped move. */
+interface Reserved {
+  reservationId: string;
+  spendId?: string;
 }
 
 /** A reservation its holder ties to the send that spends it. */
@@ -96,12 +109,21 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
     return !receipt || receipt.blockNumber > block;
   }
 
-  /** Reserves `spend` on its wallet, or throws InsufficientBalanceError (402): nothing is held then. */
-  async function reserve(spend: Spend): Promise<string> {
+  /**
+   * Reserves `spend` on its wallet, or throws InsufficientBalanceError (402): nothing is held then.
+   * A capped `move` is judged first under the same lock: SpendingLimitError (402) over a cap, and
+   * above the approval threshold the approval it waits for, with nothing reserved.
+   */
+  async function reserve(spend: Spend, move?: CappedMove): Promise<Reserved | { approval: ApprovalView }> {
     const wallet = getAddress(spend.wallet);
     return db.transaction(async (tx) => {
-      // Checks: under the wallet's lock, against what the chain holds and the reservations still live.
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`usdc-reservations:${chain.chainId}:${wallet}`}))`);
+      // Checks: under the wallet's lock, the caps (read with the lock), then what the chain holds
+      // and the reservations still live.
+      const lockKey = `usdc-reservations:${chain.chainId}:${wallet}`;
+      let verdict: "move" | "approval" = "move";
+      if (move)
+        verdict = await judgeMove(tx, move, await lockAndReadLimits(tx, lockKey, move.agentId), spend.amountWei);
+      else await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${lockKey}))`);
       const { usdcWei, blockNumber } = await chain.usdcBalanceNow(wallet);
       const live = await tx
         .select({
@@ -144,7 +166,25 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
           usdcWei - free,
         );
       }
-      // Effects: the reservation, committed before anything is signed.
+      // Effects: the approval asked for, or the reservation (and the agent's spending), committed
+      // before anything is signed.
+      if (move && verdict === "approval") return { approval: await requestApproval(tx, move, spend.amountWei) };
+      if (move) {
+        const approvalId = move.origin.kind === "approval" ? move.origin.approvalId : null;
+        const { rows } = await tx.execute<{ reservation_id: string; spend_id: string }>(sql`
+          WITH reservation AS (
+            INSERT INTO app.balance_reservations (chain_id, wallet_address, amount_wei, purpose, expires_at)
+            VALUES (${chain.chainId}, ${wallet}, ${spend.amountWei.toString()}, ${spend.purpose},
+                    now() + ${UNSIGNED_LIFETIME}::interval)
+            RETURNING id),
+          spent AS (
+            INSERT INTO app.agent_spends (agent_id, action, amount_wei, approval_id)
+            VALUES (${move.agentId}, ${move.action}, ${spend.amountWei.toString()}, ${approvalId})
+            RETURNING id)
+          SELECT (SELECT id FROM reservation) AS reservation_id, (SELECT id FROM spent) AS spend_id`);
+        const row = rows[0] as { reservation_id: string; spend_id: string };
+        return { reservationId: row.reservation_id, spendId: row.spend_id };
+      }
       const [created] = await tx
         .insert(reservations)
         .values({
@@ -155,20 +195,70 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
           expiresAt: sql`now() + ${UNSIGNED_LIFETIME}::interval`,
         })
         .returning({ id: reservations.id });
-      return (created as { id: string }).id;
+      return { reservationId: (created as { id: string }).id };
     });
   }
 
   /**
-   * Ends the reservation `id` as its holder saw it end: settled (mined), or failed, where one tied
-   * to a send stays until the next check finds that send mined, reverted or dropped.
+   * Ends the reservation as its holder saw it end: settled (mined), or failed, where one tied to a
+   * send stays until the next check finds that send mined, reverted or dropped. A failed move's
+   * spending row goes with it unless it was signed (the window then reads its send's fate).
    */
-  async function end(id: string, settled: boolean): Promise<void> {
+  async function end({ reservationId, spendId }: Reserved, settled: boolean): Promise<void> {
+    const released =
+      spendId && !settled
+        ? sql`, released AS (DELETE FROM app.agent_spends WHERE id = ${spendId} AND tx_hash IS NULL)`
+        : sql``;
     await db
-      .delete(reservations)
-      .where(settled ? eq(reservations.id, id) : and(eq(reservations.id, id), sql`${reservations.txHash} IS NULL`))
-      // Left behind, it ends at the next check of the wallet all the same.
+      .execute(sql`
+        WITH ended AS (
+          DELETE FROM app.balance_reservations
+          WHERE id = ${reservationId} ${settled ? sql`` : sql`AND tx_hash IS NULL`})
+        ${released}
+        SELECT 1`)
+      // Left behind, it ends at the next check of the wallet all the same (an unsigned row lapses).
       .catch(() => {});
+  }
+
+  /**
+   * Holds a reservation of `spend` (and judges a capped `move`) while `send` runs: 402 at once when
+   * the wallet's balance, less what its sends in flight will spend, does not cover it; the
+   * approval when the move waits for its owner (send is not run).
+   */
+  async function run<T>(
+    spend: Spend,
+    move: CappedMove | undefined,
+    send: (held: HeldReservation) => Promise<T>,
+  ): Promise<{ sent: T } | { approval: ApprovalView }> {
+    const wallet = getAddress(spend.wallet);
+    const reserved = await turns.run(`${chain.chainId}:${wallet}`, () => reserve(spend, move));
+    if ("approval" in reserved) return reserved;
+    const held: HeldReservation = {
+      async attach(tx, txHash) {
+        // The reservation and the spending row are tied together, in the outbox's transaction;
+        // either one lapsed meanwhile (unsigned past its lifetime): nothing is recorded or sent.
+        const spent = reserved.spendId
+          ? sql`, spent AS (UPDATE app.agent_spends SET tx_hash = ${txHash}
+              WHERE id = ${reserved.spendId} AND tx_hash IS NULL
+                AND created_at > now() - ${UNSIGNED_SPEND_LIFETIME}::interval RETURNING id)`
+          : sql``;
+        const { rows } = await tx.execute<{ tied: number; spent: number }>(sql`
+          WITH tied AS (UPDATE app.balance_reservations SET tx_hash = ${txHash}
+            WHERE id = ${reserved.reservationId} AND tx_hash IS NULL RETURNING id)
+          ${spent}
+          SELECT (SELECT count(*) FROM tied)::int AS tied,
+                 ${reserved.spendId ? sql`(SELECT count(*) FROM spent)::int` : sql`1`} AS spent`);
+        if (rows[0]?.tied !== 1 || rows[0]?.spent !== 1) throw new ReservationLapsedError(wallet);
+      },
+    };
+    let settled = false;
+    try {
+      const result = await send(held);
+      settled = true;
+      return { sent: result };
+    } finally {
+      await end(reserved, settled);
+    }
   }
 
   return {
@@ -179,26 +269,22 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
      * transaction is mined: the reservation ends then.
      */
     async hold<T>(spend: Spend, send: (held: HeldReservation) => Promise<T>): Promise<T> {
-      const wallet = getAddress(spend.wallet);
-      const id = await turns.run(`${chain.chainId}:${wallet}`, () => reserve(spend));
-      const held: HeldReservation = {
-        async attach(tx, txHash) {
-          const tied = await tx
-            .update(reservations)
-            .set({ txHash })
-            .where(and(eq(reservations.id, id), sql`${reservations.txHash} IS NULL`))
-            .returning({ id: reservations.id });
-          if (tied.length === 0) throw new ReservationLapsedError(wallet);
-        },
-      };
-      let settled = false;
-      try {
-        const result = await send(held);
-        settled = true;
-        return result;
-      } finally {
-        await end(id, settled);
-      }
+      const outcome = await run(spend, undefined, send);
+      if ("approval" in outcome) throw new Error("a move without caps never waits for an approval");
+      return outcome.sent;
+    },
+
+    /**
+     * As {@link hold}, for a move the service signs for a hosted agent: judged against the agent's
+     * spending caps under the wallet's lock first (402 `spending_limit` over one), and recorded in
+     * its spending. Above the approval threshold, the approval it waits for, and nothing sent.
+     */
+    holdCapped<T>(
+      spend: Spend,
+      move: CappedMove,
+      send: (held: HeldReservation) => Promise<T>,
+    ): Promise<{ sent: T } | { approval: ApprovalView }> {
+      return run(spend, move, send);
     },
   };
 }

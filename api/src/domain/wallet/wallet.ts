@@ -1,6 +1,6 @@
 import { LOCAL_CHAIN_ID } from "@agent-marketplace/contracts";
 import { and, desc, eq } from "drizzle-orm";
-import { type Address, getAddress, type Hex } from "viem";
+import { type Address, getAddress, type Hex, type TransactionReceipt } from "viem";
 import { custodialAccount } from "../../chain/custodial-wallet.ts";
 import { agents, relayedTransactions, withdrawals } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
@@ -8,7 +8,9 @@ import { notify } from "../../notifications/notify.ts";
 import { badRequest, ConflictError, notFound } from "../shared/errors.ts";
 import { formatUsdc } from "../shared/money.ts";
 import { createSettlement } from "../shared/settlement.ts";
-import { balanceReservations } from "./balance-reservations.ts";
+import { type AwaitingApproval, awaitingApproval } from "./approval-requests.ts";
+import { balanceReservations, type HeldReservation } from "./balance-reservations.ts";
+import { cappedMoveOf, type SpendOrigin } from "./spending-caps.ts";
 
 /*
  * Agents' wallets: balances by agent id, withdrawals out of a hosted agent's custodial wallet
@@ -42,12 +44,17 @@ export interface WithdrawInput {
   amountWei: string;
   /** Set when an owner's session sends it (lowercase), for the agent's log of withdrawals. */
   ownerAddress?: string;
+  /** An approval of the owner being carried out (domain/owners/spending-approvals.ts). */
+  approvalId?: string;
 }
 
 export interface FaucetInput {
   address: Address;
   usdcWei: string;
 }
+
+/** A transfer sent and mined. */
+type SentTransfer = { txHash: Hex; receipt: TransactionReceipt };
 
 /** A withdrawal's state from its relayed send's status (none yet: still pending). */
 function withdrawalState(status: string | null): WithdrawalState {
@@ -82,7 +89,13 @@ export function walletUseCases(deps: Deps) {
    * the agent or its owner sent it), committed with the withdrawal's row: money that leaves by an
    * owner's hand is never a surprise to the agent.
    */
-  async function withdraw({ agent, destinationAddress, amountWei, ownerAddress }: WithdrawInput): Promise<Withdrawal> {
+  async function withdraw({
+    agent,
+    destinationAddress,
+    amountWei,
+    ownerAddress,
+    approvalId,
+  }: WithdrawInput): Promise<Withdrawal | AwaitingApproval> {
     if (!agent.hosted || !agent.encryptedPrivateKey) {
       throw badRequest("Only hosted agents withdraw through the API; an external agent sends from its own wallet");
     }
@@ -91,34 +104,57 @@ export function walletUseCases(deps: Deps) {
     if (destinationAddress === wallet) throw badRequest("destination_address is the agent's own wallet");
     const account = custodialAccount(agent, config.masterKey);
     const id = crypto.randomUUID();
-    const { txHash, receipt } = await reservations.hold(
-      { wallet, amountWei: amount, purpose: "withdraw" },
-      async (held) =>
-        settle(await usdc.relayedTransfer(account, destinationAddress, amount), {
-          record: async (tx, { txHash }) => {
-            await held.attach(tx, txHash);
-            await tx.insert(withdrawals).values({ id, agentId: agent.id, destinationAddress, amountWei, txHash });
-            await notify(tx, [
-              {
-                agentId: agent.id,
-                kind: "wallet.withdrawal",
-                payload: {
-                  withdrawal_id: id,
-                  destination_address: destinationAddress,
-                  amount_wei: amountWei,
-                  amount_usdc: formatUsdc(amountWei),
-                  tx_hash: txHash,
-                  by: ownerAddress ? "owner" : "agent",
-                  ...(ownerAddress && { owner_address: getAddress(ownerAddress) }),
-                },
-                dedupeKey: `withdrawal:${id}`,
+    const spend = { wallet, amountWei: amount, purpose: "withdraw" };
+    const send = async (held: HeldReservation): Promise<SentTransfer> =>
+      settle(await usdc.relayedTransfer(account, destinationAddress, amount), {
+        record: async (tx, { txHash }) => {
+          await held.attach(tx, txHash);
+          await tx.insert(withdrawals).values({ id, agentId: agent.id, destinationAddress, amountWei, txHash });
+          await notify(tx, [
+            {
+              agentId: agent.id,
+              kind: "wallet.withdrawal",
+              payload: {
+                withdrawal_id: id,
+                destination_address: destinationAddress,
+                amount_wei: amountWei,
+                amount_usdc: formatUsdc(amountWei),
+                tx_hash: txHash,
+                by: ownerAddress ? "owner" : "agent",
+                ...(ownerAddress && { owner_address: getAddress(ownerAddress) }),
               },
-            ]);
-          },
-          refused: (reason) =>
-            new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),
+              dedupeKey: `withdrawal:${id}`,
+            },
+          ]);
+        },
+        refused: (reason) =>
+          new ConflictError(`The token refused the transfer: ${reason}`, undefined, "withdrawal_refused"),
+      });
+    // To the owner's own address it is no spending: its caps do not apply.
+    const toOwner = agent.ownerAddress !== null && destinationAddress.toLowerCase() === agent.ownerAddress;
+    let sent: SentTransfer;
+    if (toOwner) {
+      sent = await reservations.hold(spend, send);
+    } else {
+      const origin: SpendOrigin = approvalId
+        ? { kind: "approval", approvalId }
+        : ownerAddress
+          ? { kind: "owner" }
+          : { kind: "agent" };
+      const outcome = await reservations.holdCapped(
+        spend,
+        cappedMoveOf(agent, {
+          action: "withdrawal",
+          request: { destination_address: destinationAddress, amount_wei: amountWei },
+          summary: `Withdraw to ${destinationAddress}`,
+          origin,
         }),
-    );
+        send,
+      );
+      if ("approval" in outcome) return awaitingApproval(outcome.approval);
+      sent = outcome.sent;
+    }
+    const { txHash, receipt } = sent;
     return {
       id,
       destinationAddress,

@@ -8,6 +8,7 @@ import { registerDirectory } from "./directory.ts";
 import { registerErc8004 } from "./erc8004.ts";
 import { registerKeys } from "./keys.ts";
 import { registerMe, registerMeAliases } from "./me.ts";
+import { registerOwnLimits } from "./own-limits.ts";
 import { registerOwnListings } from "./own-listings.ts";
 import { registerProfile } from "./profile.ts";
 import { registerRegistration } from "./register.ts";
@@ -16,7 +17,7 @@ import { registerReviews } from "./reviews.ts";
 import { registerWebhook } from "./webhook.ts";
 
 /*
- * /api/agents: register, own profile (/me, its keys, webhook and ERC-8004 registration), key
+ * /api/agents: register, own profile (/me, its keys, webhook, spending caps and ERC-8004 registration), key
  * rotation by signature, own listings in every state, balance by address, directory, and the public views of one agent
  * (/{id}, its reputation, reviews and ERC-8004 identity).
  */
@@ -26,6 +27,7 @@ export function agentRoutes(deps: RouteDeps) {
   registerRegistration(app, deps);
   registerMe(app, deps);
   registerOwnListings(app, deps);
+  registerOwnLimits(app, deps);
   registerKeys(app, deps);
   registerAdopt(app, deps);
   registerBalance(app, deps);

@@ -6,8 +6,10 @@ import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { idParam } from "../../http/params.ts";
 import { BodyWei, bearerSecurity, errorResponses, TxHash, Uuid } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
-import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import { FundingInstructions } from "../../schemas/funding.ts";
+import { cappedMoveResponses } from "../../schemas/spending.ts";
 import type { RouteDeps } from "../route-deps.ts";
+import { spendOrigin } from "../spend-origin.ts";
 
 const BuyBody = z
   .object({
@@ -67,7 +69,7 @@ export const buyRoute = createIdempotentRoute({
   tags: ["Listings"],
   summary: "Buy a FIXED listing into a funded escrow",
   description:
-    "Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
+    "Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed` with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the agent's wallet (gasless) and answers FUNDED. A hosted buyer's owner may cap its spending: over a cap 402 `spending_limit`, above the owner's approval threshold 202 AWAITING_APPROVAL (bought once the owner approves). External buyer: the first call answers PENDING with the calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding and answers FUNDED.",
   security: bearerSecurity,
   middleware: guard.agent,
   request: {
@@ -86,10 +88,15 @@ export const buyRoute = createIdempotentRoute({
       description: "Pending: an external buyer's instructions",
       content: { "application/json": { schema: ExternalBuy, example: MONEY_EXAMPLES.buyListing[201] } },
     },
-    402: {
-      description: "The buyer's USDC balance is short",
-      content: { "application/json": { schema: InsufficientBalance } },
-    },
+    ...cappedMoveResponses("purchase", {
+      action: "buy",
+      summary: 'Buy "Logo design" from Studio',
+      request: {
+        listing_id: "2c7e5a9b-3f1d-4a6c-b8e2-9d0f4b1a6c35",
+        deadline_hours: 72,
+        expected_price_wei: "25000000",
+      },
+    }),
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });
@@ -106,7 +113,9 @@ export function registerBuy(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
       offerId: body.offer_id,
       txHash: body.tx_hash as Hex | undefined,
       expectedPriceWei: body.expected_price_wei,
+      origin: spendOrigin(c.get("session")),
     });
+    if (purchase.state === "AWAITING_APPROVAL") return c.json(purchase, 202);
     return purchase.state === "FUNDED" ? c.json(purchase, 200) : c.json(purchase, 201);
   });
 }

@@ -3,7 +3,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { BodyPositiveWei, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
-import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import { FundingInstructions } from "../../schemas/funding.ts";
 import {
   Categories,
   Category,
@@ -15,7 +15,9 @@ import {
   Title,
   unsupportedMediaType,
 } from "../../schemas/listing.ts";
+import { cappedMoveResponses } from "../../schemas/spending.ts";
 import type { RouteDeps } from "../route-deps.ts";
+import { spendOrigin } from "../spend-origin.ts";
 
 const CreateListingBody = z
   .object({
@@ -73,10 +75,17 @@ export const createListingRoute = createIdempotentRoute({
         },
       },
     },
-    402: {
-      description: "BOUNTY: the poster's balance is short",
-      content: { "application/json": { schema: InsufficientBalance } },
-    },
+    ...cappedMoveResponses("bounty (listed with its reward in escrow)", {
+      action: "bounty",
+      summary: 'Fund the bounty "Translate the docs"',
+      request: {
+        title: "Translate the docs",
+        description: "English to French",
+        price_wei: "25000000",
+        category: "writing",
+        accepts_proposals: false,
+      },
+    }),
     ...errorResponses(400, 401, 403, 413),
     ...unsupportedMediaType,
   },
@@ -86,10 +95,12 @@ export const createListingRoute = createIdempotentRoute({
 export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps) {
   app.openapi(createListingRoute, async function createListing(c) {
     const body = c.req.valid("json");
-    const created = await useCases.listings.create(c.get("agent").row, {
-      ...body,
-      category: categoryOf(body) ?? "other",
-    });
+    const created = await useCases.listings.create(
+      c.get("agent").row,
+      { ...body, category: categoryOf(body) ?? "other" },
+      spendOrigin(c.get("session")),
+    );
+    if ("approval" in created) return c.json(created, 202);
     if (body.listing_type === "FIXED") c.get("logger").info({ listing_id: created.id }, "listing created");
     return c.json(created, 201);
   });

@@ -145,6 +145,10 @@ describe("GET /skill.md", () => {
     expect(text).toContain(deployment.contracts.AgentEscrow.address);
     expect(text).toContain(`chain ${deployment.chainId}`);
     expect(text).toContain(`at least ${TIER_THRESHOLDS.TRUSTED.completed} completed`);
+    // The caps a hosted agent's owner may set, and how a move answers under them.
+    for (const words of ["GET /api/agents/me/limits", "spending_limit", "AWAITING_APPROVAL", "approval.approved"]) {
+      expect(text).toContain(words);
+    }
     const named = endpointsNamedIn(text);
     expect(named.length).toBeGreaterThan(8);
     expect(named.filter((operation) => !known(operation))).toEqual([]);

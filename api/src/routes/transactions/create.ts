@@ -4,9 +4,11 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { BodyEscrowWei, bearerSecurity, errorResponses, Uuid } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
-import { FundingInstructions, InsufficientBalance } from "../../schemas/funding.ts";
+import { FundingInstructions } from "../../schemas/funding.ts";
+import { cappedMoveResponses } from "../../schemas/spending.ts";
 import { FundedTransaction } from "../../schemas/transaction-funding.ts";
 import type { RouteDeps } from "../route-deps.ts";
+import { spendOrigin } from "../spend-origin.ts";
 
 /*
  * POST /api/transactions: an escrow between two agents without a listing, funded as a purchase
@@ -65,10 +67,16 @@ export const createTransactionRoute = createIdempotentRoute({
         },
       },
     },
-    402: {
-      description: "The buyer's balance is short",
-      content: { "application/json": { schema: InsufficientBalance } },
-    },
+    ...cappedMoveResponses("escrow", {
+      action: "transaction",
+      summary: 'Escrow "Weekly report" for Studio',
+      request: {
+        seller_agent_id: "3a9f6d2c-1b4e-4c8a-9e7d-5f2a1b0c9d8e",
+        amount_wei: "25000000",
+        description: "Weekly report",
+        deadline_hours: 72,
+      },
+    }),
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });
@@ -85,7 +93,9 @@ export function registerCreate(app: OpenAPIHono<AppEnv>, { useCases }: RouteDeps
       currency: body.currency,
       description: body.description,
       deadlineHours: body.deadline_hours,
+      origin: spendOrigin(c.get("session")),
     });
+    if (created.state === "AWAITING_APPROVAL") return c.json(created, 202);
     return c.json({ id: created.transaction_id, ...created }, 201);
   });
 }

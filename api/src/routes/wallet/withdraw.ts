@@ -4,7 +4,7 @@ import { guard } from "../../http/guards.ts";
 import { createIdempotentRoute } from "../../http/idempotency.ts";
 import { Address, BodyPositiveWei, bearerSecurity, errorResponses } from "../../schemas/common.ts";
 import { MONEY_EXAMPLES } from "../../schemas/examples.ts";
-import { InsufficientBalance } from "../../schemas/funding.ts";
+import { cappedMoveResponses } from "../../schemas/spending.ts";
 import { Withdrawal, withdrawalAnswer } from "../../schemas/wallet.ts";
 import type { RouteDeps } from "../route-deps.ts";
 
@@ -16,6 +16,8 @@ export const withdrawRoute = createIdempotentRoute({
   operationId: "withdrawUsdc",
   tags: ["Wallet"],
   summary: "Send USDC out of a hosted agent's wallet (gasless)",
+  description:
+    "To any address but the owner's own, the owner's spending caps hold: over one 402 `spending_limit`; above the approval threshold (when the agent's key asks) 202 AWAITING_APPROVAL, sent once the owner approves.",
   security: bearerSecurity,
   middleware: guard.agent,
   request: {
@@ -29,7 +31,11 @@ export const withdrawRoute = createIdempotentRoute({
       description: "Sent and mined",
       content: { "application/json": { schema: Withdrawal, example: MONEY_EXAMPLES.withdrawUsdc[200] } },
     },
-    402: { description: "The balance is short", content: { "application/json": { schema: InsufficientBalance } } },
+    ...cappedMoveResponses("withdrawal", {
+      action: "withdrawal",
+      summary: "Withdraw to 0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+      request: { destination_address: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", amount_wei: "25000000" },
+    }),
     ...errorResponses(400, 401),
   },
 });
@@ -47,6 +53,7 @@ export function registerWithdraw(app: OpenAPIHono<AppEnv>, { useCases }: RouteDe
       amountWei: body.amount_wei,
       ownerAddress: c.get("session")?.address,
     });
+    if ("approval" in withdrawal) return c.json(withdrawal, 202);
     return c.json(withdrawalAnswer(withdrawal), 200);
   });
 }

@@ -23,9 +23,11 @@ export type BuyListingReturnType =
  *
  * Send `expected_price_wei`, the price you saw: a price changed since then answers 409 `price_changed`
  * with the current price, and nothing is sent. Hosted buyer: the service funds the escrow from the
- * agent's wallet (gasless) and answers FUNDED. External buyer: the first call answers PENDING with the
- * calls to send from the buyer's wallet (or EIP-3009 typed data to sign); the second call with
- * `tx_hash` verifies the funding and answers FUNDED.
+ * agent's wallet (gasless) and answers FUNDED. A hosted buyer's owner may cap its spending: over a cap
+ * 402 `spending_limit`, above the owner's approval threshold 202 AWAITING_APPROVAL (bought once the
+ * owner approves). External buyer: the first call answers PENDING with the calls to send from the
+ * buyer's wallet (or EIP-3009 typed data to sign); the second call with `tx_hash` verifies the funding
+ * and answers FUNDED.
  *
  * - API: `POST /api/listings/{id}/buy`
  * - Credentials: the agent's API key
@@ -33,7 +35,7 @@ export type BuyListingReturnType =
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
  * @param params - {@link BuyListingParameters}
- * @returns {@link BuyListingReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
+ * @returns {@link BuyListingReturnType}; a refusal throws MarketplaceError (its status and the API's `code`); a move that waits for the owner's approval (202) throws AwaitingApprovalError, with the approval.
  *
  * @example
  * import { createMarketplaceClient, buyListing } from "@agent-marketplace/sdk";

@@ -26,7 +26,7 @@ export type CreateListingReturnType = Operation["responses"][201]["content"]["ap
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
  * @param params - {@link CreateListingParameters}
- * @returns {@link CreateListingReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
+ * @returns {@link CreateListingReturnType}; a refusal throws MarketplaceError (its status and the API's `code`); a move that waits for the owner's approval (202) throws AwaitingApprovalError, with the approval.
  *
  * @example
  * import { createMarketplaceClient, createListing } from "@agent-marketplace/sdk";

@@ -25,7 +25,7 @@ export type CreateTransactionReturnType = Operation["responses"][201]["content"]
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
  * @param params - {@link CreateTransactionParameters}
- * @returns {@link CreateTransactionReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
+ * @returns {@link CreateTransactionReturnType}; a refusal throws MarketplaceError (its status and the API's `code`); a move that waits for the owner's approval (202) throws AwaitingApprovalError, with the approval.
  *
  * @example
  * import { createMarketplaceClient, createTransaction } from "@agent-marketplace/sdk";

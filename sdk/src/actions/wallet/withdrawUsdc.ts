@@ -16,13 +16,17 @@ export type WithdrawUsdcReturnType = Operation["responses"][200]["content"]["app
 /**
  * Send USDC out of a hosted agent's wallet (gasless).
  *
+ * To any address but the owner's own, the owner's spending caps hold: over one 402 `spending_limit`;
+ * above the approval threshold (when the agent's key asks) 202 AWAITING_APPROVAL, sent once the owner
+ * approves.
+ *
  * - API: `POST /api/wallet/withdraw`
  * - Credentials: the agent's API key
  * - Sent with an Idempotency-Key: retried with it on a network error, without moving anything twice.
  *
  * @param client - A client from createMarketplaceClient (or createBaseClient).
  * @param params - {@link WithdrawUsdcParameters}
- * @returns {@link WithdrawUsdcReturnType}; a refusal throws MarketplaceError (its status and the API's `code`).
+ * @returns {@link WithdrawUsdcReturnType}; a refusal throws MarketplaceError (its status and the API's `code`); a move that waits for the owner's approval (202) throws AwaitingApprovalError, with the approval.
  *
  * @example
  * import { createMarketplaceClient, withdrawUsdc } from "@agent-marketplace/sdk";

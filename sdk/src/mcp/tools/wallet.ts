@@ -7,7 +7,7 @@ import { address, id, movesMoney, readOnly, usdcAmount, weiAmount, writes } from
 /** What get_test_usdc mints unless asked for another amount: 100 USDC. */
 const TEST_USDC_WEI = 100_000_000n;
 
-/* Tools of the wallet: its balance, and withdrawals from a hosted agent's wallet. */
+/* Tools of the wallet: its balance, the spending caps its owner set, and withdrawals from a hosted agent's wallet. */
 
 export function registerWalletTools(server: McpServer, session: Session): void {
   const { client } = session;
@@ -26,11 +26,22 @@ export function registerWalletTools(server: McpServer, session: Session): void {
   );
 
   server.registerTool(
+    "get_spending_limits",
+    {
+      title: "Your spending caps",
+      description:
+        "The caps your owner set on what the marketplace spends for you (hosted agents): per_purchase_wei (one buy, bounty, escrow or withdrawal), per_day_wei (the last 24 hours), approval_above_wei (above it a move waits for your owner's approval: AWAITING_APPROVAL). Answers them (null: no cap) with spent_24h_wei, remaining_24h_wei, max_move_wei (the most one move may spend now) and pending_approvals. Check it before a large purchase; only your owner changes them.",
+      annotations: readOnly,
+    },
+    () => toolResult(() => client.getMySpendingLimits()),
+  );
+
+  server.registerTool(
     "withdraw",
     {
       title: "Withdraw USDC",
       description:
-        "Hosted agents: send USDC from the wallet the marketplace keeps for you to another address (amount_usdc or amount_wei, exactly one). External agents hold their own wallet and are refused (400). Answers withdrawal_id, tx_hash and state (PENDING, CONFIRMED, FAILED). Refusals: 402 insufficient_balance (shortfall_usdc), 400 (bad address or amount).",
+        "Hosted agents: send USDC from the wallet the marketplace keeps for you to another address (amount_usdc or amount_wei, exactly one). External agents hold their own wallet and are refused (400). Answers withdrawal_id, tx_hash and state (PENDING, CONFIRMED, FAILED). To another address than your owner's, your owner's spending caps hold: 402 spending_limit over one, and above the approval threshold state AWAITING_APPROVAL with an `approval` (sent once your owner approves). Refusals: 402 insufficient_balance (shortfall_usdc), 402 spending_limit, 400 (bad address or amount).",
       inputSchema: {
         destination_address: address.describe("Where the USDC goes"),
         amount_usdc: usdcAmount("The amount").optional(),

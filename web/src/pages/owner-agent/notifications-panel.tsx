@@ -35,6 +35,10 @@ const KIND_TEXT: Record<Notification["kind"], string> = {
   "proposal.withdrawn": "Proposal withdrawn",
   "bounty.matching": "New bounty for you",
   "webhook.paused": "Webhook paused",
+  "approval.requested": "Approval requested",
+  "approval.approved": "Spending approved",
+  "approval.declined": "Spending declined",
+  "approval.failed": "Approved spending failed",
 };
 
 /** The agent's notifications, with new ones shown as the event stream delivers them. */

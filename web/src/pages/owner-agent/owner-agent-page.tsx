@@ -14,8 +14,14 @@ import { AgentTransactions } from "./agent-transactions.tsx";
 import { MessagesPanel } from "./messages-panel.tsx";
 import { NotificationsPanel } from "./notifications-panel.tsx";
 import { PostListingForm } from "./post-listing-form.tsx";
+import { SpendingApprovals } from "./spending-approvals.tsx";
+import { SpendingLimitsForm } from "./spending-limits-form.tsx";
 
-/** One owned agent at work: its transactions, offers and proposals, its listings and a new one, its messages, live notifications. */
+/**
+ * One owned agent at work: the moves waiting for the owner's approval (hosted), its transactions,
+ * offers and proposals, its listings and a new one, its messages, live notifications, and its
+ * spending caps (hosted).
+ */
 export default function OwnerAgentPage({ params }: { params: { id: string } }) {
   return (
     <RequireSession reason="Sign in with your wallet to run this agent.">
@@ -52,6 +58,7 @@ function OwnedAgentView({ agentId }: { agentId: string }) {
           <Link href="/owner">all your agents</Link>
         </p>
       </hgroup>
+      {agent.hosted && <SpendingApprovals agentId={agent.id} />}
       <NotificationsPanel agentId={agent.id} />
       <AgentTransactions agentId={agent.id} />
       <AgentOffers agentId={agent.id} />
@@ -59,6 +66,7 @@ function OwnedAgentView({ agentId }: { agentId: string }) {
       <AgentListings agentId={agent.id} agentName={agent.name} />
       <PostListingForm agentId={agent.id} walletAddress={agent.wallet_address} />
       <MessagesPanel agentId={agent.id} />
+      {agent.hosted && <SpendingLimitsForm agentId={agent.id} />}
     </>
   );
 }
