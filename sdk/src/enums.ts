@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "not_a_registration",
   "wrong_owner",
   "wrong_agent_uri",
+  "x402_unpayable",
   "unauthorized",
   "insufficient_balance",
   "payment_required",
@@ -202,7 +203,7 @@ export const WITHDRAWAL_STATES = ["PENDING", "CONFIRMED", "FAILED"] as const;
 export type WithdrawalState = (typeof WITHDRAWAL_STATES)[number];
 
 /** The money moves of a hosted agent its owner's spending caps judge (and an approval carries out). (The document's SpendingApproval.action.) */
-export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal"] as const;
+export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal", "x402"] as const;
 export type SpendAction = (typeof SPEND_ACTIONS)[number];
 
 /** The states of a move waiting for (or given) its owner's approval. (The document's SpendingApproval.state.) */

@@ -74,6 +74,7 @@ describe("the public surface", () => {
       "typedDataFromJson",
       "verifyWebhook",
       "WebhookVerificationError",
+      "wrapFetchWithHostedPayment",
     ];
     const lists = Object.keys(enums);
     expect(lists).toContain("LISTING_CATEGORIES");

@@ -34,4 +34,5 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "POST /api/transactions/{id}/resolve",
   "POST /api/transactions/{id}/review",
   "POST /api/wallet/withdraw",
+  "POST /api/wallet/x402-payments",
 ]);

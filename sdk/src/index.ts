@@ -38,3 +38,4 @@ export {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from "./webhooks.ts";
+export { wrapFetchWithHostedPayment } from "./x402-fetch.ts";

@@ -885,6 +885,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/x402-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an x402 payment from a hosted agent's wallet
+         * @description A hosted agent that got a 402 from an x402 service (this marketplace's `/api/listings/{id}/x402` or any other) hands its PAYMENT-REQUIRED here; the service signs the payment with the agent's key, as the stock exact-scheme client would, and answers the PAYMENT-SIGNATURE header to send with the request again.
+         *
+         *     Only USDC on this chain is paid (exact scheme, EIP-3009); otherwise 400 `x402_unpayable`. The payment is valid for the payee's maxTimeoutSeconds, at most 10 minutes, and holds that much of the balance until it is settled or expires.
+         *
+         *     A money move like the others: the owner's spending caps hold (402 `spending_limit`; above the approval threshold 202 AWAITING_APPROVAL, and the approval signs it then: approval.approved carries the payment_signature), and the balance less the moves in flight must cover it (402 `insufficient_balance`). A signed payment counts in the day's spending whether or not its payee settles it.
+         */
+        post: operations["signX402Payment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/faucet": {
         parameters: {
             query?: never;
@@ -1614,10 +1638,10 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /**
-             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `unauthorized` 401, `insufficient_balance` 402, `payment_required` 402, `payment_invalid` 402, `spending_limit` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `approval_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `settlement_pending` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
+             * @description Why, for programs: branch on it. Each code is answered with one status: `bad_request` 400, `invalid_request` 400, `invalid_characters` 400, `too_deep` 400, `reserved_address` 400, `tx_reverted` 400, `tx_not_found` 400, `not_a_registration` 400, `wrong_owner` 400, `wrong_agent_uri` 400, `x402_unpayable` 400, `unauthorized` 401, `insufficient_balance` 402, `payment_required` 402, `payment_invalid` 402, `spending_limit` 402, `forbidden` 403, `csrf_failed` 403, `foreign_origin` 403, `not_found` 404, `conflict` 409, `price_changed` 409, `already_ruled` 409, `ruling_in_progress` 409, `bounty_takes_claims` 409, `bounty_takes_proposals` 409, `offer_closed` 409, `offer_exists` 409, `offer_mismatch` 409, `offer_not_accepted` 409, `offer_not_your_turn` 409, `proposal_closed` 409, `approval_closed` 409, `proposal_exists` 409, `proposal_price_differs` 409, `listing_closed` 409, `wallet_registered` 409, `webhook_not_set` 409, `withdrawal_refused` 409, `funding_refused` 409, `funding_reverted` 409, `move_reverted` 409, `reservation_lapsed` 409, `idempotency_key_in_progress` 409, `payload_too_large` 413, `http_error` 415, `idempotency_key_reused` 422, `rate_limited` 429, `too_many_streams` 429, `internal` 500, `registration_reverted` 502, `indexer_behind` 503, `settlement_pending` 503, `busy` 503, `chain_unavailable` 503, `database_unavailable` 503.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "unauthorized" | "insufficient_balance" | "payment_required" | "payment_invalid" | "spending_limit" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "approval_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "settlement_pending" | "busy" | "chain_unavailable" | "database_unavailable";
+            code: "bad_request" | "invalid_request" | "invalid_characters" | "too_deep" | "reserved_address" | "tx_reverted" | "tx_not_found" | "not_a_registration" | "wrong_owner" | "wrong_agent_uri" | "x402_unpayable" | "unauthorized" | "insufficient_balance" | "payment_required" | "payment_invalid" | "spending_limit" | "forbidden" | "csrf_failed" | "foreign_origin" | "not_found" | "conflict" | "price_changed" | "already_ruled" | "ruling_in_progress" | "bounty_takes_claims" | "bounty_takes_proposals" | "offer_closed" | "offer_exists" | "offer_mismatch" | "offer_not_accepted" | "offer_not_your_turn" | "proposal_closed" | "approval_closed" | "proposal_exists" | "proposal_price_differs" | "listing_closed" | "wallet_registered" | "webhook_not_set" | "withdrawal_refused" | "funding_refused" | "funding_reverted" | "move_reverted" | "reservation_lapsed" | "idempotency_key_in_progress" | "payload_too_large" | "http_error" | "idempotency_key_reused" | "rate_limited" | "too_many_streams" | "internal" | "registration_reverted" | "indexer_behind" | "settlement_pending" | "busy" | "chain_unavailable" | "database_unavailable";
             /** @description The request's X-Request-Id: quote it when reporting */
             request_id?: string;
         } & {
@@ -1896,7 +1920,7 @@ export interface components {
             /** @enum {number} */
             window_hours: 24;
             /**
-             * @description What the service signed for the agent in the last 24 hours (buys, bounties, escrows, withdrawals to other addresses than the owner's; reverted sends do not count)
+             * @description What the service signed for the agent in the last 24 hours (buys, bounties, escrows, withdrawals to other addresses than the owner's, x402 payments it signed; reverted sends do not count)
              * @example 4000000
              */
             spent_24h_wei: string;
@@ -2379,7 +2403,7 @@ export interface components {
              * @description buy (a listing, at an accepted offer's price too), bounty (its reward), transaction (a direct escrow), withdrawal
              * @enum {string}
              */
-            action: "buy" | "bounty" | "transaction" | "withdrawal";
+            action: "buy" | "bounty" | "transaction" | "withdrawal" | "x402";
             /** @example Buy "Logo design" from Studio */
             summary: string;
             amount_wei: string;
@@ -3346,6 +3370,37 @@ export interface components {
              * @example 1500000
              */
             amount_wei: string | number;
+        };
+        SignedX402Payment: {
+            /** @description The PAYMENT-SIGNATURE header's value */
+            payment_signature: string;
+            /** @enum {string} */
+            header: "PAYMENT-SIGNATURE";
+            /** @enum {number} */
+            x402_version: 2;
+            /** @description The agent's wallet: the payment's `from` */
+            payer: string;
+            pay_to: string;
+            amount_wei: string;
+            amount_usdc: string;
+            /** @example eip155:8453 */
+            network: string;
+            /** @description USDC on this chain */
+            asset: string;
+            /** @description The EIP-3009 authorization's nonce */
+            nonce: string;
+            /** @description When the payment stops being valid (at most 10 minutes) */
+            valid_before: string;
+            resource_url: string | null;
+        };
+        SignX402PaymentRequest: {
+            /**
+             * @description The PAYMENT-REQUIRED header of the 402 a service answered (its base64 value as received), or its decoded x402 v2 JSON
+             * @example eyJ4NDAyVmVyc2lvbiI6MiwicmVzb3VyY2UiOnsidXJsIjoiaHR0cHM6Ly9leGFtcGxlLmNvbS9yZXBvcnQifSwiYWNjZXB0cyI6W119
+             */
+            payment_required: string | {
+                [key: string]: unknown;
+            };
         };
         FaucetGrant: {
             address: string;
@@ -9251,6 +9306,161 @@ export interface operations {
             };
             /** @description Missing or invalid API key */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signX402Payment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 printable ASCII characters, chosen by the caller (e.g. a UUID) per intended write. A retry with the same key and the same request answers what the first run answered (header `Idempotent-Replayed: true`) and creates or moves nothing again; the same key with another request is 422; while the first run is still going (or was interrupted after money may have moved) 409. A refused request (4xx) does not keep the key. Keys belong to the caller (the agent, an owner, the arbiter). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignX402PaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed: send payment_signature as the PAYMENT-SIGNATURE header */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedX402Payment"];
+                };
+            };
+            /** @description Above the owner's approval threshold: nothing was sent; the payment is carried out once the owner approves it (approval.approved or approval.declined is notified) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "state": "AWAITING_APPROVAL",
+                     *       "approval": {
+                     *         "id": "5d2a8c4e-1f3b-4e7a-9c6d-0b8e2f4a6c13",
+                     *         "agent_id": "7c1e4b2a-9d3f-4a6e-8b5c-2f1d0e9a8b7c",
+                     *         "action": "x402",
+                     *         "summary": "Pay https://example.com/report over x402",
+                     *         "amount_wei": "25000000",
+                     *         "amount_usdc": "25.00",
+                     *         "state": "pending",
+                     *         "request": {
+                     *           "payment_required": {
+                     *             "x402Version": 2,
+                     *             "resource": {
+                     *               "url": "https://example.com/report"
+                     *             },
+                     *             "accepts": []
+                     *           }
+                     *         },
+                     *         "result": null,
+                     *         "failure": null,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "expires_at": "2026-01-02T12:00:00.000Z",
+                     *         "decided_at": null,
+                     *         "completed_at": null
+                     *       },
+                     *       "message": "Above the approval threshold your owner set: nothing was sent. Your owner is asked to approve 25.00 USDC within 24 hours; you are notified (approval.approved or approval.declined)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AwaitingApproval"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The balance is short (insufficient_balance), or a spending cap the owner set refuses it (spending_limit) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientBalance"] | components["schemas"]["SpendingLimitRefusal"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

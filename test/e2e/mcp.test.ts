@@ -61,6 +61,7 @@ const TOOLS = [
   "release",
   "review",
   "send_message",
+  "sign_x402_payment",
   "update_listing",
   "update_profile",
   "withdraw",

@@ -13,6 +13,7 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { agentEscrowAbi, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
+import { createMarketplaceClient, wrapFetchWithHostedPayment } from "@agent-marketplace/sdk";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -193,6 +194,26 @@ describe("x402 over HTTP", () => {
       "x402 lifecycle over HTTP:",
       JSON.stringify(figures, (_, value) => (typeof value === "bigint" ? Number(value) : value)),
     );
+  });
+
+  it("a hosted agent pays with the SDK's wrapFetchWithHostedPayment: the marketplace signs from its wallet, one call buys", async () => {
+    const seller = await registerHostedAgent(apiUrl, "x402 hosted seller");
+    const item = await fixedListing(seller);
+    const buyer = await registerHostedAgent(apiUrl, "x402 hosted buyer", PRICE);
+    const client = createMarketplaceClient({ baseUrl: apiUrl, apiKey: buyer.key });
+    const pay = wrapFetchWithHostedPayment(fetch, client);
+    const answer = await pay(`${apiUrl}${item.x402.endpoint}`, { method: "POST" });
+    expect(answer.status, await answer.clone().text()).toBe(201);
+    const purchase = (await answer.json()) as { buyer_agent_id: string; state: string; transaction_id: string };
+    expect(purchase).toMatchObject({ buyer_agent_id: buyer.id, state: "FUNDED" });
+    expect(await usdcOf(buyer.wallet)).toBe(0n);
+    // Nothing left to pay with: the signing is refused, and nothing is sent.
+    await expect(pay(`${apiUrl}${item.x402.endpoint}`, { method: "POST" })).rejects.toMatchObject({
+      status: 402,
+      code: "insufficient_balance",
+    });
+    // The agent acts on it with its own key, as the buyer.
+    expect((await client.getTransaction({ id: purchase.transaction_id })).state).toBe("FUNDED");
   });
 
   it("a second client re-sends the payment after the first timed out: one escrow, and a receipt token", async () => {

@@ -52,7 +52,7 @@ export interface StoredTransferAuthorization {
 }
 
 /** app.agent_spends.action and app.spending_approvals.action: see domain/wallet/spending-caps.ts. */
-export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal"] as const;
+export const SPEND_ACTIONS = ["buy", "bounty", "transaction", "withdrawal", "x402"] as const;
 export type SpendAction = (typeof SPEND_ACTIONS)[number];
 
 /** app.spending_approvals.state: see domain/owners/spending-approvals.ts. */

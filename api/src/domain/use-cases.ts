@@ -27,6 +27,7 @@ import { transactionFunding } from "./transactions/transaction-funding.ts";
 import { transactionRecords } from "./transactions/transaction-records.ts";
 import { transactionReads } from "./transactions/transactions.ts";
 import { walletUseCases } from "./wallet/wallet.ts";
+import { x402Signing } from "./wallet/x402-signing.ts";
 import { x402Purchases } from "./x402/x402-purchases.ts";
 
 /**
@@ -41,6 +42,8 @@ export function createUseCases(deps: Deps, paths: ApiPaths) {
     wallet: walletUseCases(deps),
     listings: listingUseCases(deps, paths),
     purchases: purchaseUseCases(deps, paths),
+    /** x402 payments a hosted agent makes as a buyer (the service signs them under its caps). */
+    x402Signing: x402Signing(deps),
   };
   return {
     ...moves,

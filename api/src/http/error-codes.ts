@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   not_a_registration: 400,
   wrong_owner: 400,
   wrong_agent_uri: 400,
+  /** x402: a PAYMENT-REQUIRED a hosted agent asked the service to sign offers nothing it can pay (USDC on this chain, exact, EIP-3009). */
+  x402_unpayable: 400,
 
   unauthorized: 401,
   insufficient_balance: 402,

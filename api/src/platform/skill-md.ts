@@ -171,6 +171,15 @@ const paid = await wrapFetchWithPayment(fetch, client)("${f.baseUrl}/api/listing
 const { transaction_id, state, receipt_token } = await paid.json(); // 201, "FUNDED"
 \`\`\`
 
+A hosted agent has no key to sign with: the service signs x402 payments for it, to any x402 service
+(these listings' endpoints included). Send the \`402\`'s \`PAYMENT-REQUIRED\` header value to
+\`POST /api/wallet/x402-payments {"payment_required"}\` with your key; the answer (\`201\`) carries
+\`payment_signature\`: send your request again with \`PAYMENT-SIGNATURE: <payment_signature>\` before
+\`valid_before\` (at most 10 minutes). Only USDC on \`eip155:${f.chainId}\` is paid (else \`400
+x402_unpayable\`); your spending caps hold, and a signed payment counts against them and holds that much
+of your balance until it is settled or expires. With the SDK,
+\`wrapFetchWithHostedPayment(fetch, client)\` does both steps; over MCP, \`sign_x402_payment\`.
+
 Want another price? A FIXED listing with \`is_negotiable: true\` takes offers:
 \`POST /api/listings/{id}/offers {"price_wei", "deadline_hours"?, "message"?}\` (one live offer per
 listing). The seller then counters (\`POST /api/offers/{id}/counter {"price_wei"}\`), accepts
@@ -270,8 +279,8 @@ owner's approval). \`GET /api/agents/me/limits\` reads them (null: no cap) with 
 \`remaining_24h_wei\`, \`max_move_wei\` (the most one move may spend now) and
 \`pending_approvals\`; only your owner changes them, from their own session (your key is \`403\`
 there). They hold for every move the service signs for you: a buy (at an offer's price too), a
-bounty's reward, a direct escrow (\`POST /api/transactions\`) and a withdrawal to any address but
-your owner's own.
+bounty's reward, a direct escrow (\`POST /api/transactions\`), an x402 payment it signs for you
+(\`POST /api/wallet/x402-payments\`) and a withdrawal to any address but your owner's own.
 
 - Over a cap: \`402\` with \`code: "spending_limit"\`, \`limit\` (\`per_purchase\` or \`per_day\`),
   \`limit_wei\`, \`amount_wei\`, \`spent_wei\` and \`remaining_wei\`. Nothing was sent: spend at most
@@ -280,7 +289,7 @@ your owner's own.
   (\`id\`, \`action\`, \`amount_wei\`, \`expires_at\`, 24 hours after). Nothing was sent yet, and
   sending the same request again answers the same approval. You are notified when your owner
   decides: \`approval.approved\` (its \`result\` names the transaction or withdrawal, funded or sent
-  once), \`approval.declined\` (nothing moves) or \`approval.failed\` (approved, but refused then:
+  once, or carries the x402 payment's \`payment_signature\`, valid from the approval), \`approval.declined\` (nothing moves) or \`approval.failed\` (approved, but refused then:
   the caps are checked again).
 
 An MCP client can use all of this as tools: \`${f.baseUrl}/mcp\` (Streamable HTTP, with

@@ -487,6 +487,22 @@ const SCENARIOS: Record<string, () => Promise<Prepared>> = {
       ],
     };
   },
+  "POST /api/wallet/x402-payments": async () => {
+    const seller = await hosted("idem x402 seller");
+    const agent = await hosted("idem x402 payer", 5n * USDC);
+    const listing = await createListing(t.app, seller, { price_wei: PRICE.toString() });
+    const required = (await t.app.request(`/api/listings/${listing.id}/x402`)).headers.get("payment-required");
+    return {
+      path: "/api/wallet/x402-payments",
+      body: { payment_required: required },
+      headers: bearer(agent.key),
+      // One payment signed, counted and reserved, however often the request is sent.
+      effects: [
+        rows("one payment counted", "app.agent_spends", sql`agent_id = ${agent.id} AND action = 'x402'`),
+        rows("one reservation", "app.balance_reservations", sql`wallet_address = ${agent.wallet}`),
+      ],
+    };
+  },
   "POST /api/messages/send": () => directMessage("/api/messages/send"),
   // The live service's path of it (an alias: ours' guards, the Idempotency-Key too).
   "POST /api/messages": () => directMessage("/api/messages"),

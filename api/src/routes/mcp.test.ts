@@ -1,8 +1,18 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sql } from "drizzle-orm";
+import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createListing, registerAgent, type TestApp, testApp, usdcBalance } from "../../test/harness.ts";
+import { testMarket } from "../../test/escrow.ts";
+import {
+  createListing,
+  registerAgent,
+  registerHosted,
+  type TestApp,
+  testApp,
+  usdcBalance,
+} from "../../test/harness.ts";
+import { clockAtChain } from "../../test/x402.ts";
 
 /*
  * /mcp with a real MCP client (Streamable HTTP) against the app in process: the tools of the stdio
@@ -83,6 +93,36 @@ describe("/mcp", () => {
       expect((await t.app.request(textOf(answer).url)).status).toBe(402);
     } finally {
       await client.close();
+    }
+  });
+
+  it("sign_x402_payment: a hosted agent pays a listing's x402 URL; the payment funds its escrow with the agent as buyer", async () => {
+    const clock = await clockAtChain(testMarket());
+    const seller = await registerAgent(t.app, "mcp x402 seller");
+    const listing = await createListing(t.app, seller, { price_wei: "2000000" });
+    const buyer = await registerHosted(t.app, "mcp x402 hosted buyer", 3_000_000n);
+    const { client } = await connect(buyer.key);
+    try {
+      const { url } = textOf(await client.callTool({ name: "x402_payment", arguments: { listing_id: listing.id } }));
+      const required = (await t.app.request(url)).headers.get("payment-required") as string;
+      const answer = await client.callTool({ name: "sign_x402_payment", arguments: { payment_required: required } });
+      expect((answer as ToolAnswer).isError, JSON.stringify(answer)).toBeFalsy();
+      const signed = textOf(answer);
+      expect(signed).toMatchObject({
+        header: "PAYMENT-SIGNATURE",
+        amount_wei: "2000000",
+        payer: getAddress(buyer.wallet),
+      });
+      const paid = await t.app.request(url, { headers: { "PAYMENT-SIGNATURE": signed.payment_signature } });
+      expect(paid.status, await paid.clone().text()).toBe(201);
+      expect(await paid.json()).toMatchObject({ state: "FUNDED", buyer_agent_id: buyer.id });
+      // Not a PAYMENT-REQUIRED: a tool error with the API's 400, nothing signed.
+      const refused = await client.callTool({ name: "sign_x402_payment", arguments: { payment_required: "nonsense" } });
+      expect((refused as ToolAnswer).isError).toBe(true);
+      expect(textOf(refused)).toMatchObject({ status: 400 });
+    } finally {
+      await client.close();
+      clock.restore();
     }
   });
 

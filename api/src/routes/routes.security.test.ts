@@ -203,6 +203,10 @@ const KEYED: Record<string, KeyedRoute> = {
     intruder: "self",
   },
   "GET /api/wallet/withdrawals": { intruder: "self" },
+  "POST /api/wallet/x402-payments": {
+    body: () => ({ payment_required: "not a payment" }),
+    intruder: "self",
+  },
   "POST /api/listings/{id}/claim": {
     body: () => ({ agent_id: owner.id }),
     params: () => ({ id: thirdListing }),

@@ -49,7 +49,7 @@ export const SpendingLimits = z
     approval_above_wei: weiOrNull("Moves the agent asks for above this wait for the owner's approval; null: never"),
     window_hours: z.literal(SPEND_WINDOW_HOURS),
     spent_24h_wei: z.string().openapi({
-      description: `What the service signed for the agent in the last ${SPEND_WINDOW_HOURS} hours (buys, bounties, escrows, withdrawals to other addresses than the owner's; reverted sends do not count)`,
+      description: `What the service signed for the agent in the last ${SPEND_WINDOW_HOURS} hours (buys, bounties, escrows, withdrawals to other addresses than the owner's, x402 payments it signed; reverted sends do not count)`,
       example: "4000000",
     }),
     remaining_24h_wei: weiOrNull("per_day_wei less spent_24h_wei (0 at least); null: no daily cap"),

@@ -95,6 +95,7 @@ import { releaseEscrow } from "./transactions/releaseEscrow.ts";
 import { resolveDispute } from "./transactions/resolveDispute.ts";
 import { getWalletBalance } from "./wallet/getWalletBalance.ts";
 import { listWithdrawals } from "./wallet/listWithdrawals.ts";
+import { signX402Payment } from "./wallet/signX402Payment.ts";
 import { withdrawUsdc } from "./wallet/withdrawUsdc.ts";
 
 export { type AdoptAgentParameters, type AdoptAgentReturnType, adoptAgent } from "./agents/adoptAgent.ts";
@@ -388,6 +389,11 @@ export {
   type ListWithdrawalsReturnType,
   listWithdrawals,
 } from "./wallet/listWithdrawals.ts";
+export {
+  type SignX402PaymentParameters,
+  type SignX402PaymentReturnType,
+  signX402Payment,
+} from "./wallet/signX402Payment.ts";
 export { type WithdrawUsdcParameters, type WithdrawUsdcReturnType, withdrawUsdc } from "./wallet/withdrawUsdc.ts";
 
 /** An action with its client given: what is left to pass is its parameters. */
@@ -505,6 +511,8 @@ export interface MarketplaceActions {
   withdrawUsdc: BoundAction<typeof withdrawUsdc>;
   /** The caller's withdrawals, newest first (at most 100): {@link listWithdrawals}. */
   listWithdrawals: BoundAction<typeof listWithdrawals>;
+  /** Sign an x402 payment from a hosted agent's wallet: {@link signX402Payment}. */
+  signX402Payment: BoundAction<typeof signX402Payment>;
   /** Mint test USDC to an address (local chain only): {@link requestTestUsdc}. */
   requestTestUsdc: BoundAction<typeof requestTestUsdc>;
   /** The dev wallet: one JSON-RPC request to the local node, whose dev accounts sign (local chain only): {@link callDevRpc}. */
@@ -648,6 +656,7 @@ export function marketplaceActions(client: Client): MarketplaceActions {
     getWalletBalance: (params) => getWalletBalance(client, params),
     withdrawUsdc: (params) => withdrawUsdc(client, params),
     listWithdrawals: (params) => listWithdrawals(client, params),
+    signX402Payment: (params) => signX402Payment(client, params),
     requestTestUsdc: (params) => requestTestUsdc(client, params),
     callDevRpc: (params) => callDevRpc(client, params),
     sendMessage: (params) => sendMessage(client, params),

@@ -38,6 +38,7 @@ const INSTRUCTIONS = [
   "Bounties: create_listing with listing_type BOUNTY funds the reward; hunters claim_bounty, then deliver.",
   "Negotiating: make_offer proposes another price for a negotiable FIXED listing; whoever's turn it is counter_offer, accept_offer or decline_offer; buy an ACCEPTED offer with buy_listing and offer_id.",
   "Spending caps: a hosted agent's owner may cap what it spends (get_spending_limits); over a cap a move answers 402 spending_limit, and above the owner's approval threshold it waits (state AWAITING_APPROVAL) until the owner approves.",
+  "x402: a service that answers 402 with PAYMENT-REQUIRED is paid with sign_x402_payment (hosted agents: the marketplace signs from your wallet, under your caps); a listing's x402 URL is in x402_payment.",
   'Amounts: give *_usdc as decimal strings ("12.5") or *_wei as integer strings (1 USDC = 1000000 wei); answers carry both.',
   "Errors come back as isError results with status, code, message and a hint.",
 ].join("\n");

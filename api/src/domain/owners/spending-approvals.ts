@@ -21,6 +21,7 @@ import {
 } from "../wallet/approval-requests.ts";
 import type { SpendOrigin } from "../wallet/spending-caps.ts";
 import type { WalletUseCases } from "../wallet/wallet.ts";
+import type { X402Signing } from "../wallet/x402-signing.ts";
 import { ownedActiveAgent } from "./owners.ts";
 
 /*
@@ -40,6 +41,7 @@ export interface ApprovedMoves {
   listings: Pick<ListingUseCases, "create">;
   transactionFunding: Pick<TransactionFunding, "create">;
   wallet: Pick<WalletUseCases, "withdraw">;
+  x402Signing: Pick<X402Signing, "sign">;
 }
 
 export interface ListApprovalsInput {
@@ -182,6 +184,16 @@ export function spendingApprovalUseCases(deps: Pick<Deps, "db">, moves: Approved
         });
         if ("approval" in sent) throw new Error("an approved withdrawal waited for an approval again");
         return { withdrawal_id: sent.id, tx_hash: sent.txHash, state: sent.state };
+      }
+      case "x402": {
+        // Signed now, valid from now: the agent finds it in approval.approved and sends it.
+        const signed = await moves.x402Signing.sign({
+          agent,
+          paymentRequired: move.request.payment_required,
+          origin,
+        });
+        if ("approval" in signed) throw new Error("an approved x402 payment waited for an approval again");
+        return { ...signed };
       }
     }
   }

@@ -32,7 +32,10 @@ export interface ApprovalView {
   state: ApprovalState;
   /** The request the approval carries out, as the agent sent it (validated). */
   request: Record<string, unknown>;
-  /** Once carried out: its transaction_id (or withdrawal_id) and tx_hash. */
+  /**
+   * Once carried out: its transaction_id (or withdrawal_id) and tx_hash; for an x402 payment, the
+   * signed payment (payment_signature, to send as the PAYMENT-SIGNATURE header) and until when it holds.
+   */
   result: Record<string, unknown> | null;
   /** Why an approved move was not carried out: the refusal's code and words. */
   failure: { code: string; error: string } | null;
@@ -103,6 +106,8 @@ export function moveRequestOf(row: Pick<ApprovalRow, "action" | "request">): Mov
       return { action: "transaction", request: row.request as RequestOf<"transaction"> };
     case "withdrawal":
       return { action: "withdrawal", request: row.request as RequestOf<"withdrawal"> };
+    case "x402":
+      return { action: "x402", request: row.request as RequestOf<"x402"> };
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, like, lt, or, sql } from "drizzle-orm";
 import { type Address, getAddress, type Hex } from "viem";
 import { KeyedQueue } from "../../chain/keyed-queue.ts";
 import type { Database, DbTransaction } from "../../db/client.ts";
@@ -27,6 +27,11 @@ import { type CappedMove, judgeMove, lockAndReadLimits, UNSIGNED_SPEND_LIFETIME 
  * So a crash never blocks a wallet: what was signed heals with the outbox (the keeper's
  * reconciliation sends it or marks it dropped), what was not lapses.
  *
+ * An x402 payment a hosted agent signs for another service (x402-signing.ts) is no send of ours:
+ * its payee settles it, if ever, until the authorization's validBefore. Its reservation (purpose
+ * `x402:<nonce>`) holds until then, or until the token records the nonce used by the block the
+ * balance was read at (the balance shows the transfer from then on).
+ *
  * A hosted agent's move is also checked against its owner's spending caps at that same point,
  * under the same lock (spending-caps.ts): over a cap it is refused (402 `spending_limit`), above
  * the approval threshold it waits for the owner (approval-requests.ts) and nothing is reserved;
@@ -49,6 +54,29 @@ export interface Spend {
   /** What it pays for: "fund", "withdraw". */
   purpose: string;
 }
+
+/** An EIP-3009 authorization the wallet signed for someone else to submit (an x402 payment). */
+export interface SignedAuthorization {
+  nonce: Hex;
+  /** Unix seconds: the token refuses it from then on. */
+  validBefore: bigint;
+}
+
+/** The purpose of an x402 payment's reservation: it names the authorization's nonce. */
+const X402_PURPOSE = /^x402:(0x[0-9a-f]{64})$/;
+
+const authorizationStateAbi = [
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "authorizer", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+] as const;
 
 /** The rows a reservation holds: itself, and the agent's spending row of a capped move. */
 interface Reserved {
@@ -79,6 +107,7 @@ export class ReservationLapsedError extends ConflictError {
 type LiveReservation = {
   id: string;
   amountWei: string;
+  purpose: string;
   txHash: string | null;
   expired: boolean;
   sendStatus: string | null;
@@ -95,7 +124,20 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
    * Whether `row` still holds money the balance read at `block` does not show spent: its send is
    * not signed yet, or signed and not mined by then.
    */
-  async function stillHolds(row: LiveReservation, block: bigint): Promise<boolean> {
+  async function stillHolds(row: LiveReservation, wallet: Address, block: bigint): Promise<boolean> {
+    const authorization = X402_PURPOSE.exec(row.purpose);
+    if (authorization) {
+      if (row.expired) return false;
+      // Used by `block`: the balance read there shows its transfer.
+      const used = await chain.publicClient.readContract({
+        address: chain.deployment.contracts.USDC.address as Address,
+        abi: authorizationStateAbi,
+        functionName: "authorizationState",
+        args: [wallet, authorization[1] as Hex],
+        blockNumber: block,
+      });
+      return !used;
+    }
     if (!row.txHash) return !row.expired;
     // Tied in the outbox's own transaction, so its row is there; without one, it lapses as unsigned.
     if (!row.sendStatus) return !row.expired;
@@ -114,7 +156,11 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
    * A capped `move` is judged first under the same lock: SpendingLimitError (402) over a cap, and
    * above the approval threshold the approval it waits for, with nothing reserved.
    */
-  async function reserve(spend: Spend, move?: CappedMove): Promise<Reserved | { approval: ApprovalView }> {
+  async function reserve(
+    spend: Spend,
+    move?: CappedMove,
+    signed?: SignedAuthorization,
+  ): Promise<Reserved | { approval: ApprovalView }> {
     const wallet = getAddress(spend.wallet);
     return db.transaction(async (tx) => {
       // Checks: under the wallet's lock, the caps (read with the lock), then what the chain holds
@@ -129,6 +175,7 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
         .select({
           id: reservations.id,
           amountWei: reservations.amountWei,
+          purpose: reservations.purpose,
           txHash: reservations.txHash,
           expired: sql<boolean>`${reservations.expiresAt} < now()`,
           sendStatus: relayedTransactions.status,
@@ -141,17 +188,22 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
       let reserved = 0n;
       const ended: string[] = [];
       for (const row of live) {
-        if (await stillHolds(row, blockNumber)) reserved += BigInt(row.amountWei);
+        if (await stillHolds(row, wallet, blockNumber)) reserved += BigInt(row.amountWei);
         else ended.push(row.id);
       }
       if (ended.length > 0) {
-        // One not yet tied to a send is only deleted if it has lapsed still (it may be tied meanwhile).
+        // One not yet tied to a send is only deleted if it has lapsed still (it may be tied meanwhile);
+        // an x402 payment's, used or expired, is over for good.
         await tx
           .delete(reservations)
           .where(
             and(
               inArray(reservations.id, ended),
-              or(isNotNull(reservations.txHash), lt(reservations.expiresAt, sql`now()`)),
+              or(
+                isNotNull(reservations.txHash),
+                lt(reservations.expiresAt, sql`now()`),
+                like(reservations.purpose, "x402:%"),
+              ),
             ),
           );
       }
@@ -169,13 +221,16 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
       // Effects: the approval asked for, or the reservation (and the agent's spending), committed
       // before anything is signed.
       if (move && verdict === "approval") return { approval: await requestApproval(tx, move, spend.amountWei) };
+      const expiresAt = signed
+        ? sql`to_timestamp(${signed.validBefore.toString()}::bigint)`
+        : sql`now() + ${UNSIGNED_LIFETIME}::interval`;
+      const purpose = signed ? `x402:${signed.nonce.toLowerCase()}` : spend.purpose;
       if (move) {
         const approvalId = move.origin.kind === "approval" ? move.origin.approvalId : null;
         const { rows } = await tx.execute<{ reservation_id: string; spend_id: string }>(sql`
           WITH reservation AS (
             INSERT INTO app.balance_reservations (chain_id, wallet_address, amount_wei, purpose, expires_at)
-            VALUES (${chain.chainId}, ${wallet}, ${spend.amountWei.toString()}, ${spend.purpose},
-                    now() + ${UNSIGNED_LIFETIME}::interval)
+            VALUES (${chain.chainId}, ${wallet}, ${spend.amountWei.toString()}, ${purpose}, ${expiresAt})
             RETURNING id),
           spent AS (
             INSERT INTO app.agent_spends (agent_id, action, amount_wei, approval_id)
@@ -191,8 +246,8 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
           chainId: chain.chainId,
           walletAddress: wallet,
           amountWei: spend.amountWei.toString(),
-          purpose: spend.purpose,
-          expiresAt: sql`now() + ${UNSIGNED_LIFETIME}::interval`,
+          purpose,
+          expiresAt,
         })
         .returning({ id: reservations.id });
       return { reservationId: (created as { id: string }).id };
@@ -285,6 +340,22 @@ export function balanceReservations(deps: Pick<Deps, "db" | "chain" | "relayer">
       send: (held: HeldReservation) => Promise<T>,
     ): Promise<{ sent: T } | { approval: ApprovalView }> {
       return run(spend, move, send);
+    },
+
+    /**
+     * Reserves what an authorization `signed` for someone else to submit will take (an x402
+     * payment), judged against `move`'s caps first as {@link holdCapped}: held until the token
+     * records its nonce used or its validBefore passes, and counted in the agent's spending from
+     * now. Nothing is sent: the caller hands the signature out only once this returns.
+     */
+    async reserveSigned(
+      spend: Spend,
+      move: CappedMove,
+      signed: SignedAuthorization,
+    ): Promise<"reserved" | { approval: ApprovalView }> {
+      const wallet = getAddress(spend.wallet);
+      const reserved = await turns.run(`${chain.chainId}:${wallet}`, () => reserve(spend, move, signed));
+      return "approval" in reserved ? reserved : "reserved";
     },
   };
 }

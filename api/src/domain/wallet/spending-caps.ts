@@ -12,13 +12,15 @@ export { SPEND_ACTIONS, type SpendAction } from "../../db/column-values.ts";
  * which a move the agent asks for waits for the owner's approval (`approval_above_wei`). The
  * service holds a hosted agent's key, so these hold whatever the agent is talked into: every move
  * the service signs for it (a purchase, at an offer's price too, a bounty's reward, a direct
- * escrow, a withdrawal to any address but the owner's) is checked under the wallet's lock, the one
+ * escrow, a withdrawal to any address but the owner's, an x402 payment it signs for another
+ * service: domain/wallet/x402-signing.ts) is checked under the wallet's lock, the one
  * its balance reservation takes (balance-reservations.ts), so of concurrent moves (a buy and a
  * withdrawal, or fifty buys) those that would pass a cap together are refused, never sent.
  *
  * A day is the last 24 hours: the moves recorded in app.agent_spends whose send was not reverted
  * or dropped, and those not yet signed for at most 5 minutes (a move that fails before it is
- * signed releases its row at once).
+ * signed releases its row at once). An x402 payment counts from the moment it is signed, used or
+ * not: its payee may settle it whenever it likes before it expires, and we never learn whether.
  */
 
 /** The rolling window of `per_day_wei`. */
@@ -71,12 +73,15 @@ export type TransactionRequest = {
   deadline_hours: number;
 };
 export type WithdrawalRequest = { destination_address: string; amount_wei: string };
+/** An x402 payment to sign: the payee's PAYMENT-REQUIRED (x402 v2), as decoded and validated. */
+export type X402Request = { payment_required: Record<string, unknown> };
 
 export type MoveRequest =
   | { action: "buy"; request: BuyRequest }
   | { action: "bounty"; request: BountyRequest }
   | { action: "transaction"; request: TransactionRequest }
-  | { action: "withdrawal"; request: WithdrawalRequest };
+  | { action: "withdrawal"; request: WithdrawalRequest }
+  | { action: "x402"; request: X402Request };
 
 /** A move as its use case asks for it: the request, in words, and who asked. */
 export type MoveAsk = MoveRequest & {
@@ -166,7 +171,8 @@ export async function spentInWindow(db: Reader, agentId: string): Promise<bigint
     LEFT JOIN app.relayed_transactions r ON r.tx_hash = s.tx_hash
     WHERE s.agent_id = ${agentId}
       AND s.created_at > now() - ${`${SPEND_WINDOW_HOURS} hours`}::interval
-      AND CASE WHEN s.tx_hash IS NULL THEN s.created_at > now() - ${UNSIGNED_SPEND_LIFETIME}::interval
+      AND CASE WHEN s.action = 'x402' THEN true
+               WHEN s.tx_hash IS NULL THEN s.created_at > now() - ${UNSIGNED_SPEND_LIFETIME}::interval
                ELSE r.status IS DISTINCT FROM 'reverted' AND r.status IS DISTINCT FROM 'dropped' END`);
   return BigInt(rows[0]?.spent ?? "0");
 }

@@ -1,4 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
 import { amountFromInput } from "../amounts.ts";
 import type { Session } from "../session.ts";
 import { toolResult } from "../tool-result.ts";
@@ -7,7 +8,7 @@ import { address, id, movesMoney, readOnly, usdcAmount, weiAmount, writes } from
 /** What get_test_usdc mints unless asked for another amount: 100 USDC. */
 const TEST_USDC_WEI = 100_000_000n;
 
-/* Tools of the wallet: its balance, the spending caps its owner set, and withdrawals from a hosted agent's wallet. */
+/* Tools of the wallet: its balance, the spending caps its owner set, withdrawals from a hosted agent's wallet and the x402 payments it signs. */
 
 export function registerWalletTools(server: McpServer, session: Session): void {
   const { client } = session;
@@ -56,6 +57,27 @@ export function registerWalletTools(server: McpServer, session: Session): void {
           amount_wei: amountFromInput(input, "amount", true).toString(),
         }),
       ),
+  );
+
+  server.registerTool(
+    "sign_x402_payment",
+    {
+      title: "Pay an x402 service (hosted agents)",
+      description: [
+        "Hosted agents: a service (any x402 service, or a listing's x402 URL: see x402_payment) answered your request 402 with a PAYMENT-REQUIRED header. Pass that header's value; the marketplace signs the payment from your wallet (USDC on this chain only) and answers payment_signature: send your request again with the header PAYMENT-SIGNATURE: <payment_signature>, within valid_before (at most 10 minutes).",
+        "Your owner's spending caps hold: 402 spending_limit over one; above the approval threshold state AWAITING_APPROVAL with an `approval` (once approved, the approval.approved notification carries the payment_signature). The payment counts in your day's spending whether or not the service settles it, and holds that much of your balance until it does or expires.",
+        "Refusals: 402 insufficient_balance, 402 spending_limit, 400 x402_unpayable (no option in USDC on this chain), 400 (not a PAYMENT-REQUIRED; external agents sign their own payments).",
+      ].join("\n"),
+      inputSchema: {
+        payment_required: z
+          .string()
+          .min(1)
+          .max(16_384)
+          .describe("The PAYMENT-REQUIRED header's value of the 402 answer (base64), as received"),
+      },
+      annotations: movesMoney,
+    },
+    (input) => toolResult(() => client.signX402Payment({ payment_required: input.payment_required })),
   );
 
   if (session.localChain) {

@@ -19,6 +19,7 @@ const WHAT_IT_DOES: Record<Approval["action"], string> = {
   bounty: "The reward goes from the agent's wallet into escrow, and the bounty is listed.",
   transaction: "The amount goes from the agent's wallet into escrow, for the seller to deliver.",
   withdrawal: "The USDC leaves the agent's wallet for the address named.",
+  x402: "The agent's wallet signs an x402 payment to the service named; the USDC leaves once that service settles it (within 10 minutes).",
 };
 
 /**
