@@ -573,8 +573,10 @@ describe("OpenAPI document", () => {
     const item = document.paths["/api/listings/{id}"];
     // 429 everywhere (every /api request spends a budget); 409 and 422 of an Idempotency-Key.
     expect(Object.keys(collection.get.responses).sort()).toEqual(["200", "400", "429"]);
+    // 202: a hosted agent's bounty above its owner's approval threshold waits for the approval.
     expect(Object.keys(collection.post.responses).sort()).toEqual([
       "201",
+      "202",
       "400",
       "401",
       "402",

@@ -236,6 +236,9 @@ describe("balance and caps", () => {
   it("above the approval threshold it waits (202, nothing signed); the owner's approval signs it, and it pays", async () => {
     const agent = await ownedAgent(2n * PRICE, { approval_above_wei: (PRICE / 2n).toString() });
     const header = await requiredHeader();
+    // Asked on the wall clock: an approval's expiry is Postgres's now() + 24 hours, which the chain's
+    // clock (days ahead once other files moved it) would read as past. Only signing needs the chain's.
+    clock.restore();
     const waiting = await sign(agent.key, header);
     expect(waiting.status, await waiting.clone().text()).toBe(202);
     const { approval, state } = await json(waiting);
@@ -245,6 +248,7 @@ describe("balance and caps", () => {
     expect(await recorded(agent)).toEqual({ spends: 0, reservations: 0 });
     // Asked again while it waits: the same approval.
     expect((await json(await sign(agent.key, header))).approval.id).toBe(approval.id);
+    clock = await clockAtChain(market);
 
     const approved = await t.app.request(`/api/owner/approvals/${approval.id}/approve`, {
       method: "POST",
