@@ -30,7 +30,9 @@ export function withdrawalAnswer(withdrawal: WithdrawalOf): z.infer<typeof Withd
 export const SignX402PaymentBody = z
   .object({
     payment_required: z
-      .union([z.string().min(1).max(MAX_PAYMENT_REQUIRED_LENGTH), z.record(z.string(), z.unknown())])
+      .union([z.string().min(1).max(MAX_PAYMENT_REQUIRED_LENGTH), z.record(z.string(), z.unknown())], {
+        error: `must be the PAYMENT-REQUIRED header's value (a string of at most ${MAX_PAYMENT_REQUIRED_LENGTH} characters) or its decoded JSON object`,
+      })
       .openapi({
         description:
           "The PAYMENT-REQUIRED header of the 402 a service answered (its base64 value as received), or its decoded x402 v2 JSON",
