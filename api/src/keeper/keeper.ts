@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { repeatEvery } from "../background/repeat.ts";
 import { offerUseCases } from "../domain/offers/offers.ts";
+import { type HealedApprovals, interruptedApprovals } from "../domain/owners/interrupted-approvals.ts";
 import { creditPayouts } from "../domain/platform/credits.ts";
 import { reconciliation } from "../domain/platform/reconciliation.ts";
 import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
@@ -17,7 +18,10 @@ import { escrowTimeouts } from "../domain/transactions/timeouts.ts";
  *   (domain/offers/offers.ts);
  * - credits: every payout the escrow credited because the token refused it (a paused token, a
  *   blacklisted payee) is paid out once the token accepts it, and skipped quietly until then
- *   (domain/platform/credits.ts).
+ *   (domain/platform/credits.ts);
+ * - approvals: every owner's approval whose carrying out a crash interrupted is recorded as what
+ *   happened (approved with its send, failed) or made pending again when nothing was sent
+ *   (domain/owners/interrupted-approvals.ts).
  */
 
 export interface KeeperReport {
@@ -33,6 +37,8 @@ export interface KeeperReport {
   expiredOffers: number;
   /** Accounts paid their credited payouts (`withdrawCredit`). */
   creditsPaid: number;
+  /** Approvals whose carrying out was interrupted, repaired. */
+  approvals: HealedApprovals;
 }
 
 /** What the keeper's use cases are built from, and where it reports. */
@@ -50,6 +56,7 @@ export function createKeeper(deps: KeeperDeps) {
   const timeouts = escrowTimeouts(deps);
   const offers = offerUseCases(deps);
   const credits = creditPayouts(deps);
+  const approvals = interruptedApprovals(deps);
 
   async function runOnce(): Promise<KeeperReport> {
     const report: KeeperReport = {
@@ -61,6 +68,7 @@ export function createKeeper(deps: KeeperDeps) {
       reopened: [],
       expiredOffers: 0,
       creditsPaid: 0,
+      approvals: { completed: [], reopened: [], failed: [] },
     };
     for (const item of await timeouts.dueEscrows()) {
       if (item.status === "DELIVERED") {
@@ -80,6 +88,7 @@ export function createKeeper(deps: KeeperDeps) {
     }
     report.expiredOffers = await offers.expireDue();
     report.creditsPaid = (await credits.payOutCredits()).paid.length;
+    report.approvals = await approvals.heal();
     if (
       report.resumed ||
       report.listed.length ||
@@ -88,7 +97,8 @@ export function createKeeper(deps: KeeperDeps) {
       report.refunded.length ||
       report.reopened.length ||
       report.expiredOffers ||
-      report.creditsPaid
+      report.creditsPaid ||
+      Object.values(report.approvals).some((ids) => ids.length > 0)
     ) {
       logger.info(report, "keeper");
     }

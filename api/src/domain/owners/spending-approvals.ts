@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, isNotNull, type SQL, sql } from "drizzle-orm";
 import { getAddress } from "viem";
 import { ownedBy } from "../../auth/user-sessions.ts";
+import type { Database } from "../../db/client.ts";
 import { agentSpends, agents, spendingApprovals } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { notify } from "../../notifications/notify.ts";
@@ -74,6 +75,37 @@ export class ApprovedMoveRefusedError extends DomainError {
       approval,
     });
   }
+}
+
+/** What an approval's agent is told of its owner's decision and its outcome. */
+export type DecisionKind = "approval.approved" | "approval.declined" | "approval.failed";
+
+/**
+ * Notifies the agent of `approval` its decision `kind`, in the caller's database transaction:
+ * once per approval and kind (its dedupe key), whoever records it (the approval, or the keeper's
+ * repair of an interrupted one, interrupted-approvals.ts).
+ */
+export async function notifyDecision(
+  tx: Pick<Database, "insert" | "select" | "execute">,
+  approval: ApprovalView,
+  kind: DecisionKind,
+) {
+  await notify(tx, [
+    {
+      agentId: approval.agent_id,
+      kind,
+      payload: {
+        approval_id: approval.id,
+        action: approval.action,
+        summary: approval.summary,
+        amount_wei: approval.amount_wei,
+        amount_usdc: approval.amount_usdc,
+        ...(approval.result && { result: approval.result }),
+        ...(approval.failure && { code: approval.failure.code, error: approval.failure.error }),
+      },
+      dedupeKey: `approval:${approval.id}:${kind}`,
+    },
+  ]);
 }
 
 export function spendingApprovalUseCases(deps: Pick<Deps, "db">, moves: ApprovedMoves) {
@@ -212,7 +244,7 @@ export function spendingApprovalUseCases(deps: Pick<Deps, "db">, moves: Approved
   async function record(
     approval: ApprovalRow,
     changes: Partial<Omit<typeof spendingApprovals.$inferInsert, "completedAt">> & { completedAt?: SQL },
-    kind?: "approval.approved" | "approval.declined" | "approval.failed",
+    kind?: DecisionKind,
   ): Promise<ApprovalView> {
     return db.transaction(async (tx) => {
       const [updated] =
@@ -220,24 +252,7 @@ export function spendingApprovalUseCases(deps: Pick<Deps, "db">, moves: Approved
           ? await tx.update(spendingApprovals).set(changes).where(eq(spendingApprovals.id, approval.id)).returning()
           : [approval];
       const view = approvalView(updated ?? approval);
-      if (kind) {
-        await notify(tx, [
-          {
-            agentId: approval.agentId,
-            kind,
-            payload: {
-              approval_id: view.id,
-              action: view.action,
-              summary: view.summary,
-              amount_wei: view.amount_wei,
-              amount_usdc: view.amount_usdc,
-              ...(view.result && { result: view.result }),
-              ...(view.failure && { code: view.failure.code, error: view.failure.error }),
-            },
-            dedupeKey: `approval:${view.id}:${kind}`,
-          },
-        ]);
-      }
+      if (kind) await notifyDecision(tx, view, kind);
       return view;
     });
   }
