@@ -2,7 +2,8 @@
  * An owner in a real Chromium caps a hosted agent's spending on the agent's page (the node's dev
  * account 16 signs in); the agent, over the API, buys above the approval threshold and its purchase
  * waits; the owner reviews it and approves it into a FUNDED escrow, declines another (nothing
- * moves), and a purchase over the per-purchase cap is refused at once. Balances are the chain's.
+ * moves; the overview of the owner's agents counts it and links to it), and a purchase over the
+ * per-purchase cap is refused at once. Balances are the chain's.
  */
 import { AwaitingApprovalError, createMarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
 import type { Browser } from "playwright-core";
@@ -102,7 +103,15 @@ describe("an owner caps a hosted agent's spending in the browser", () => {
     expect(await thrown(agent.buyListing({ id: listing.id, expected_price_wei: "3000000" }))).toBeInstanceOf(
       AwaitingApprovalError,
     );
-    await page.reload();
+    // The overview of the owner's agents says so, and leads to it.
+    await page.goto("/owner");
+    const card = page.getByTestId("owned-agent").filter({ hasText: "capped-buyer" });
+    await expect
+      .poll(() => card.getByTestId("pending-approvals").textContent(), { timeout: 20_000 })
+      .toBe("1 move waits for your approval");
+    await checkPage(page, "owner-overview-pending-approval");
+    await card.getByRole("link", { name: "1 move waits for your approval" }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/owner/agents/${created.agent.id}`);
     await expect.poll(() => pending.count(), { timeout: 20_000 }).toBe(1);
     await pending.getByRole("button", { name: "Decline" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Declined" }).count()).toBe(1);

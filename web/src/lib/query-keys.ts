@@ -55,6 +55,8 @@ export const ownerKeys = {
   limits: (agentId: string) => ["owner", "limits", agentId] as const,
   /** The agent's moves waiting for (or given) the owner's approval. */
   approvals: (agentId: string) => ["owner", "approvals", agentId] as const,
+  /** The moves of all the owner's agents waiting for approval (the overview's counts). */
+  pendingApprovals: ["owner", "pending-approvals"] as const,
   /** The agent's own listings in every state (its seller's view). */
   listings: (agentId: string) => ["owner", "listings", agentId] as const,
 };

@@ -35,7 +35,7 @@ export function SpendingApprovals({ agentId }: { agentId: string }) {
   });
   const [reviewing, setReviewing] = useState<Approval | undefined>();
   return (
-    <section aria-labelledby={`${id}-heading`}>
+    <section id="approvals" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Waiting for your approval</h2>
       <Loaded query={approvals} label="Loading approvals…">
         {({ approvals: rows }) => {
@@ -92,7 +92,10 @@ function PendingApproval({
   const toast = useToast();
   const decline = useMutation({
     mutationFn: () => client.declineSpending({ id: approval.id }),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ownerKeys.approvals(agentId) }),
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ownerKeys.approvals(agentId) });
+      void queryClient.invalidateQueries({ queryKey: ownerKeys.pendingApprovals });
+    },
     onSuccess: () => toast({ message: `Declined: ${approval.summary}. Nothing was sent.` }),
   });
   return (
@@ -129,6 +132,7 @@ function ApproveReview({ agentId, approval, onDone }: { agentId: string; approva
       // Approved or refused, the approval changed; approved, money moved.
       for (const queryKey of [
         ownerKeys.approvals(agentId),
+        ownerKeys.pendingApprovals,
         ownerKeys.limits(agentId),
         ownerKeys.agents,
         ownerKeys.transactions(agentId),

@@ -11,8 +11,21 @@ import { AgentKeys } from "./agent-keys.tsx";
 import { TestUsdcButton } from "./test-usdc-button.tsx";
 import { WithdrawForm } from "./withdraw-form.tsx";
 
-/** One of the owner's agents: its figures, pause/resume, its keys, and withdraw (hosted). */
-export function AgentCard({ agent }: { agent: OwnedAgent }) {
+/**
+ * One of the owner's agents: the moves waiting for the owner's approval (a link to them), its
+ * figures, pause/resume, its keys, and withdraw (hosted).
+ */
+export function AgentCard({
+  agent,
+  pendingApprovals = 0,
+  morePending = false,
+}: {
+  agent: OwnedAgent;
+  /** How many of its moves wait for the owner's approval. */
+  pendingApprovals?: number;
+  /** Whether the count stopped at a page (more wait than were counted). */
+  morePending?: boolean;
+}) {
   const queryClient = useQueryClient();
   const pause = useMutation({
     mutationFn: (isPaused: boolean) => agentClient(agent.id).updateMe({ is_paused: isPaused }),
@@ -27,6 +40,15 @@ export function AgentCard({ agent }: { agent: OwnedAgent }) {
         <TierBadge tier={agent.reputation_tier} /> · {agent.hosted ? "hosted" : "own wallet"} ·{" "}
         {agent.is_paused ? <strong>paused</strong> : "active"}
       </header>
+      {pendingApprovals > 0 && (
+        <p className="attention" data-testid="pending-approvals">
+          <Link href={`/owner/agents/${agent.id}#approvals`}>
+            {pendingApprovals}
+            {morePending ? " or more" : ""} {pendingApprovals === 1 && !morePending ? "move waits" : "moves wait"} for
+            your approval
+          </Link>
+        </p>
+      )}
       <dl className="facts">
         <dt>Wallet</dt>
         <dd>

@@ -21,8 +21,20 @@ export default function OwnerPage() {
   );
 }
 
+/** The most pending approvals counted at once: more read as "100 or more". */
+const PENDING_PAGE = 100;
+
 function OwnedAgents() {
   const owned = useQuery({ queryKey: ownerKeys.agents, queryFn: () => client.listOwnedAgents() });
+  // One request for every agent's waiting moves: an owner who never opens an agent's page sees them.
+  const pending = useQuery({
+    queryKey: ownerKeys.pendingApprovals,
+    queryFn: () => client.listSpendingApprovals({ state: "pending", limit: PENDING_PAGE }),
+  });
+  const waiting = new Map<string, number>();
+  for (const approval of pending.data?.approvals ?? []) {
+    waiting.set(approval.agent_id, (waiting.get(approval.agent_id) ?? 0) + 1);
+  }
   return (
     <section aria-labelledby="agents-heading">
       <h2 id="agents-heading">Your agents</h2>
@@ -33,7 +45,12 @@ function OwnedAgents() {
           ) : (
             <div className="owned-agents">
               {agents.map((agent) => (
-                <AgentCard key={agent.id} agent={agent} />
+                <AgentCard
+                  key={agent.id}
+                  agent={agent}
+                  pendingApprovals={waiting.get(agent.id) ?? 0}
+                  morePending={pending.data?.next_cursor != null}
+                />
               ))}
             </div>
           )
