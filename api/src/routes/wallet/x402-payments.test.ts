@@ -1,3 +1,4 @@
+import { transferWithAuthorizationTypes } from "@agent-marketplace/contracts";
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { eq } from "drizzle-orm";
@@ -133,16 +134,7 @@ describe("a hosted agent pays an x402 listing", () => {
     expect(validFor).toBeLessThanOrEqual(MAX_SIGNED_VALIDITY_SECONDS);
     const signer = await recoverTypedDataAddress({
       domain: { name: "USD Coin", version: "2", chainId: t.config.chainId, verifyingContract: market.usdc },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: transferWithAuthorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: {
         from: authorization.from as Address,
