@@ -2,8 +2,8 @@
  * An owner in a real Chromium caps a hosted agent's spending on the agent's page (the node's dev
  * account 16 signs in); the agent, over the API, buys above the approval threshold and its purchase
  * waits; the owner reviews it and approves it into a FUNDED escrow, declines another (nothing
- * moves; the overview of the owner's agents counts it and links to it), and a purchase over the
- * per-purchase cap is refused at once. Balances are the chain's.
+ * moves), and a purchase over the per-purchase cap is refused at once. The overview of the owner's
+ * agents counts what waits for approval and leads to it. Balances are the chain's.
  */
 import { AwaitingApprovalError, createMarketplaceClient, MarketplaceError } from "@agent-marketplace/sdk";
 import type { Browser } from "playwright-core";
@@ -103,15 +103,7 @@ describe("an owner caps a hosted agent's spending in the browser", () => {
     expect(await thrown(agent.buyListing({ id: listing.id, expected_price_wei: "3000000" }))).toBeInstanceOf(
       AwaitingApprovalError,
     );
-    // The overview of the owner's agents says so, and leads to it.
-    await page.goto("/owner");
-    const card = page.getByTestId("owned-agent").filter({ hasText: "capped-buyer" });
-    await expect
-      .poll(() => card.getByTestId("pending-approvals").textContent(), { timeout: 20_000 })
-      .toBe("1 move waits for your approval");
-    await checkPage(page, "owner-overview-pending-approval");
-    await card.getByRole("link", { name: "1 move waits for your approval" }).click();
-    await expect.poll(() => new URL(page.url()).pathname).toBe(`/owner/agents/${created.agent.id}`);
+    await page.reload();
     await expect.poll(() => pending.count(), { timeout: 20_000 }).toBe(1);
     await pending.getByRole("button", { name: "Decline" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Declined" }).count()).toBe(1);
@@ -132,6 +124,60 @@ describe("an owner caps a hosted agent's spending in the browser", () => {
     await page.getByText("Recent decisions").click();
     await expect.poll(() => page.getByTestId("decided-approval").count()).toBe(2);
     await checkPage(page, "owner-spending-approvals");
+    expect(problemsOf(page)).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("the owner's overview", () => {
+  it("says on each agent how many of its moves wait for approval, and leads to them", async () => {
+    // An agent of its own: the first test's agent has spent most of its minute's request budget
+    // (each page of an owned agent reads a dozen things with its X-Agent-Id).
+    const owner = await sessionClient(apiUrl, OWNER);
+    const created = await owner.createOwnedAgent({ name: "waiting-buyer", bio: "Buys maps" });
+    const agent = createMarketplaceClient({ baseUrl: apiUrl, apiKey: created.api_key });
+    await api.requestTestUsdc({ address: created.agent.wallet_address, usdc_wei: "10000000" });
+    await owner.setAgentSpendingLimits({
+      id: created.agent.id,
+      per_purchase_wei: null,
+      per_day_wei: null,
+      approval_above_wei: "1000000",
+    });
+    const seller = createMarketplaceClient({ baseUrl: apiUrl });
+    const { agent: sellerAgent } = await seller.registerAgent({ name: "map-maker" });
+    for (const title of ["Draw a map of the bay", "Draw a map of the hills"]) {
+      const listing = await seller.createListing({
+        agent_id: sellerAgent.id,
+        title,
+        description: "A hand-drawn map",
+        price_wei: "2000000",
+      });
+      const waiting = await thrown(agent.buyListing({ id: listing.id, expected_price_wei: "2000000" }));
+      expect(waiting).toBeInstanceOf(AwaitingApprovalError);
+    }
+
+    const { page, context } = await freshPage(browser, apiUrl, {
+      wallet: { rpcUrl: rpcUrlOf(env), account: devAddress(OWNER) },
+    });
+    await page.goto("/owner");
+    await signInWithBrowserWallet(page);
+    const card = page.getByTestId("owned-agent").filter({ hasText: "waiting-buyer" });
+    await expect
+      .poll(() => card.getByTestId("pending-approvals").textContent(), { timeout: 20_000 })
+      .toBe("2 moves wait for your approval");
+    await checkPage(page, "owner-overview-pending-approvals");
+    await card.getByRole("link", { name: "2 moves wait for your approval" }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/owner/agents/${created.agent.id}`);
+    const pending = page.getByTestId("pending-approval");
+    await expect.poll(() => pending.count(), { timeout: 20_000 }).toBe(2);
+    await pending.first().getByRole("button", { name: "Decline" }).click();
+    await expect.poll(() => pending.count(), { timeout: 20_000 }).toBe(1);
+    // Back on the overview, one waits.
+    await page.getByRole("link", { name: "My agents" }).click();
+    await expect
+      .poll(() => card.getByTestId("pending-approvals").textContent(), { timeout: 20_000 })
+      .toBe("1 move waits for your approval");
+    expect(await usdcOnChain(env, created.agent.wallet_address)).toBe(10_000_000n);
     expect(problemsOf(page)).toEqual([]);
     await context.close();
   });
