@@ -119,9 +119,10 @@ describe("the review before buying", () => {
     await visit.context.close();
   });
 
-  it("on a phone, the review fits and passes the same checks", async () => {
-    const { listing } = await sellerWithListing("phone-seller", "Fix a flaky test", "3000000", false);
-    const { agent } = await buyerWith("phone-buyer", 5_000_000n);
+  it("on a phone, the review fits, a figure per line, and says the exact figures two decimals round down", async () => {
+    // 8.50 USDC: a 1 % fee is 0.085, the seller's share 8.415; shown to the cent they would not add up.
+    const { listing } = await sellerWithListing("phone-seller", "Fix a flaky test", "8500000", false);
+    const { agent } = await buyerWith("phone-buyer", 10_000_000n);
     const visit = await signedInPage(14, `/listings/${listing.id}`, true);
     const page = visit.page;
     await page.getByLabel("Your agent").selectOption(agent.id);
@@ -129,6 +130,25 @@ describe("the review before buying", () => {
     const sheet = page.getByRole("dialog", { name: 'Buy "Fix a flaky test"' });
     await expect.poll(() => sheet.count()).toBe(1);
     await checkPage(page, "buy-review-mobile");
+    // Each line is its label and its amount side by side, inside the screen (not a grid of four
+    // columns cut off at the right edge).
+    const width = page.viewportSize()?.width ?? 0;
+    const lines = sheet.locator(".review-line");
+    expect(await lines.count()).toBeGreaterThanOrEqual(5);
+    for (const line of await lines.all()) {
+      const label = await line.locator("dt").boundingBox();
+      const amount = await line.locator("dd").boundingBox();
+      expect(label && amount, "both parts are drawn").toBeTruthy();
+      if (!label || !amount) continue;
+      expect(amount.x, `${await line.textContent()}: the amount right of its label`).toBeGreaterThan(label.x);
+      expect(amount.y, `${await line.textContent()}: on the label's line`).toBeLessThan(label.y + label.height);
+      expect(amount.x + amount.width, `${await line.textContent()}: inside the screen`).toBeLessThanOrEqual(width);
+    }
+    const fee = (8_500_000n * BigInt(feeBps)) / 10_000n;
+    expect(fee % 10_000n, "at this price the fee has a part of a cent").not.toBe(0n);
+    const exact = await sheet.getByTestId("exact-figures").textContent();
+    expect(exact).toContain(usdc(fee));
+    expect(exact).toContain(usdc(8_500_000n - fee));
     await sheet.getByRole("button", { name: "Cancel" }).click();
     expect((await api.listTransactions({ agent_id: agent.id })).transactions).toEqual([]);
     expect(problemsOf(page)).toEqual([]);
@@ -250,7 +270,10 @@ describe("the review before withdrawing", () => {
     const page = visit.page;
     const card = page.getByTestId("owned-agent").filter({ hasText: "withdraw-review" });
     await card.locator("summary", { hasText: "Withdraw" }).click();
-    await card.getByLabel("Destination address").fill(destination);
+    // The owner's own wallet is one press away (the session's address).
+    await card.getByRole("button", { name: /^To my wallet/ }).click();
+    expect((await card.getByLabel("Destination address").inputValue()).toLowerCase()).toBe(destination.toLowerCase());
+    expect(await card.getByRole("button", { name: /^To my wallet/ }).count(), "used: it goes").toBe(0);
     await card.getByLabel("Amount (USDC)").fill("2.5");
     await card.getByRole("button", { name: "Withdraw", exact: true }).click();
     const sheet = page.getByRole("dialog", { name: "Review the withdrawal" });

@@ -59,6 +59,11 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     await expect.poll(() => page.getByText("Bought: the escrow is funded").count(), { timeout: 30_000 }).toBe(1);
     await page.getByRole("article", { name: "Buy" }).getByRole("link", { name: "Open the transaction" }).click();
     const transactionId = new URL(page.url()).pathname.split("/").at(-1) as string;
+    // An owner is no arbiter: no Desk in its navigation (the escrow's roles were read for the fee).
+    expect(await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "My agents" }).count()).toBe(
+      1,
+    );
+    expect(await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Desk" }).count()).toBe(0);
 
     // The seller delivers (over the API); the buyer's owner disputes with evidence.
     await sellerAgent.deliverWork({ id: transactionId, deliverable: "Chapters 1 to 7" });
@@ -77,6 +82,12 @@ describe("a dispute from the browser to the arbiter's desk", () => {
     const desk = arbiter.page;
     await desk.goto("/desk");
     await signInWithBrowserWallet(desk);
+    // The desk is in the arbiter's navigation (and only there: the owners' pages above had none).
+    await expect
+      .poll(() => desk.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Desk" }).count(), {
+        timeout: 20_000,
+      })
+      .toBe(1);
     const row = desk.getByTestId("dispute-row").filter({ hasText: "report-buyer" });
     await expect.poll(() => row.count(), { timeout: 20_000 }).toBe(1);
     await checkPage(desk, "desk");

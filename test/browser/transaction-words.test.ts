@@ -79,13 +79,14 @@ async function purchase(): Promise<string> {
 
 const stateOf = async (id: string) => (await api.getTransaction({ id })).state;
 
-/** The text people read in `main`: every text node outside a <details> disclosure, spaced. */
+/** The text people read in `main`: every text node outside a <details> disclosure and the exact figures' note, spaced. */
 function visibleText(page: Page): Promise<string> {
   return page.locator("main").evaluate((main) => {
     const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
     const words: string[] = [];
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.parentElement?.closest("details, script, style")) words.push(node.textContent ?? "");
+      // (.exact-figures: the one place amounts have every decimal, labelled "Exactly".)
+      if (!node.parentElement?.closest("details, script, style, .exact-figures")) words.push(node.textContent ?? "");
     }
     return words.join(" ");
   });
@@ -112,9 +113,11 @@ describe("a transaction in people's words", () => {
     expect(await page.getByRole("button", { name: "Refund the buyer" }).count()).toBe(0);
     await expect.poll(() => page.getByTestId("transaction-state").textContent()).toBe("Funded");
 
+    // The page follows the buyer's notifications: the seller's delivery shows without a reload.
+    await expect.poll(() => page.getByTestId("live-state").textContent(), { timeout: 20_000 }).toBe("● Live");
     await sellerAgent.deliverWork({ id, deliverable: "Twenty pages proofread" });
-    await page.reload();
     await expect.poll(() => page.getByTestId("transaction-state").textContent(), { timeout: 20_000 }).toBe("Delivered");
+    await expect.poll(() => page.getByText("Twenty pages proofread").count(), { timeout: 20_000 }).toBe(1);
     const detail = await api.getTransaction({ id });
     expect(detail.fee_bps, "the escrow's fee").toEqual(expect.any(Number));
     const sellerWei = BigInt(detail.seller_receives_wei ?? -1);

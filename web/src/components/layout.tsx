@@ -1,5 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { platformInfoQuery } from "../lib/platform-info.ts";
 import { useSession } from "../lib/session.ts";
 import { SessionControls } from "./session-controls.tsx";
 
@@ -8,17 +10,30 @@ const PUBLIC_LINKS = [
   { href: "/agents", label: "Agents" },
   { href: "/leaderboard", label: "Leaderboard" },
 ];
-const OWNER_LINKS = [
-  { href: "/owner", label: "My agents" },
-  { href: "/desk", label: "Desk" },
-];
+const OWNER_LINK = { href: "/owner", label: "My agents" };
+const DESK_LINK = { href: "/desk", label: "Desk" };
+
+/** The arbiter's desk is a link only for the arbiter's own wallet (the escrow's arbiter, from /api/info). */
+function useIsArbiter(): boolean {
+  const session = useSession();
+  const signedIn = session.status === "signed-in";
+  const info = useQuery({ ...platformInfoQuery, enabled: signedIn });
+  const arbiter = info.data?.for_agents.chain.arbiter;
+  return signedIn && typeof arbiter === "string" && arbiter.toLowerCase() === session.address.toLowerCase();
+}
 
 /** The page frame: header with the site's navigation, main, footer. */
 export function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
-  const links = session.status === "signed-in" ? [...PUBLIC_LINKS, ...OWNER_LINKS] : PUBLIC_LINKS;
+  const isArbiter = useIsArbiter();
+  const links =
+    session.status !== "signed-in"
+      ? PUBLIC_LINKS
+      : isArbiter
+        ? [...PUBLIC_LINKS, OWNER_LINK, DESK_LINK]
+        : [...PUBLIC_LINKS, OWNER_LINK];
   const current = (href: string) => location === href || location.startsWith(`${href}/`);
   return (
     <>

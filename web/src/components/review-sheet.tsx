@@ -1,7 +1,7 @@
 import { type ReactNode, useId } from "react";
 import { Modal } from "./modal.tsx";
 import { ErrorNote } from "./states.tsx";
-import { Usdc } from "./usdc.tsx";
+import { ExactFiguresNote, Usdc } from "./usdc.tsx";
 
 /** One line of a review: an amount (USDC wei) or words. */
 export interface ReviewLine {
@@ -57,6 +57,9 @@ export function ReviewSheet({
             </div>
           ))}
         </dl>
+        <ExactFiguresNote
+          figures={lines.flatMap((line) => (line.wei === undefined ? [] : [{ label: line.label, wei: line.wei }]))}
+        />
         <p className="irreversible">
           <strong>Cannot be undone:</strong> {irreversible}
         </p>

@@ -4,7 +4,7 @@ import { formatFeeBps, priceSplit } from "../lib/fees.ts";
 import { useFeeBps } from "../lib/platform-info.ts";
 import { formatShare, stateWords } from "../lib/transaction-words.ts";
 import { Time } from "./time.tsx";
-import { Usdc } from "./usdc.tsx";
+import { exactFigures, Usdc } from "./usdc.tsx";
 
 type Transaction = GetTransactionReturnType;
 
@@ -143,6 +143,13 @@ function MoneyFacts({ transaction }: { transaction: Transaction }) {
         <dd data-testid="buyer-got-back">
           <Usdc wei={resolution.buyer_refunded_wei} />
         </dd>
+        <ExactFacts
+          figures={[
+            { label: "platform fee", wei: resolution.fee_wei },
+            { label: "the seller", wei: resolution.seller_received_wei },
+            { label: "the buyer", wei: resolution.buyer_refunded_wei },
+          ]}
+        />
       </>
     );
   }
@@ -172,6 +179,26 @@ function MoneyFacts({ transaction }: { transaction: Transaction }) {
       <dt>{state === "RELEASED" ? "The seller received" : "The seller receives on release"}</dt>
       <dd data-testid="seller-receives">
         <Usdc wei={sellerWei} />
+      </dd>
+      <ExactFacts
+        figures={[
+          { label: "platform fee", wei: feeWei },
+          { label: "the seller", wei: sellerWei },
+        ]}
+      />
+    </>
+  );
+}
+
+/** The fee split's figures exactly, as a fact of their own, when two decimals round one of them down. */
+function ExactFacts({ figures }: { figures: { label: string; wei: string | bigint }[] }) {
+  const exact = exactFigures(figures);
+  if (!exact) return null;
+  return (
+    <>
+      <dt>Exactly</dt>
+      <dd className="exact-figures" data-testid="exact-figures">
+        {exact} <small>(shown above to the cent, rounded down)</small>
       </dd>
     </>
   );

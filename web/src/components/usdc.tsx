@@ -20,3 +20,28 @@ export function Eth({ wei, formatted }: { wei: string; formatted: string }) {
     </span>
   );
 }
+
+/** USDC has 6 decimals: a cent is 10,000 wei. */
+const WEI_PER_CENT = 10_000n;
+
+/**
+ * The figures among `figures` that two decimals round down (a 1 % fee of 8.50 is 0.085), written
+ * exactly ("platform fee 0.085 USDC, the seller 8.415 USDC"), so a person can see the lines add
+ * up; undefined when every figure is a whole number of cents.
+ */
+export function exactFigures(figures: { label: string; wei: string | bigint }[]): string | undefined {
+  const rounded = figures.filter((figure) => BigInt(figure.wei) % WEI_PER_CENT !== 0n);
+  if (rounded.length === 0) return undefined;
+  return rounded.map((figure) => `${figure.label} ${formatUsdcExact(figure.wei)} USDC`).join(", ");
+}
+
+/** A note under figures shown to the cent when some of them have more decimals (see {@link exactFigures}). */
+export function ExactFiguresNote({ figures }: { figures: { label: string; wei: string | bigint }[] }) {
+  const exact = exactFigures(figures);
+  if (!exact) return null;
+  return (
+    <p className="exact-figures" data-testid="exact-figures">
+      <small>Shown to the cent, rounded down. Exactly: {exact}.</small>
+    </p>
+  );
+}

@@ -128,9 +128,11 @@ function ReviewsSection({ agentId }: { agentId: string }) {
       <Loaded query={reviews} label="Loading the reviews…">
         {(page) => (
           <>
-            <p>
-              {page.review_count} reviews, average {page.avg_rating}
-            </p>
+            {page.review_count > 0 && (
+              <p>
+                {page.review_count} {page.review_count === 1 ? "review" : "reviews"}, average {page.avg_rating} of 5
+              </p>
+            )}
             <ReviewsList reviews={page.reviews} />
           </>
         )}

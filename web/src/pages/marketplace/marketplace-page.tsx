@@ -86,7 +86,8 @@ export function MarketplacePage() {
         ) : (
           <>
             <p className="listing-count">
-              <span data-testid="listing-count">{page.data?.listings.length ?? 0}</span> listings on this page
+              <span data-testid="listing-count">{page.data?.listings.length ?? 0}</span>{" "}
+              {page.data?.listings.length === 1 ? "listing" : "listings"} on this page
             </p>
             {page.data?.listings.length === 0 ? (
               <Empty>No listing matches these filters.</Empty>

@@ -1,14 +1,11 @@
-import { type ListNotificationsReturnType, MarketplaceError } from "@agent-marketplace/sdk";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link } from "wouter";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { agentClient } from "../../lib/client.ts";
+import { type Notification, useNotificationStream } from "../../lib/notification-stream.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
-import { sessionExpired } from "../../lib/session.ts";
-
-type Notification = ListNotificationsReturnType["notifications"][number];
 
 /** Every kind's words: a kind the API adds fails the type check until it is named here. */
 const KIND_TEXT: Record<Notification["kind"], string> = {
@@ -50,40 +47,9 @@ export function NotificationsPanel({ agentId }: { agentId: string }) {
     queryFn: () => client.listNotifications({ limit: 30 }),
   });
   const [arrived, setArrived] = useState<Notification[]>([]);
-  const [live, setLive] = useState<"connecting" | "live" | "stopped">("connecting");
-
-  useEffect(() => {
-    const stop = new AbortController();
-    async function follow() {
-      for (let attempt = 0; !stop.signal.aborted; attempt++) {
-        try {
-          setLive("connecting");
-          for await (const event of client.streamNotifications({ signal: stop.signal })) {
-            if (event.event === "ready") {
-              setLive("live");
-              attempt = 0;
-              continue;
-            }
-            const notification = event.data;
-            setArrived((earlier) => [notification, ...earlier.filter((item) => item.id !== notification.id)]);
-            // What the notification is about changed: the lists showing it are stale.
-            void queryClient.invalidateQueries({ queryKey: ownerKeys.all });
-          }
-        } catch (error) {
-          if (stop.signal.aborted) return;
-          if (error instanceof MarketplaceError && error.status < 500) {
-            if (error.status === 401) sessionExpired();
-            setLive("stopped");
-            return;
-          }
-        }
-        setLive("connecting");
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * 2 ** attempt, 15_000)));
-      }
-    }
-    void follow();
-    return () => stop.abort();
-  }, [client, queryClient]);
+  const live = useNotificationStream(agentId, (notification) =>
+    setArrived((earlier) => [notification, ...earlier.filter((item) => item.id !== notification.id)]),
+  );
 
   const markRead = useMutation({
     mutationFn: (ids: string[] | "all") =>

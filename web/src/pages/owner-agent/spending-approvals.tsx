@@ -25,7 +25,7 @@ const WHAT_IT_DOES: Record<Approval["action"], string> = {
 /**
  * The agent's moves above the approval threshold: the pending ones, each approved (after the
  * review sheet: it is carried out at once, once) or declined (nothing moves); then the recent
- * decisions and what came of them.
+ * decisions and what came of them. Nothing at all while there never was one.
  */
 export function SpendingApprovals({ agentId }: { agentId: string }) {
   const id = useId();
@@ -34,6 +34,8 @@ export function SpendingApprovals({ agentId }: { agentId: string }) {
     queryFn: () => client.listSpendingApprovals({ agent_id: agentId, limit: 20 }),
   });
   const [reviewing, setReviewing] = useState<Approval | undefined>();
+  // An agent that never had a move to approve shows nothing here: the section appears with the first one.
+  if (approvals.isPending || approvals.data?.approvals.length === 0) return null;
   return (
     <section id="approvals" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Waiting for your approval</h2>

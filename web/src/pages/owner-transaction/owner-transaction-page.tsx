@@ -7,11 +7,12 @@ import { Time } from "../../components/time.tsx";
 import { TxTimeline } from "../../components/timeline.tsx";
 import { TransactionSummary } from "../../components/transaction-summary.tsx";
 import { agentClient } from "../../lib/client.ts";
+import { useNotificationStream } from "../../lib/notification-stream.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 import { roleOf } from "../../lib/transaction-moves.ts";
 import { TransactionMoves } from "./transaction-moves.tsx";
 
-/** A transaction seen by one of its parties (an owned agent): facts, timeline, deliverable, moves. */
+/** A transaction seen by one of its parties (an owned agent): facts, timeline, deliverable, moves; kept current by the agent's notifications. */
 export default function OwnerTransactionPage({ params }: { params: { id: string } }) {
   const agentId = new URLSearchParams(useSearch()).get("agent") ?? "";
   usePageTitle("Transaction");
@@ -33,6 +34,8 @@ export default function OwnerTransactionPage({ params }: { params: { id: string 
 
 function TransactionView({ id, agentId }: { id: string; agentId: string }) {
   const client = agentClient(agentId);
+  // The other side's moves (a delivery, a release, a ruling) show without a reload.
+  const live = useNotificationStream(agentId);
   const transaction = useQuery({
     queryKey: ownerKeys.transaction(agentId, id),
     queryFn: () => client.getTransaction({ id }),
@@ -52,7 +55,10 @@ function TransactionView({ id, agentId }: { id: string; agentId: string }) {
           <>
             <p>
               {tx.description || "Direct escrow"} · you are the <strong>{role ?? "onlooker"}</strong> (
-              <Link href={`/owner/agents/${agentId}`}>{role === "buyer" ? tx.buyer.name : tx.seller?.name}</Link>)
+              <Link href={`/owner/agents/${agentId}`}>{role === "buyer" ? tx.buyer.name : tx.seller?.name}</Link>){" "}
+              <small data-testid="live-state">
+                {live === "live" ? "● Live" : live === "connecting" ? "Connecting…" : "Not live: reload for news"}
+              </small>
             </p>
             <section aria-labelledby="details-heading">
               <h2 id="details-heading">Details</h2>

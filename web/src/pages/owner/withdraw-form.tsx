@@ -9,6 +9,7 @@ import { Usdc } from "../../components/usdc.tsx";
 import { formatUsdc, parseUsdc } from "../../lib/amounts.ts";
 import { agentClient } from "../../lib/client.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
+import { useSession } from "../../lib/session.ts";
 
 /** The id of an agent's list of withdrawals on the owner's page (a toast links to it). */
 export const withdrawalsAnchor = (agentId: string) => `withdrawals-${agentId}`;
@@ -22,6 +23,9 @@ export function WithdrawForm({ agentId }: { agentId: string }) {
   const toast = useToast();
   const id = useId();
   const agent = useOwnedAgent(agentId);
+  const session = useSession();
+  // The signed-in owner's own wallet: where an owner most often takes its agent's earnings.
+  const ownWallet = session.status === "signed-in" ? session.address : undefined;
   const [destination, setDestination] = useState("");
   const [amount, setAmount] = useState("");
   const [reviewing, setReviewing] = useState(false);
@@ -63,6 +67,13 @@ export function WithdrawForm({ agentId }: { agentId: string }) {
             onChange={(event) => setDestination(event.target.value)}
           />
         </label>
+        {ownWallet && destination.toLowerCase() !== ownWallet.toLowerCase() && (
+          <p>
+            <button type="button" className="outline secondary inline-button" onClick={() => setDestination(ownWallet)}>
+              To my wallet ({ownWallet.slice(0, 6)}…{ownWallet.slice(-4)})
+            </button>
+          </p>
+        )}
         <label>
           Amount (USDC)
           <input
