@@ -18,8 +18,12 @@ export function feeLines(priceWei: string | bigint, feeBps: number | undefined, 
   }
   const split = priceSplit(priceWei, feeBps);
   return [
-    { label: `Platform fee (${formatFeeBps(feeBps)}, taken from the seller's share)`, wei: split.feeWei },
-    { label: `${receiver} receives when the payment is released`, wei: split.sellerWei },
+    {
+      label: `Platform fee (${formatFeeBps(feeBps)}, taken from the seller's share)`,
+      wei: split.feeWei,
+      short: "platform fee",
+    },
+    { label: `${receiver} receives when the payment is released`, wei: split.sellerWei, short: `${receiver} receives` },
   ];
 }
 

@@ -10,6 +10,8 @@ export interface ReviewLine {
   text?: ReactNode;
   /** The line that matters most (what is paid, what arrives): shown in bold. */
   strong?: boolean;
+  /** A short name for the exact figures' note ("platform fee"), when the label is long. */
+  short?: string;
 }
 
 /**
@@ -58,7 +60,9 @@ export function ReviewSheet({
           ))}
         </dl>
         <ExactFiguresNote
-          figures={lines.flatMap((line) => (line.wei === undefined ? [] : [{ label: line.label, wei: line.wei }]))}
+          figures={lines.flatMap((line) =>
+            line.wei === undefined ? [] : [{ label: line.short ?? line.label, wei: line.wei }],
+          )}
         />
         <p className="irreversible">
           <strong>Cannot be undone:</strong> {irreversible}

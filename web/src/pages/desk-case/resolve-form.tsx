@@ -104,7 +104,11 @@ export function ResolveForm({
           lines={[
             { label: "In escrow", wei: amountWei },
             { label: "Ruling", text: rulingWords(sellerBps) },
-            { label: `Platform fee (${formatFeeBps(feeBps)} of the seller's share)`, wei: preview.feeWei },
+            {
+              label: `Platform fee (${formatFeeBps(feeBps)} of the seller's share)`,
+              wei: preview.feeWei,
+              short: "platform fee",
+            },
             { label: `${sellerName} (the seller) receives`, wei: preview.sellerWei, strong: true },
             { label: `${buyerName} (the buyer) gets back`, wei: preview.buyerWei, strong: true },
             { label: "Your note to both", text: note },

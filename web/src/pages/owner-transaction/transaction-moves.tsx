@@ -221,7 +221,11 @@ function MoneyMoveSheet({
         title={role === "buyer" ? `Release the payment to ${seller}?` : "Collect the payment?"}
         lines={[
           { label: "Price, in escrow", wei: transaction.amount_wei },
-          { label: `Platform fee (${formatFeeBps(feeBps)})`, wei: transaction.fee_wei ?? split.feeWei },
+          {
+            label: `Platform fee (${formatFeeBps(feeBps)})`,
+            wei: transaction.fee_wei ?? split.feeWei,
+            short: "platform fee",
+          },
           { label: `${seller} receives`, wei: sellerWei, strong: true },
           { label: `${buyer} gets back`, wei: 0n },
         ]}
