@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import pino from "pino";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC } from "../../../test/escrow.ts";
@@ -14,7 +15,9 @@ import {
   uniqueWord,
   usdcBalance,
 } from "../../../test/harness.ts";
-import { notifications, spendingApprovals, transactions } from "../../db/schema.ts";
+import { agentSpends, notifications, spendingApprovals, transactions } from "../../db/schema.ts";
+import { createKeeper } from "../../keeper/keeper.ts";
+import { UNSIGNED_SPEND_LIFETIME } from "../wallet/spending-caps.ts";
 import { interruptedApprovals } from "./interrupted-approvals.ts";
 
 /*
@@ -147,6 +150,30 @@ describe("approvals a crash interrupted", () => {
     expect((await heal()).failed).toContain(approvalId);
     expect(await approval(approvalId)).toMatchObject({ state: "failed", failure: { code: "interrupted" } });
     expect(await told(approvalId, "approval.failed")).toBe(1);
+    expect(await bought(agent.id)).toBe(0);
+    expect(await usdcBalance(agent.wallet)).toBe(3n * PRICE);
+  });
+
+  it("a spending row not signed yet may still be tied to a send: it waits; once too old for the outbox, the keeper's round reopens it", async () => {
+    const { agent, approvalId } = await pendingBuy();
+    await interruptedAt(approvalId, 20);
+    // The crashed process had reserved the buy's spending (its row, not yet tied to a send).
+    const [spend] = await t.db
+      .insert(agentSpends)
+      .values({ agentId: agent.id, action: "buy", amountWei: PRICE.toString(), approvalId })
+      .returning({ id: agentSpends.id });
+    const keeper = createKeeper({ db: t.db, config: t.config, ...t.services, logger: pino({ level: "silent" }) });
+    const waiting = (await keeper.runOnce()).approvals;
+    expect([...waiting.completed, ...waiting.reopened, ...waiting.failed]).not.toContain(approvalId);
+    expect(await approval(approvalId)).toMatchObject({ state: "approved", completedAt: null });
+
+    // Older than the outbox ties to a send: nothing was or will be sent.
+    await t.db
+      .update(agentSpends)
+      .set({ createdAt: sql`now() - ${UNSIGNED_SPEND_LIFETIME}::interval - interval '1 minute'` })
+      .where(eq(agentSpends.id, spend?.id ?? ""));
+    expect((await keeper.runOnce()).approvals.reopened).toContain(approvalId);
+    expect(await approval(approvalId)).toMatchObject({ state: "pending", decidedAt: null, completedAt: null });
     expect(await bought(agent.id)).toBe(0);
     expect(await usdcBalance(agent.wallet)).toBe(3n * PRICE);
   });
