@@ -1,5 +1,6 @@
 import { agentEscrowAbi, type Deployment, mockUsdcAbi, readDeployment } from "@agent-marketplace/contracts";
 import { type Address, createPublicClient, erc20Abi, getAddress, http, type PublicClient, zeroAddress } from "viem";
+import { createX402Chain, type X402Chain } from "./x402-chain.ts";
 
 /**
  * How long the escrow's arbiter address (and its other roles) are remembered: the owner may change
@@ -28,6 +29,8 @@ export interface ChainReader {
    * recipient (read at most once a minute), the deployment's contracts and the zero address.
    */
   platformAddresses(): Promise<Address[]>;
+  /** x402 on this chain (USDC's EIP-712 domain, read once; verification; settlement's evidence), shared by payers and payees. */
+  x402: X402Chain;
 }
 
 export function createChainReader(options: { chainId: number; rpcUrl: string; deployment?: Deployment }): ChainReader {
@@ -43,6 +46,7 @@ export function createChainReader(options: { chainId: number; rpcUrl: string; de
     chainId: options.chainId,
     deployment,
     publicClient,
+    x402: createX402Chain({ chainId: options.chainId, deployment, publicClient }),
     async balances(address) {
       const [ethWei, usdcWei] = await Promise.all([
         publicClient.getBalance({ address }),

@@ -4,7 +4,6 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { type Address, getAddress, type Hex, isAddress } from "viem";
 import { custodialAccount } from "../../chain/custodial-wallet.ts";
-import { createX402Chain } from "../../chain/x402-chain.ts";
 import type { agents } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
 import { badRequest, DomainError } from "../shared/errors.ts";
@@ -120,11 +119,7 @@ export function payableRequirement(
 export function x402Signing(deps: Deps) {
   const { chain, config } = deps;
   const reservations = balanceReservations(deps);
-  const x402 = createX402Chain({
-    chainId: chain.chainId,
-    deployment: chain.deployment,
-    publicClient: chain.publicClient,
-  });
+  const x402 = chain.x402;
   const network = networkOf(chain.chainId);
   const usdc = getAddress(x402.usdc);
 

@@ -6,7 +6,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { eq, sql } from "drizzle-orm";
 import { getAddress, type Hex } from "viem";
 import { z } from "zod";
-import { createX402Chain, type TransferAuthorization } from "../../chain/x402-chain.ts";
+import type { TransferAuthorization } from "../../chain/x402-chain.ts";
 import type { StoredTransferAuthorization } from "../../db/column-values.ts";
 import { agents, listings, receiptTokens, relayedTransactions, transactions, x402Payments } from "../../db/schema.ts";
 import type { Deps } from "../../deps.ts";
@@ -124,11 +124,7 @@ export function x402Purchases(
 ) {
   const { db, config, chain, escrow, relayer } = deps;
   const settle = createSettlement(deps);
-  const x402 = createX402Chain({
-    chainId: chain.chainId,
-    deployment: chain.deployment,
-    publicClient: chain.publicClient,
-  });
+  const x402 = chain.x402;
   const facilitator = new ExactEvmScheme(x402.facilitatorSigner);
 
   /** The FIXED listing and its seller: 404 for no such listing, 400 for a BOUNTY. */
