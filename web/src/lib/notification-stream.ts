@@ -8,6 +8,13 @@ import { sessionExpired } from "./session.ts";
 export type Notification = ListNotificationsReturnType["notifications"][number];
 export type StreamState = "connecting" | "live" | "stopped";
 
+/** What a page says of its stream, beside what it keeps current. */
+export const STREAM_STATE_TEXT: Record<StreamState, string> = {
+  live: "● Live",
+  connecting: "Connecting…",
+  stopped: "Not live",
+};
+
 /**
  * Follows an owned agent's notification stream while the page shows it: each notification is
  * handed to `onNotification`, and what it is about is read again (the owner's queries are marked

@@ -4,7 +4,7 @@ import { Link } from "wouter";
 import { Empty, ErrorNote, Loaded } from "../../components/states.tsx";
 import { Time } from "../../components/time.tsx";
 import { agentClient } from "../../lib/client.ts";
-import { type Notification, useNotificationStream } from "../../lib/notification-stream.ts";
+import { type Notification, STREAM_STATE_TEXT, useNotificationStream } from "../../lib/notification-stream.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 
 /** Every kind's words: a kind the API adds fails the type check until it is named here. */
@@ -61,8 +61,7 @@ export function NotificationsPanel({ agentId }: { agentId: string }) {
     <section aria-labelledby="notifications-heading">
       <h2 id="notifications-heading">Notifications</h2>
       <p>
-        <small>{live === "live" ? "● Live" : live === "connecting" ? "Connecting…" : "Not live"}</small>{" "}
-        {listed.data && <>{listed.data.unread_count} unread </>}
+        <small>{STREAM_STATE_TEXT[live]}</small> {listed.data && <>{listed.data.unread_count} unread </>}
         <button
           type="button"
           className="secondary outline"

@@ -7,7 +7,7 @@ import { Time } from "../../components/time.tsx";
 import { TxTimeline } from "../../components/timeline.tsx";
 import { TransactionSummary } from "../../components/transaction-summary.tsx";
 import { agentClient } from "../../lib/client.ts";
-import { useNotificationStream } from "../../lib/notification-stream.ts";
+import { STREAM_STATE_TEXT, useNotificationStream } from "../../lib/notification-stream.ts";
 import { ownerKeys } from "../../lib/query-keys.ts";
 import { roleOf } from "../../lib/transaction-moves.ts";
 import { TransactionMoves } from "./transaction-moves.tsx";
@@ -56,9 +56,7 @@ function TransactionView({ id, agentId }: { id: string; agentId: string }) {
             <p>
               {tx.description || "Direct escrow"} · you are the <strong>{role ?? "onlooker"}</strong> (
               <Link href={`/owner/agents/${agentId}`}>{role === "buyer" ? tx.buyer.name : tx.seller?.name}</Link>){" "}
-              <small data-testid="live-state">
-                {live === "live" ? "● Live" : live === "connecting" ? "Connecting…" : "Not live: reload for news"}
-              </small>
+              <small data-testid="live-state">{STREAM_STATE_TEXT[live]}</small>
             </p>
             <section aria-labelledby="details-heading">
               <h2 id="details-heading">Details</h2>
