@@ -412,6 +412,14 @@ export function x402Purchases(
         transaction_id: transactionId,
       });
 
+      /**
+       * `refusal`, unless this payment's settlement was recorded meanwhile by a request racing this
+       * one: then that settlement is the answer (the loop above answers it as recorded).
+       */
+      async function unlessRecorded(refusal: Error): Promise<Error> {
+        return (await recorded(transactionId)) ? new RecordedElsewhere() : refusal;
+      }
+
       /** Checks the payment against the listing and the chain, then settles it into a new escrow. */
       async function settleNew(): Promise<X402Outcome> {
         refuseUnsellable(found);
@@ -447,7 +455,9 @@ export function x402Purchases(
         const now = await escrow.now();
         const use = await x402.authorizationUse(authorization);
         if (use.used && !use.transfer) {
-          throw refuse("invalid_exact_evm_nonce_already_used", `This authorization cannot be settled: ${use.reason}`);
+          throw await unlessRecorded(
+            refuse("invalid_exact_evm_nonce_already_used", `This authorization cannot be settled: ${use.reason}`),
+          );
         }
         if (!use.used) {
           if (authorization.validBefore > BigInt(now + MAX_TIMEOUT_SECONDS + VALID_BEFORE_SLACK_SECONDS)) {
@@ -463,7 +473,8 @@ export function x402Purchases(
           if (!verified.isValid) {
             const reason = verified.invalidReason ?? "invalid_payment";
             const detail = verified.invalidMessage ? ` (${verified.invalidMessage.split("\n")[0]})` : "";
-            throw refuse(reason, `The payment did not verify: ${reason}${detail}`);
+            // Another request may have settled it since this one looked (the token then refuses it).
+            throw await unlessRecorded(refuse(reason, `The payment did not verify: ${reason}${detail}`));
           }
         }
         return settleInto(authorization, use.used, now);
@@ -516,10 +527,8 @@ export function x402Purchases(
             if (!frontRun) token = await issueReceiptToken(tx, transactionId);
             await countPurchase(tx, row);
           },
-          refused: async (reason) =>
-            (await recorded(transactionId))
-              ? new RecordedElsewhere()
-              : refuse("settlement_refused", `The escrow refused the payment: ${reason}`),
+          refused: (reason) =>
+            unlessRecorded(refuse("settlement_refused", `The escrow refused the payment: ${reason}`)),
         }).catch((error: unknown) => {
           if (error instanceof Error && NO_RECEIPT.test(error.message) && payment.settlementTxHash) {
             throw pending(payment, token);

@@ -4,6 +4,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { PaymentPayload } from "@x402/core/types";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { eq, sql } from "drizzle-orm";
+import pino from "pino";
 import { type Address, decodeFunctionData, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Market, testMarket, USDC } from "../../../test/escrow.ts";
@@ -36,6 +37,7 @@ import {
 } from "../../../test/x402.ts";
 import { agents, apiKeys, receiptTokens, x402Payments } from "../../db/schema.ts";
 import { escrowTimeouts } from "../../domain/transactions/timeouts.ts";
+import { x402Purchases } from "../../domain/x402/x402-purchases.ts";
 
 /*
  * x402 on a FIXED listing, on the suite's real chain and Postgres with stock clients (@x402/fetch's
@@ -405,6 +407,59 @@ describe("the same payment presented again", () => {
       transactions: (rows?.transactions ?? 0) + 1,
       payments: (rows?.payments ?? 0) + 1,
     });
+  });
+
+  it("50 times at once: one escrow and one payment; every answer is the transaction (201 or 200), none a refusal", async () => {
+    const payer = await fundedPayer(helper, 5n * USDC);
+    const { header } = await signedPayment(t, stockClient(payer, market), listing.id);
+    const rows = await x402Rows();
+    // A request that checked for a recorded settlement just before another's commit, and asked the
+    // token just after that settlement was mined, must still answer the settlement, not 402.
+    const answers = await Promise.all(Array.from({ length: 50 }, () => present(t, listing.id, header)));
+    const bodies = await Promise.all(answers.map((answer) => json(answer)));
+    const refused = bodies.filter((_, index) => ![200, 201].includes(answers[index]?.status ?? 0));
+    expect(refused, "no refusals").toEqual([]);
+    expect(new Set(bodies.map((body) => body.transaction_id)).size).toBe(1);
+    expect(await usdcOf(market, payer.address)).toBe(5n * USDC - PRICE);
+    const after = await x402Rows();
+    expect({ transactions: after?.transactions, payments: after?.payments }).toEqual({
+      transactions: (rows?.transactions ?? 0) + 1,
+      payments: (rows?.payments ?? 0) + 1,
+    });
+  });
+
+  it("checked unrecorded, then settled by another request before its verification: answers that settlement, not 402", async () => {
+    const payer = await fundedPayer(helper, 5n * USDC);
+    const { payload, header } = await signedPayment(t, stockClient(payer, market), listing.id);
+    // This request's view of the chain lets the other request settle the payment completely (sent,
+    // mined, recorded) just as its verification starts: the token then refuses the authorization.
+    const { chain } = t.services;
+    let other: Promise<Response> | undefined;
+    const racing = x402Purchases({
+      ...t.services,
+      db: t.db,
+      config: t.config,
+      logger: pino({ level: "silent" }),
+      chain: {
+        ...chain,
+        x402: {
+          ...chain.x402,
+          facilitatorSigner: {
+            ...chain.x402.facilitatorSigner,
+            readContract: async (args) => {
+              other ??= Promise.resolve(present(t, listing.id, header));
+              expect((await other).status, "the other request settled it").toBe(201);
+              return chain.x402.facilitatorSigner.readContract(args);
+            },
+          },
+        },
+      },
+    });
+    const outcome = await racing.pay(listing.id, { decoded: payload }, x402Url(listing.id));
+    expect(outcome).toMatchObject({ settled: false, purchase: { state: "FUNDED" } });
+    const recorded = await t.db.select().from(x402Payments).where(eq(x402Payments.payer, payer.address));
+    expect(recorded.map((row) => row.transactionId)).toEqual([outcome.purchase.transaction_id]);
+    expect(await usdcOf(market, payer.address)).toBe(5n * USDC - PRICE);
   });
 
   it("at once by two requests while the chain holds the settlement: one escrow, a receipt token for each", async () => {
