@@ -149,6 +149,32 @@ describe("Idempotency-Key", () => {
     expect(rows[0]?.n, "no stored answer holds the key in clear").toBe("0");
   });
 
+  it("the same refused request 100 times at once with one key: each is refused or waits (409), never called another request (422)", async () => {
+    // A refusal frees the key: a request whose claim met the refused run's row, and that reads it
+    // just after the refusal removed it, must claim again, not take the key as used elsewhere.
+    const agent = await registerAgent(t.app, "refused at once");
+    const app = new Hono<GuardEnv>();
+    app.use(requestId());
+    app.onError(errorResponse);
+    app.use(async (c, next) => {
+      c.set("agent", { id: agent.id, keyId: "test", row: {} as never });
+      await next();
+    });
+    app.use(idempotency(t.db, t.config.masterKey));
+    app.post("/pay", async (c) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+      return c.json({ error: "Insufficient USDC balance", code: "insufficient_balance" }, 402);
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        app.request("/pay", { method: "POST", headers: { "idempotency-key": "refused" }, body: "{}" }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 402 && status !== 409)).toEqual([]);
+    expect(statuses).toContain(402);
+  });
+
   it("a node unreachable before anything was sent frees the key; after a send it stays claimed (409)", async () => {
     const agent = await registerAgent(t.app, "node down");
     let sendsFirst = false;

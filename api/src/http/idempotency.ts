@@ -13,6 +13,9 @@ import { ApiError } from "./errors.ts";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/** How often a request claims a key that others keep claiming and freeing before it answers 409. */
+const CLAIM_ATTEMPTS = 5;
+
 /** The request header, as the OpenAPI document publishes it on every idempotent write. */
 const IdempotencyKeyHeaders = z.object({
   // Header names are matched whatever their case (the validator maps them to this key).
@@ -102,17 +105,29 @@ export function idempotency(db: Database, masterKey: Buffer): MiddlewareHandler<
       .update(await c.req.text())
       .digest("hex");
 
-    const [claimed] = await db
-      .insert(idempotencyKeys)
-      .values({ subject, key, requestHash })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key });
-    if (!claimed) {
-      const [earlier] = await db
+    // A refused run frees its key (below): a claim that met its row may find it gone when reading
+    // it, and claims again rather than taking the key as used by another request.
+    let earlier: typeof idempotencyKeys.$inferSelect | undefined;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && !earlier; attempt++) {
+      const [claimed] = await db
+        .insert(idempotencyKeys)
+        .values({ subject, key, requestHash })
+        .onConflictDoNothing()
+        .returning({ key: idempotencyKeys.key });
+      if (claimed) break;
+      [earlier] = await db
         .select()
         .from(idempotencyKeys)
         .where(and(eq(idempotencyKeys.subject, subject), eq(idempotencyKeys.key, key)));
-      if (!earlier || earlier.requestHash !== requestHash) {
+      if (!earlier && attempt === CLAIM_ATTEMPTS - 1) {
+        throw new ApiError(
+          "idempotency_key_in_progress",
+          "Requests with this Idempotency-Key keep running and being refused; try again shortly",
+        );
+      }
+    }
+    if (earlier) {
+      if (earlier.requestHash !== requestHash) {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with another request");
       }
       if (earlier.responseStatus === null || earlier.responseBody === null) {
